@@ -1,0 +1,30 @@
+"""Build the Cython kernel. All metadata lives in pyproject.toml; this file only cythonizes.
+
+Portable flags only: -O3, never -march=native (wheels must run on any CPU of their arch).
+"""
+
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+compile_args = ["/O2"] if sys.platform == "win32" else ["-O3"]
+
+extensions = [
+    Extension(
+        "shuangkou._core",
+        ["src/shuangkou/_core.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=compile_args,
+    )
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={"language_level": "3"},
+        include_path=["src/shuangkou"],
+    )
+)
