@@ -1,0 +1,177 @@
+"""Rules objects: every option of RULES.md R3, R5, R6 and R8 as a field, and the four presets.
+
+House rules are a preset with fields replaced::
+
+    rules = Rules.preset("baibian").replace(base_score=10)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+FirstLeader = Literal["revealed", "random"]
+Scoring = Literal["classic", "baibian", "jj", "qianbian"]
+
+# Bits of the kernel's rules word (see docs/internals.md). Fixed: the kernel cimports the same
+# values from _readings.pxd; tests check that both agree.
+FLAG_WILD_SJ = 1 << 0
+FLAG_WILD_BJ = 1 << 1
+FLAG_STARS = 1 << 2
+FLAG_UNEVEN = 1 << 3
+FLAG_MORE_CARDS_BIGGER = 1 << 4
+FLAG_FOUR_JOKERS_SMALLEST = 1 << 5
+
+_ALIASES = {
+    "classic": "classic",
+    "经典": "classic",
+    "baibian": "baibian",
+    "百变": "baibian",
+    "huopin": "baibian",
+    "火拼": "baibian",
+    "jj": "jj",
+    "qianbian": "qianbian",
+    "千变": "qianbian",
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One rule set. Build it with :meth:`preset` (or :meth:`classic` …) and :meth:`replace`."""
+
+    name: str
+    """Preset name, or whatever a house-rules builder calls it."""
+    wild_small_joker: bool
+    """R3: small jokers are wild (千变)."""
+    wild_big_joker: bool
+    """R3: big jokers are wild (百变, JJ, 千变)."""
+    star_bombs: bool
+    """R2/R5: 三王 and chain bombs exist and bombs compare by stars; off = classic order."""
+    uneven_chain_bombs: bool
+    """R5: chain-bomb groups may differ in size (千变); X is then the smallest group."""
+    more_cards_bigger: bool
+    """R5.2: among bombs of equal stars, more cards is bigger (千变) instead of fewer."""
+    four_jokers_smallest_7star: bool
+    """R5.4: 天王 is the smallest 7★ bomb (千变) instead of the biggest."""
+    partner_visible: bool
+    """R6: 双明, each seat sees its partner's hand (JJ)."""
+    first_leader: FirstLeader
+    """R7: ``"revealed"`` card (明牌, with the partner swap) or ``"random"`` seat."""
+    scoring: Scoring
+    """R8: which scoring mode (R8.1 … R8.4)."""
+    base_score: int = 1
+    """R8: the unit every score is counted in."""
+    four_jokers_multiplier: int = 5
+    """R8.1: classic multiplier of a 天王 (one source says 4)."""
+    jj_single_win: int = 3
+    """R8.3: JJ 单扣 base (the project's choice; the source's table is missing)."""
+    held_bombs_score: bool = False
+    """R8.4: bombs still held at the end earn contributions (千变)."""
+    score_cap: int | None = None
+    """R8.4: each seat's result is clamped to ±cap units (千变: 300); ``None`` = no cap."""
+    escape_penalty: int = 12
+    """R8: units an abandoning seat loses."""
+
+    def __post_init__(self) -> None:
+        if self.first_leader not in ("revealed", "random"):
+            raise ValueError(f"first_leader must be 'revealed' or 'random', not {self.first_leader!r}")
+        if self.scoring not in ("classic", "baibian", "jj", "qianbian"):
+            raise ValueError(f"unknown scoring mode {self.scoring!r}")
+        if self.uneven_chain_bombs and not self.star_bombs:
+            raise ValueError("uneven_chain_bombs needs star_bombs (chain bombs exist only then)")
+        if self.base_score <= 0 or self.escape_penalty < 0:
+            raise ValueError("base_score must be positive and escape_penalty non-negative")
+        if self.score_cap is not None and self.score_cap <= 0:
+            raise ValueError("score_cap must be positive or None")
+
+    # -- presets ---------------------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str) -> Rules:
+        """One of ``classic``, ``baibian`` (百变/火拼), ``jj``, ``qianbian`` (千变)."""
+        key = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
+        if key is None:
+            raise ValueError(f"unknown preset {name!r}; choose from classic, baibian, jj, qianbian")
+        factory: dict[str, Rules] = {
+            "classic": cls.classic(),
+            "baibian": cls.baibian(),
+            "jj": cls.jj(),
+            "qianbian": cls.qianbian(),
+        }
+        return factory[key]
+
+    @classmethod
+    def classic(cls) -> Rules:
+        """经典双扣: no wilds, no stars, classic bomb order, R8.1 scoring."""
+        return cls(
+            name="classic", wild_small_joker=False, wild_big_joker=False, star_bombs=False,
+            uneven_chain_bombs=False, more_cards_bigger=False, four_jokers_smallest_7star=False,
+            partner_visible=False, first_leader="random", scoring="classic", escape_penalty=12,
+        )
+
+    @classmethod
+    def baibian(cls) -> Rules:
+        """百变双扣 (火拼): big jokers wild, star order, fewer cards bigger, R8.2 scoring."""
+        return cls(
+            name="baibian", wild_small_joker=False, wild_big_joker=True, star_bombs=True,
+            uneven_chain_bombs=False, more_cards_bigger=False, four_jokers_smallest_7star=False,
+            partner_visible=False, first_leader="revealed", scoring="baibian", escape_penalty=12,
+        )
+
+    @classmethod
+    def jj(cls) -> Rules:
+        """JJ双扣: as 百变 for plays, partner's hand visible, R8.3 cumulative multipliers."""
+        return cls(
+            name="jj", wild_small_joker=False, wild_big_joker=True, star_bombs=True,
+            uneven_chain_bombs=False, more_cards_bigger=False, four_jokers_smallest_7star=False,
+            partner_visible=True, first_leader="revealed", scoring="jj", escape_penalty=18,
+        )
+
+    @classmethod
+    def qianbian(cls) -> Rules:
+        """千变双扣: all jokers wild, uneven chain bombs, more cards bigger, 天王 smallest 7★,
+        R8.4 scoring with held bombs and the 300 cap."""
+        return cls(
+            name="qianbian", wild_small_joker=True, wild_big_joker=True, star_bombs=True,
+            uneven_chain_bombs=True, more_cards_bigger=True, four_jokers_smallest_7star=True,
+            partner_visible=False, first_leader="revealed", scoring="qianbian",
+            held_bombs_score=True, score_cap=300, escape_penalty=15,
+        )
+
+    def replace(self, **changes: object) -> Rules:
+        """A copy with some fields changed (house rules); validated like any Rules."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    # -- kernel view -----------------------------------------------------------------------
+    @property
+    def flags(self) -> int:
+        """The kernel's rules word: the options that change readings and comparison."""
+        return (
+            FLAG_WILD_SJ * self.wild_small_joker
+            | FLAG_WILD_BJ * self.wild_big_joker
+            | FLAG_STARS * self.star_bombs
+            | FLAG_UNEVEN * self.uneven_chain_bombs
+            | FLAG_MORE_CARDS_BIGGER * self.more_cards_bigger
+            | FLAG_FOUR_JOKERS_SMALLEST * self.four_jokers_smallest_7star
+        )
+
+    @property
+    def wild_ranks(self) -> tuple[int, ...]:
+        """Rank indices of the wild cards (13 = SJ, 14 = BJ)."""
+        return tuple(r for r, on in ((13, self.wild_small_joker), (14, self.wild_big_joker)) if on)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain dict of every field (for JSON state)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Rules:
+        """Inverse of :meth:`to_dict`; unknown fields raise ``ValueError``."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown rules fields: {sorted(unknown)}")
+        return cls(**data)  # type: ignore[arg-type]
+
+
+PRESETS = ("classic", "baibian", "jj", "qianbian")
