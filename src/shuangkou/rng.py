@@ -1,0 +1,108 @@
+"""The project's one deterministic random number generator (RULES.md R7: seeded deals).
+
+The C self-play kernel mirrors this module bit for bit, so everything here is fixed and
+versioned by the JSON state format; change nothing without changing both.
+
+**Generator: SplitMix64.** A 64-bit state; every output does (all arithmetic mod 2^64)::
+
+    state = state + 0x9E3779B97F4A7C15
+    z = state
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+The seed is the initial state (any int, reduced mod 2^64).
+
+**Bounded draw.** ``bounded(n) = (next() * n) >> 64`` (Lemire's multiply-shift, no rejection:
+a uniform 0..n-1 up to a bias below n / 2^64).
+
+**The deal** (R7) of one seed:
+
+1. ``deck = list(range(108))``; Fisher–Yates: for ``i`` from 107 down to 1,
+   ``j = bounded(i + 1)`` and swap ``deck[i], deck[j]``.
+2. Seat ``s`` (0..3) gets ``deck[27*s : 27*s + 27]``.
+3. Right after the shuffle, from the same generator, one more draw: the revealed card id
+   ``bounded(108)`` (明牌 presets, ``first_leader == "revealed"``) or the leader seat
+   ``bounded(4)`` (``first_leader == "random"``). It is drawn even when a match overrides the
+   leader (the previous first finisher leads after 单扣/平扣), so the stream never depends on
+   the match's history.
+
+**Deal seeds.** The ``index``-th deal of a match or simulation seeded ``seed`` uses the seed
+``deal_seed(seed, index)`` = one SplitMix64 output from the state
+``seed ^ (index * 0xD1B54A32D192ED03 mod 2^64)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MASK64 = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
+MIX1 = 0xBF58476D1CE4E5B9
+MIX2 = 0x94D049BB133111EB
+DEAL_STRIDE = 0xD1B54A32D192ED03
+
+N_CARDS = 108
+HAND_SIZE = 27
+
+
+class SplitMix64:
+    """SplitMix64 (see the module docstring). ``state`` is public so it can be saved."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = int(seed) & MASK64
+
+    def next(self) -> int:
+        """The next 64-bit output."""
+        self.state = s = (self.state + GAMMA) & MASK64
+        z = ((s ^ (s >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        return z ^ (z >> 31)
+
+    def bounded(self, n: int) -> int:
+        """A draw in ``0..n-1``: ``(next() * n) >> 64``."""
+        if n <= 0:
+            raise ValueError(f"bounded(n) needs n >= 1, got {n}")
+        return (self.next() * n) >> 64
+
+
+def deal_seed(seed: int, index: int) -> int:
+    """The seed of the ``index``-th deal of a match or simulation seeded ``seed``."""
+    if index < 0:
+        raise ValueError(f"deal index must be >= 0, got {index}")
+    return SplitMix64((int(seed) ^ (index * DEAL_STRIDE)) & MASK64).next()
+
+
+def shuffle_deck(rng: SplitMix64) -> list[int]:
+    """The 108 card ids in dealt order (Fisher–Yates, i = 107 … 1, j = bounded(i + 1))."""
+    deck = list(range(N_CARDS))
+    for i in range(N_CARDS - 1, 0, -1):
+        j = rng.bounded(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One seeded deal: the four hands as dealt (before any 明牌 seat swap) and the draw that
+    picks the first leader — ``revealed`` (a card id) or ``leader`` (a seat), the other None."""
+
+    seed: int
+    hands: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+    revealed: int | None
+    leader: int | None
+
+
+def deal(seed: int, first_leader: str) -> Deal:
+    """Shuffle and deal from ``seed``; then draw the revealed card (``"revealed"``) or the
+    leader seat (``"random"``) from the same generator."""
+    if first_leader not in ("revealed", "random"):
+        raise ValueError(f"first_leader must be 'revealed' or 'random', not {first_leader!r}")
+    rng = SplitMix64(seed)
+    deck = shuffle_deck(rng)
+    hands = tuple(tuple(deck[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE]) for s in range(4))
+    if first_leader == "revealed":
+        return Deal(int(seed) & MASK64, hands, rng.bounded(N_CARDS), None)  # type: ignore[arg-type]
+    return Deal(int(seed) & MASK64, hands, None, rng.bounded(4))  # type: ignore[arg-type]
