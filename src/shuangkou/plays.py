@@ -225,10 +225,11 @@ class Play:
         return hash((self._cards, self._tag))
 
     def sort_key(self) -> tuple[int, ...]:
-        """Total order for deterministic listings: kind, size, length, top, width, cards."""
+        """Total order for deterministic listings: kind, size, length, top, width, wilds,
+        then the cards."""
         return (
             self._tag & 15, self.size, self.length, self._tag >> 4 & 15, self.width,
-            *self.cards.counts,
+            self.wilds, *self.cards.counts,
         )
 
     def __lt__(self, other: Play) -> bool:
