@@ -24,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-WILD_SJ, WILD_BJ, STARS, UNEVEN, MORE_CARDS_BIGGER, FOUR_JOKERS_SMALLEST = (1 << i for i in range(6))
+WILD_SJ, WILD_BJ, STARS, UNEVEN, MORE_CARDS_BIGGER, FOUR_JOKERS_SMALLEST = (
+    1 << i for i in range(6)
+)
 SINGLE, PAIR, TRIPLE, STRAIGHT, PAIR_CHAIN, TRIPLE_CHAIN = range(6)
 BOMB, THREE_JOKERS, FOUR_JOKERS, CHAIN_BOMB = range(6, 10)
 TWO, SJ, BJ, ACE = 12, 13, 14, 11
@@ -46,7 +48,9 @@ def unpack(word: int) -> tuple[int, ...]:
     return tuple((word >> (4 * r)) & 15 for r in range(15))
 
 
-def make_tag(kind: int, top: int, width: int, length: int, stars: int, size: int, wilds: int) -> int:
+def make_tag(
+    kind: int, top: int, width: int, length: int, stars: int, size: int, wilds: int
+) -> int:
     return kind | top << 4 | width << 8 | length << 13 | stars << 17 | size << 22 | wilds << 28
 
 
@@ -206,9 +210,8 @@ def candidate_sets(hand: tuple[int, ...], flags: int) -> set[tuple[int, ...]]:
     high = [hand[r] + budget for r in range(13)]
     out: set[tuple[int, ...]] = set()
     for s in shapes(flags, high, wild_budget=budget, have=hand):
-        groups = s[4]
-
-        def take(i: int, naturals: list[int], missing: int) -> None:
+        def take(groups: tuple[tuple[int, int], ...], i: int, naturals: list[int],
+                 missing: int) -> None:
             if i == len(groups):
                 if sum(naturals) == 0:
                     return
@@ -224,9 +227,9 @@ def candidate_sets(hand: tuple[int, ...], flags: int) -> set[tuple[int, ...]]:
             for n in range(min(need, hand[r]), -1, -1):
                 if missing + need - n > budget:
                     break
-                take(i + 1, naturals + [n], missing + need - n)
+                take(groups, i + 1, naturals + [n], missing + need - n)
 
-        take(0, [], 0)
+        take(s[4], 0, [], 0)
     for n_sj in range(hand[SJ] + 1):
         for n_bj in range(hand[BJ] + 1):
             if n_sj + n_bj:

@@ -68,7 +68,9 @@ NO_TABLE = 0
 """The tag passed to the kernel when leading (no real play has tag 0: width ≥ 1)."""
 
 
-def pack_tag(kind: int, top: int, width: int, length: int, stars: int, size: int, wilds: int) -> int:
+def pack_tag(
+    kind: int, top: int, width: int, length: int, stars: int, size: int, wilds: int
+) -> int:
     """Pack a reading into the kernel's 31-bit tag."""
     return (
         kind | top << 4 | width << 8 | length << 13 | stars << 17 | size << 22 | wilds << 28
@@ -295,7 +297,8 @@ def classify(cards: Hand | str, rules: Rules) -> list[Play]:
     """Every reading of a card set under ``rules`` (R3): one play usually; two for a 千变 set
     that reads as two plain kinds; none if the cards are no valid play."""
     hand = _as_hand(cards)
-    return [Play._from_codes(hand.packed, tag) for tag in backend.classify(hand.packed, rules.flags)]
+    tags = backend.classify(hand.packed, rules.flags)
+    return [Play._from_codes(hand.packed, tag) for tag in tags]
 
 
 WildsMode = Literal["all", "fewest"]

@@ -75,7 +75,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         if self.first_leader not in ("revealed", "random"):
-            raise ValueError(f"first_leader must be 'revealed' or 'random', not {self.first_leader!r}")
+            raise ValueError(
+                f"first_leader must be 'revealed' or 'random', not {self.first_leader!r}"
+            )
         if self.scoring not in ("classic", "baibian", "jj", "qianbian"):
             raise ValueError(f"unknown scoring mode {self.scoring!r}")
         if self.uneven_chain_bombs and not self.star_bombs:
