@@ -209,26 +209,28 @@ def candidate_sets(hand: tuple[int, ...], flags: int) -> set[tuple[int, ...]]:
     budget = wild_sj + wild_bj
     high = [hand[r] + budget for r in range(13)]
     out: set[tuple[int, ...]] = set()
-    for s in shapes(flags, high, wild_budget=budget, have=hand):
-        def take(groups: tuple[tuple[int, int], ...], i: int, naturals: list[int],
-                 missing: int) -> None:
-            if i == len(groups):
-                if sum(naturals) == 0:
-                    return
-                for n_sj in range(max(0, missing - wild_bj), min(missing, wild_sj) + 1):
-                    full = [0] * 15
-                    for (r, _), n in zip(groups, naturals):
-                        full[r] = n
-                    full[SJ] = n_sj
-                    full[BJ] = missing - n_sj
-                    out.add(tuple(full))
+    def take(groups: tuple[tuple[int, int], ...], i: int, naturals: list[int],
+             missing: int) -> None:
+        """Take ``naturals`` for the first ``i`` groups; ``missing`` cards become wilds."""
+        if i == len(groups):
+            if sum(naturals) == 0:
                 return
-            r, need = groups[i]
-            for n in range(min(need, hand[r]), -1, -1):
-                if missing + need - n > budget:
-                    break
-                take(groups, i + 1, naturals + [n], missing + need - n)
+            for n_sj in range(max(0, missing - wild_bj), min(missing, wild_sj) + 1):
+                full = [0] * 15
+                for (r, _), n in zip(groups, naturals):
+                    full[r] = n
+                full[SJ] = n_sj
+                full[BJ] = missing - n_sj
+                out.add(tuple(full))
+            return
+        r, need = groups[i]
+        for n in range(min(need, hand[r]), -1, -1):
+            if missing + need - n > budget:
+                break
+            take(groups, i + 1, naturals + [n], missing + need - n)
 
+
+    for s in shapes(flags, high, wild_budget=budget, have=hand):
         take(s[4], 0, [], 0)
     for n_sj in range(hand[SJ] + 1):
         for n_bj in range(hand[BJ] + 1):
