@@ -209,6 +209,7 @@ def candidate_sets(hand: tuple[int, ...], flags: int) -> set[tuple[int, ...]]:
     budget = wild_sj + wild_bj
     high = [hand[r] + budget for r in range(13)]
     out: set[tuple[int, ...]] = set()
+
     def take(groups: tuple[tuple[int, int], ...], i: int, naturals: list[int],
              missing: int) -> None:
         """Take ``naturals`` for the first ``i`` groups; ``missing`` cards become wilds."""
@@ -228,7 +229,6 @@ def candidate_sets(hand: tuple[int, ...], flags: int) -> set[tuple[int, ...]]:
             if missing + need - n > budget:
                 break
             take(groups, i + 1, naturals + [n], missing + need - n)
-
 
     for s in shapes(flags, high, wild_budget=budget, have=hand):
         take(s[4], 0, [], 0)
