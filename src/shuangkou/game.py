@@ -1,0 +1,934 @@
+"""The game engine: one deal of Shuangkou over physical cards (RULES.md R7), its scoring (R8,
+through :mod:`shuangkou.scoring`), matches of several deals, JSON state, logs and replay.
+
+::
+
+    game = Game(Rules.preset("baibian"), seed=7)
+    while not game.is_over:
+        plays = game.legal_plays()          # through the kernel (plays.legal_plays)
+        game.play(plays[0]) if plays else game.pass_()
+    print(game.result.breakdown())
+
+**Physical cards.** Hands are sets of card ids 0..107 (:mod:`shuangkou.cards`). ``play``
+accepts a :class:`~shuangkou.plays.Play` (the lowest-id held cards of each needed rank are
+taken), a :class:`~shuangkou.cards.Hand` of ranks (likewise), physical card text
+(``"3s 3h"``: each card the held copy of that rank and suit, deck 0 first) or a list of ids
+(exactly those cards). Client cards are validated once: held, a valid play (``classify``), and
+beating the table (``Play.beats``); a 千变 set with two plain readings (R3.3) takes the declared
+``kind``, or the table's kind when answering. Anything illegal raises
+:class:`~shuangkou.errors.IllegalPlayError` naming the play and the reason, and changes nothing.
+
+**Seats and players.** Seats 0..3 play in order 0→1→2→3; 0+2 and 1+3 are partners. ``players``
+says which player sits at each seat: a 明牌 deal (R7) may swap two players — with their hands —
+before play starts (``game.swap``). Scores are per seat; a :class:`Match` adds them up per player.
+
+**Search.** ``copy()`` is independent of the original; ``undo()`` reverts the last action
+exactly (play, pass or abandon). Both are cheap (see benchmarks/bench_game.py).
+
+**Persistence.** ``to_json()`` is a versioned JSON document (format ``shuangkou.game``,
+version :data:`JSON_VERSION`) holding the rules, the deal, every action and a snapshot of the
+current state; ``from_json`` rebuilds the game by re-validating every action and checks the
+snapshot. ``log()`` is the same without the snapshot; :func:`replay` rebuilds a game from a log
+and raises :class:`ReplayError` (with ``step``) at the first illegal action.
+
+Choices made where RULES.md is silent:
+
+* A seeded ``Game(rules, seed)`` uses the SplitMix64 deal of :mod:`shuangkou.rng` with ``seed``
+  as the generator's state; deal ``i`` of a :class:`Match` uses ``rng.deal_seed(seed, i)``.
+* 明牌 swap (R7): the leader keeps its seat; the player holding the other copy of the revealed
+  card and the player opposite the leader exchange seats (and hands). If the leader holds both
+  copies, or the other copy's holder already sits opposite, nothing moves.
+* In a match with random first leaders (R7), the previous first finisher leads after 单扣 or
+  平扣 (at the seat where that player now sits); after 双扣, an abandoned deal, or in the first
+  deal, the seat drawn by the generator leads. Seating carries over from deal to deal (a 明牌
+  swap stays in force in the next deal).
+* Unplaced seats (R7) are ranked by fewer cards left, ties by play order starting after the last
+  finisher; if nobody finished (an abandon), starting with the deal's first leader.
+* 接风 with the partner out too (impossible by R7, kept for house rules): the next seat in play
+  order after the owner that still has cards leads.
+* ``abandon(seat)`` is allowed for any seat at any time before the end, in or out of turn.
+* Scripted deals (:meth:`Game.from_deal`) may give hands of any size (disjoint ids), for tests
+  and puzzles; the cards nobody holds are out of play.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from .cards import (
+    N_CARDS,
+    Hand,
+    card_face,
+    face_copies,
+    format_cards,
+    parse_faces,
+)
+from .errors import IllegalPlayError, NotationError
+from .plays import PASS, Kind, Play, classify, legal_plays
+from .rng import deal as rng_deal
+from .rng import deal_seed
+from .rules import Rules
+from .scoring import Outcome, Result, score
+
+__all__ = ["JSON_VERSION", "Action", "Game", "Match", "Observation", "ReplayError", "replay"]
+
+JSON_VERSION = 1
+GAME_FORMAT = "shuangkou.game"
+LOG_FORMAT = "shuangkou.log"
+MATCH_FORMAT = "shuangkou.match"
+
+# The ids of each rank, lowest first (cards.py: id = deck*52 + rank*4 + suit; jokers 104..107).
+_RANK_IDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted([r * 4 + s for s in range(4)] + [52 + r * 4 + s for s in range(4)]))
+    for r in range(13)
+) + ((104, 105), (106, 107))
+_ID_RANK: tuple[int, ...] = tuple(
+    (c % 52) // 4 if c < 104 else (13 if c < 106 else 14) for c in range(N_CARDS)
+)
+
+
+def _ids_of(mask: int) -> tuple[int, ...]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
+
+
+def _packed_of(ids: Iterable[int]) -> int:
+    p = 0
+    for c in ids:
+        p += 1 << (4 * _ID_RANK[c])
+    return p
+
+
+class Action(NamedTuple):
+    """One action of a deal: ``kind`` is ``"play"``, ``"pass"`` or ``"abandon"``; ``cards`` are
+    the physical ids played; ``play`` the reading (``None`` for pass and abandon); ``trick`` the
+    number of the trick (0-based) it belongs to."""
+
+    kind: str
+    seat: int
+    cards: tuple[int, ...] = ()
+    play: Play | None = None
+    trick: int = 0
+
+    def __str__(self) -> str:
+        if self.kind == "play":
+            assert self.play is not None
+            return f"seat {self.seat}: {format_cards(self.cards)} ({self.play.describe()})"
+        return f"seat {self.seat}: {self.kind}"
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What ``seat`` may see (R6/R7): its own hand, the partner's hand only under 双明
+    (``rules.partner_visible``), every seat's card count, the table and the whole history."""
+
+    seat: int
+    to_act: int | None
+    hand: tuple[int, ...]
+    partner_hand: tuple[int, ...] | None
+    card_counts: tuple[int, int, int, int]
+    table: Play | None
+    table_cards: tuple[int, ...]
+    table_owner: int | None
+    leader: int
+    trick: int
+    places: tuple[int, ...]
+    history: tuple[Action, ...]
+    players: tuple[int, int, int, int]
+    first_leader: int
+    revealed: int | None
+    is_over: bool
+    result: Result | None
+
+
+class ReplayError(IllegalPlayError):
+    """A log action that is illegal where it stands: ``step`` is its index in the log's
+    actions, ``action`` the action as logged, ``game`` the state just before it."""
+
+    def __init__(self, message: str, step: int, action: object, game: Game | None) -> None:
+        super().__init__(message)
+        self.step = step
+        self.action = action
+        self.game = game
+
+
+def _illegal(what: str, seat: int | None, reason: str) -> IllegalPlayError:
+    who = f" by seat {seat}" if seat is not None else ""
+    return IllegalPlayError(f"illegal {what}{who}: {reason}")
+
+
+class Game:
+    """One deal (R7) over physical cards. See the module docstring."""
+
+    __slots__ = (
+        "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
+        "_flags", "_mask", "_packed", "_count", "_to_act", "_table", "_table_cards", "_owner",
+        "_passes", "_leader", "_trick", "_places", "_over", "_escape", "_result", "_bombs",
+        "_actions", "_undo",
+    )
+
+    rules: Rules
+    seed: int | None
+    dealt: tuple[tuple[int, ...], ...]
+    revealed: int | None
+    swap: tuple[int, int] | None
+    players: tuple[int, int, int, int]
+    initial_hands: tuple[tuple[int, ...], ...]
+    first_leader: int
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int = 7,
+        *,
+        players: Sequence[int] = (0, 1, 2, 3),
+        leader: int | None = None,
+    ) -> None:
+        """Shuffle and deal from ``seed`` (:mod:`shuangkou.rng`) and pick the first leader (R7):
+        the revealed card's holder with the partner swap, or the drawn seat; ``leader`` (a
+        seat) overrides a random draw (a match's previous first finisher)."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        d = rng_deal(seed, rules.first_leader)
+        if leader is not None and rules.first_leader == "revealed":
+            raise ValueError("leader can only be given when rules.first_leader is 'random'")
+        self._setup(rules, d.hands, players, d.revealed, d.leader if leader is None else leader)
+        self.seed = d.seed
+
+    @classmethod
+    def from_deal(
+        cls,
+        rules: Rules,
+        hands: Sequence[Iterable[int] | str],
+        *,
+        leader: int | None = None,
+        revealed: int | str | None = None,
+        players: Sequence[int] = (0, 1, 2, 3),
+    ) -> Game:
+        """A scripted deal: ``hands`` per seat as card ids or physical-card text (any sizes,
+        disjoint). The first leader is ``leader``, or the holder of ``revealed`` (a card id or
+        text, R7 明牌 with the partner swap), or seat 0."""
+        if len(hands) != 4:
+            raise ValueError("a deal has 4 hands")
+        ids: list[tuple[int, ...]] = []
+        seen: set[int] = set()
+        for h in hands:
+            if isinstance(h, str):
+                # Each card is the first copy (deck 0, then deck 1) not dealt yet.
+                hid = []
+                for face in parse_faces(h):
+                    a, b = face_copies(face)
+                    if a not in seen and a not in hid:
+                        hid.append(a)
+                    elif b not in seen and b not in hid:
+                        hid.append(b)
+                    else:
+                        raise NotationError(f"more than two copies of a card in the deal: {h!r}")
+            else:
+                hid = [int(c) for c in h]
+            for c in hid:
+                if not 0 <= c < N_CARDS:
+                    raise NotationError(f"card id {c!r} is out of range 0..107")
+                if c in seen:
+                    raise ValueError(f"card {format_cards([c])} (id {c}) is dealt twice")
+                seen.add(c)
+            ids.append(tuple(hid))
+        if isinstance(revealed, str):
+            held = parse_faces(revealed)
+            if len(held) != 1:
+                raise NotationError(f"revealed must be one card, got {revealed!r}")
+            a, b = face_copies(held[0])
+            revealed = a if a in seen else b
+        if revealed is not None and leader is not None:
+            raise ValueError("give either leader or revealed, not both")
+        game = object.__new__(cls)
+        game._setup(rules, tuple(ids), players, revealed, 0 if leader is None and revealed is None else leader)
+        game.seed = None
+        return game
+
+    def _setup(
+        self,
+        rules: Rules,
+        hands: Sequence[tuple[int, ...]],
+        players: Sequence[int],
+        revealed: int | None,
+        leader: int | None,
+    ) -> None:
+        self.rules = rules
+        self._flags = rules.flags
+        players = tuple(int(p) for p in players)
+        if len(players) != 4:
+            raise ValueError("players must name the player at each of the 4 seats")
+        self.dealt = tuple(tuple(h) for h in hands)
+        seat_hands = [tuple(sorted(h)) for h in hands]
+        seated = list(players)
+        self.swap = None
+        self.revealed = None
+        if revealed is not None:
+            # R7 明牌: the holder of the revealed card leads; the holder of the other copy
+            # becomes the partner, swapping seats with the leader's current partner.
+            revealed = int(revealed)
+            holder = [s for s in range(4) if revealed in seat_hands[s]]
+            if not holder:
+                raise ValueError(f"revealed card {revealed} is in no hand")
+            leader = holder[0]
+            a, b = face_copies(card_face(revealed))
+            other = b if revealed == a else a
+            other_holder = [s for s in range(4) if other in seat_hands[s]]
+            partner = leader ^ 2
+            if other_holder and other_holder[0] not in (leader, partner):
+                o = other_holder[0]
+                seat_hands[o], seat_hands[partner] = seat_hands[partner], seat_hands[o]
+                seated[o], seated[partner] = seated[partner], seated[o]
+                self.swap = (o, partner) if o < partner else (partner, o)
+            self.revealed = revealed
+        if leader is None or not 0 <= int(leader) < 4:
+            raise ValueError(f"leader must be a seat 0..3, got {leader!r}")
+        leader = int(leader)
+        self.players = tuple(seated)  # type: ignore[assignment]
+        self.initial_hands = tuple(seat_hands)
+        self.first_leader = leader
+        self._mask = [sum(1 << c for c in h) for h in seat_hands]
+        self._packed = [_packed_of(h) for h in seat_hands]
+        self._count = [len(h) for h in seat_hands]
+        self._to_act: int | None = leader
+        self._table: Play | None = None
+        self._table_cards: tuple[int, ...] = ()
+        self._owner: int | None = None
+        self._passes = 0
+        self._leader = leader
+        self._trick = 0
+        self._places: list[int] = []
+        self._over = False
+        self._escape: int | None = None
+        self._result: Result | None = None
+        self._bombs: list[list[Play]] = [[], [], [], []]
+        self._actions: list[Action] = []
+        self._undo: list[tuple[Any, ...]] = []
+        if any(c == 0 for c in self._count):
+            raise ValueError("every seat needs at least one card")
+        if not self._count[leader]:  # pragma: no cover - guarded above
+            raise ValueError("the leader has no cards")
+
+    # -- views ---------------------------------------------------------------------------------
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, ``None`` once the deal is over."""
+        return self._to_act
+
+    @property
+    def is_over(self) -> bool:
+        return self._over
+
+    @property
+    def result(self) -> Result | None:
+        """The :class:`~shuangkou.scoring.Result` once the deal is over, else ``None``."""
+        return self._result
+
+    @property
+    def table(self) -> Play | None:
+        """The play to beat, ``None`` when the seat to act leads."""
+        return self._table
+
+    @property
+    def table_cards(self) -> tuple[int, ...]:
+        return self._table_cards
+
+    @property
+    def table_owner(self) -> int | None:
+        return self._owner
+
+    @property
+    def leader(self) -> int:
+        """The seat that led the current trick."""
+        return self._leader
+
+    @property
+    def trick(self) -> int:
+        """Number of the current trick, 0-based."""
+        return self._trick
+
+    @property
+    def passes(self) -> int:
+        """Passes since the top play."""
+        return self._passes
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Seats that finished, in order (the full ranking is ``result.places``)."""
+        return tuple(self._places)
+
+    @property
+    def escape(self) -> int | None:
+        return self._escape
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """Every action so far, in order (the history)."""
+        return tuple(self._actions)
+
+    history = actions
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """The card ids ``seat`` holds, ascending."""
+        return _ids_of(self._mask[seat])
+
+    def hand_ranks(self, seat: int) -> Hand:
+        """The rank multiset ``seat`` holds."""
+        return Hand._from_packed_unchecked(self._packed[seat])
+
+    def cards_left(self, seat: int) -> int:
+        return self._count[seat]
+
+    @property
+    def card_counts(self) -> tuple[int, int, int, int]:
+        return tuple(self._count)  # type: ignore[return-value]
+
+    def bombs_played(self, seat: int) -> tuple[Play, ...]:
+        return tuple(self._bombs[seat])
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see (DESIGN: observations): own hand, partner's hand under 双明,
+        card counts, table, history."""
+        if seat not in range(4):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
+        return Observation(
+            seat, self._to_act, self.hand(seat), partner, self.card_counts, self._table,
+            self._table_cards, self._owner, self._leader, self._trick, tuple(self._places),
+            tuple(self._actions), self.players, self.first_leader, self.revealed, self._over,
+            self._result,
+        )
+
+    def legal_plays(self, wilds: str = "all") -> list[Play]:
+        """The plays the seat to act may make, through the kernel (``plays.legal_plays``): all
+        of them when leading, else those that beat the table (passing, when answering, is also
+        legal and not listed). Empty once the deal is over."""
+        if self._over:
+            return []
+        hand = Hand._from_packed_unchecked(self._packed[self._to_act])  # type: ignore[index]
+        return legal_plays(hand, self.rules, self._table, wilds=wilds)  # type: ignore[arg-type]
+
+    def can_pass(self) -> bool:
+        return not self._over and self._table is not None
+
+    # -- actions -------------------------------------------------------------------------------
+    def _check_turn(self, what: str, seat: int | None) -> int:
+        if self._over:
+            raise _illegal(what, seat, "the deal is over")
+        to_act = self._to_act
+        assert to_act is not None
+        if seat is not None and seat != to_act:
+            raise _illegal(what, seat, f"it is seat {to_act}'s turn")
+        return to_act
+
+    def play(
+        self,
+        cards: Play | Hand | str | Iterable[int],
+        kind: Kind | str | None = None,
+        *,
+        seat: int | None = None,
+    ) -> Play:
+        """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
+        as read. ``Play.PASS`` passes. See the module docstring for what ``cards`` may be."""
+        if isinstance(cards, Play) and not cards:
+            self.pass_(seat=seat)
+            return PASS
+        what = "play"
+        try:
+            what = f"play {_show(cards)}"
+        except Exception:  # noqa: BLE001 - naming a bad argument must not fail
+            pass
+        s = self._check_turn(what, seat)
+        ids, play = self._resolve(cards, kind, s, what)
+        table = self._table
+        if table is not None and not play.beats(table, self.rules):
+            raise _illegal(
+                f"play {play.describe()} [{format_cards(ids)}]", s,
+                f"it does not beat the table {table.describe()}",
+            )
+        self._apply_play(s, ids, play)
+        return play
+
+    def _resolve(
+        self, cards: object, kind: Kind | str | None, seat: int, what: str
+    ) -> tuple[tuple[int, ...], Play]:
+        """Physical ids and the reading of what a client sent (validated), or raise."""
+        mask = self._mask[seat]
+        declared: Kind | None = None
+        if kind is not None:
+            try:
+                declared = kind if isinstance(kind, Kind) else Kind[str(kind).upper()]
+            except KeyError:
+                raise _illegal(what, seat, f"unknown play kind {kind!r}") from None
+        if isinstance(cards, Play):
+            # Genuine reading of those ranks? (A hand-built Play could claim anything.)
+            if cards not in classify(cards.cards, self.rules):
+                raise _illegal(what, seat, f"{cards.cards} does not read as {cards.describe()}")
+            ids = self._take_lowest(cards.cards, mask, seat, what)
+            if declared is not None and cards.kind != declared:
+                raise _illegal(what, seat, f"the play is a {cards.kind.name.lower()}, not {declared.name.lower()}")
+            return ids, cards
+        if isinstance(cards, Hand):
+            ids = self._take_lowest(cards, mask, seat, what)
+        elif isinstance(cards, str):
+            text = cards
+            if "/" in text:
+                text, _, suffix = text.rpartition("/")
+                try:
+                    k = Kind[suffix.strip().upper()]
+                except KeyError:
+                    raise _illegal(what, seat, f"unknown play kind {suffix.strip()!r}") from None
+                if declared is not None and declared != k:
+                    raise _illegal(what, seat, "two different kinds declared")
+                declared = k
+            try:
+                faces = parse_faces(text)
+            except NotationError as e:
+                raise _illegal(what, seat, str(e)) from None
+            picked: list[int] = []
+            for face in faces:
+                a, b = face_copies(face)
+                if mask >> a & 1 and a not in picked:
+                    picked.append(a)
+                elif mask >> b & 1 and b not in picked:
+                    picked.append(b)
+                else:
+                    raise _illegal(what, seat, f"{format_cards([a])} is not in the hand (or not that many)")
+            ids = tuple(picked)
+        else:
+            try:
+                raw = list(cards)  # type: ignore[call-overload]
+            except TypeError:
+                raise _illegal(what, seat, f"cannot read cards from a {type(cards).__name__}") from None
+            picked = []
+            for c in raw:
+                if isinstance(c, bool) or not isinstance(c, int):
+                    raise _illegal(what, seat, f"card ids must be ints, got {c!r}")
+                if not 0 <= c < N_CARDS:
+                    raise _illegal(what, seat, f"card id {c} is out of range 0..107")
+                if c in picked:
+                    raise _illegal(what, seat, f"card {format_cards([c])} (id {c}) is given twice")
+                if not mask >> c & 1:
+                    raise _illegal(what, seat, f"card {format_cards([c])} (id {c}) is not in the hand")
+                picked.append(c)
+            ids = tuple(picked)
+        if not ids:
+            raise _illegal(what, seat, "no cards given (use pass_() to pass)")
+        readings = classify(Hand._from_packed_unchecked(_packed_of(ids)), self.rules)
+        if not readings:
+            raise _illegal(what, seat, f"{format_cards(ids)} is not a valid play under {self.rules.name}")
+        if declared is not None:
+            readings = [p for p in readings if p.kind == declared]
+            if not readings:
+                raise _illegal(what, seat, f"{format_cards(ids)} cannot be read as a {declared.name.lower()}")
+        if len(readings) > 1:
+            table = self._table
+            if table is None:
+                kinds = " or ".join(p.kind.name.lower() for p in readings)
+                raise _illegal(what, seat, f"{format_cards(ids)} reads as two plays: declare kind={kinds}")
+            same = [p for p in readings if p.kind == table.kind]
+            readings = same or readings[:1]  # R3.3: answering takes the table's kind
+        return tuple(sorted(ids)), readings[0]
+
+    def _take_lowest(self, ranks: Hand, mask: int, seat: int, what: str) -> tuple[int, ...]:
+        ids: list[int] = []
+        packed = ranks.packed
+        r = 0
+        while packed:
+            need = packed & 15
+            if need:
+                for c in _RANK_IDS[r]:
+                    if mask >> c & 1:
+                        ids.append(c)
+                        need -= 1
+                        if not need:
+                            break
+                if need:
+                    raise _illegal(what, seat, f"the hand does not hold {ranks}")
+            packed >>= 4
+            r += 1
+        return tuple(ids)
+
+    def pass_(self, *, seat: int | None = None) -> None:
+        """Pass (R4: not allowed when leading)."""
+        s = self._check_turn("pass", seat)
+        if self._table is None:
+            raise _illegal("pass", s, "the leader of a trick must play (R4)")
+        self._apply_pass(s)
+
+    def abandon(self, seat: int) -> None:
+        """``seat`` abandons (逃跑): the deal ends at once with R8's escape penalty."""
+        if seat not in range(4) or isinstance(seat, bool):
+            raise _illegal("abandon", None, f"seat must be 0..3, got {seat!r}")
+        if self._over:
+            raise _illegal("abandon", seat, "the deal is over")
+        self._push_undo(seat)
+        self._actions.append(Action("abandon", seat, (), None, self._trick))
+        self._escape = seat
+        self._end()
+
+    # -- state transitions ---------------------------------------------------------------------
+    def _push_undo(self, seat: int) -> None:
+        self._undo.append((
+            self._to_act, self._table, self._table_cards, self._owner, self._passes,
+            self._leader, self._trick, self._over, self._escape, self._result, seat,
+            self._mask[seat], self._packed[seat], self._count[seat], len(self._places),
+            len(self._bombs[seat]),
+        ))
+
+    def _next_active(self, seat: int) -> int:
+        count = self._count
+        for step in (1, 2, 3):
+            s = (seat + step) & 3
+            if count[s]:
+                return s
+        raise AssertionError("no seat has cards")  # pragma: no cover
+
+    def _apply_play(self, s: int, ids: tuple[int, ...], play: Play) -> None:
+        self._push_undo(s)
+        m = 0
+        for c in ids:
+            m |= 1 << c
+        self._mask[s] &= ~m
+        self._packed[s] -= play.packed
+        self._count[s] -= len(ids)
+        self._actions.append(Action("play", s, ids, play, self._trick))
+        if play.is_bomb:
+            self._bombs[s].append(play)
+        self._table = play
+        self._table_cards = ids
+        self._owner = s
+        self._passes = 0
+        if not self._count[s]:
+            places = self._places
+            places.append(s)  # R7 finishing
+            first = places[0]
+            if (first ^ 2) in places or ((first + 1) & 3 in places and (first + 3) & 3 in places):
+                self._end()  # R7: the outcome is decided, at once
+                return
+        self._to_act = self._next_active(s)
+
+    def _apply_pass(self, s: int) -> None:
+        self._push_undo(s)
+        self._actions.append(Action("pass", s, (), None, self._trick))
+        self._passes += 1
+        owner = self._owner
+        assert owner is not None
+        count = self._count
+        needed = sum(1 for t in range(4) if count[t] and t != owner)
+        if self._passes >= needed:
+            # R7: the trick ends; the owner leads, or 接风 to the partner if the owner is out.
+            if count[owner]:
+                lead = owner
+            elif count[owner ^ 2]:
+                lead = owner ^ 2
+            else:  # pragma: no cover - the deal would have ended (R7)
+                lead = self._next_active(owner)
+            self._table = None
+            self._table_cards = ()
+            self._owner = None
+            self._passes = 0
+            self._trick += 1
+            self._leader = lead
+            self._to_act = lead
+        else:
+            self._to_act = self._next_active(s)
+
+    def _final_places(self) -> tuple[int, ...]:
+        """R7: finishers in order, then unplaced seats by fewer cards left, ties by play order
+        after the last finisher (after the seat before the first leader if nobody finished)."""
+        places = list(self._places)
+        ref = places[-1] if places else (self.first_leader - 1) & 3
+        rest = [s for s in range(4) if s not in places]
+        rest.sort(key=lambda t: (self._count[t], (t - ref) & 3))
+        return tuple(places + rest)
+
+    def _end(self) -> None:
+        self._over = True
+        self._to_act = None
+        held = [Hand._from_packed_unchecked(p) for p in self._packed]
+        self._result = score(
+            self.rules, self._final_places(), self._bombs, held, self._escape
+        )
+
+    # -- search support ------------------------------------------------------------------------
+    def undo(self) -> Action:
+        """Revert the last action exactly; returns it. Raises if there is none."""
+        if not self._undo:
+            raise IllegalPlayError("nothing to undo")
+        (
+            self._to_act, self._table, self._table_cards, self._owner, self._passes,
+            self._leader, self._trick, self._over, self._escape, self._result, seat,
+            self._mask[seat], self._packed[seat], self._count[seat], n_places, n_bombs,
+        ) = self._undo.pop()
+        del self._places[n_places:]
+        del self._bombs[seat][n_bombs:]
+        return self._actions.pop()
+
+    def copy(self) -> Game:
+        """An independent copy (undo history included)."""
+        g = object.__new__(Game)
+        g.rules = self.rules
+        g.seed = self.seed
+        g.dealt = self.dealt
+        g.revealed = self.revealed
+        g.swap = self.swap
+        g.players = self.players
+        g.initial_hands = self.initial_hands
+        g.first_leader = self.first_leader
+        g._flags = self._flags
+        g._mask = self._mask[:]
+        g._packed = self._packed[:]
+        g._count = self._count[:]
+        g._to_act = self._to_act
+        g._table = self._table
+        g._table_cards = self._table_cards
+        g._owner = self._owner
+        g._passes = self._passes
+        g._leader = self._leader
+        g._trick = self._trick
+        g._places = self._places[:]
+        g._over = self._over
+        g._escape = self._escape
+        g._result = self._result
+        g._bombs = [b[:] for b in self._bombs]
+        g._actions = self._actions[:]
+        g._undo = self._undo[:]
+        return g
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        return self.copy()
+
+    def state(self) -> tuple[Any, ...]:
+        """Everything that defines the position (for equality checks and hashing)."""
+        return (
+            self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
+            self.first_leader, tuple(self._mask), self._to_act, self._table, self._table_cards,
+            self._owner, self._passes, self._leader, self._trick, tuple(self._places), self._over,
+            self._escape, self._result, tuple(tuple(b) for b in self._bombs), tuple(self._actions),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.state() == other.state()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        status = "over" if self._over else f"seat {self._to_act} to act"
+        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._actions)} actions>"
+
+    # -- persistence ---------------------------------------------------------------------------
+    def _deal_dict(self) -> dict[str, Any]:
+        return {
+            "hands": [list(h) for h in self.dealt],
+            "players": list(_unswap(self.players, self.swap)),
+            "revealed": self.revealed,
+            "leader": self.first_leader,
+        }
+
+    def log(self) -> dict[str, Any]:
+        """The game log: rules, seed, the deal and every action (JSON-able)."""
+        return {
+            "format": LOG_FORMAT,
+            "version": JSON_VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "deal": self._deal_dict(),
+            "actions": [_action_to_json(a) for a in self._actions],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """Versioned JSON of the whole state (log + a snapshot of the position)."""
+        doc = self.log()
+        doc["format"] = GAME_FORMAT
+        doc["state"] = self._snapshot_dict()
+        return json.dumps(doc, ensure_ascii=False, indent=indent)
+
+    def _snapshot_dict(self) -> dict[str, Any]:
+        return {
+            "hands": [list(self.hand(s)) for s in range(4)],
+            "players": list(self.players),
+            "to_act": self._to_act,
+            "table": list(self._table_cards) if self._table is not None else None,
+            "table_kind": self._table.kind.name.lower() if self._table is not None else None,
+            "table_owner": self._owner,
+            "passes": self._passes,
+            "leader": self._leader,
+            "trick": self._trick,
+            "places": list(self._places),
+            "over": self._over,
+            "escape": self._escape,
+            "result": self._result.to_dict() if self._result is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, text: str | dict[str, Any]) -> Game:
+        """Rebuild a game from :meth:`to_json` (or a log): every action is re-validated and
+        the stored snapshot, if any, must match. Raises ``ValueError`` on a bad document."""
+        doc = json.loads(text) if isinstance(text, str) else text
+        if not isinstance(doc, dict) or doc.get("format") not in (GAME_FORMAT, LOG_FORMAT):
+            raise ValueError("not a shuangkou game document (format field)")
+        if doc.get("version") != JSON_VERSION:
+            raise ValueError(f"unsupported game document version {doc.get('version')!r}")
+        game = replay(doc)
+        snap = doc.get("state")
+        if snap is not None and json.loads(json.dumps(game._snapshot_dict())) != snap:
+            raise ValueError("the stored state does not match the replayed actions")
+        return game
+
+
+def _unswap(players: tuple[int, ...], swap: tuple[int, int] | None) -> tuple[int, ...]:
+    seated = list(players)
+    if swap is not None:
+        a, b = swap
+        seated[a], seated[b] = seated[b], seated[a]
+    return tuple(seated)
+
+
+def _show(cards: object) -> str:
+    if isinstance(cards, Play):
+        return f"{cards.describe()} [{cards}]"
+    if isinstance(cards, (str, Hand)):
+        return repr(str(cards))
+    return repr(list(cards))  # type: ignore[call-overload]
+
+
+def _action_to_json(a: Action) -> list[Any]:
+    if a.kind == "play":
+        assert a.play is not None
+        return ["play", a.seat, list(a.cards), a.play.kind.name.lower()]
+    return [a.kind, a.seat]
+
+
+def _deal_from_log(doc: dict[str, Any]) -> Game:
+    rules = Rules.from_dict(doc["rules"])
+    deal = doc.get("deal") or {}
+    seed = doc.get("seed")
+    players = deal.get("players", [0, 1, 2, 3])
+    if seed is not None:
+        leader = deal.get("leader") if rules.first_leader == "random" else None
+        game = Game(rules, seed, players=players, leader=leader)
+        if "hands" in deal and [list(h) for h in game.dealt] != [list(h) for h in deal["hands"]]:
+            raise ValueError("the logged hands are not the deal of the logged seed")
+        if deal.get("revealed") is not None and deal["revealed"] != game.revealed:
+            raise ValueError("the logged revealed card is not the seed's")
+        return game
+    revealed = deal.get("revealed")
+    return Game.from_deal(
+        rules, deal["hands"], players=players,
+        revealed=revealed, leader=None if revealed is not None else deal.get("leader", 0),
+    )
+
+
+def replay(log: dict[str, Any] | str) -> Game:
+    """Rebuild a game from a log (:meth:`Game.log` or :meth:`Game.to_json`), re-validating every
+    action. Raises :class:`ReplayError` at the first illegal one (``step``, ``action`` and the
+    ``game`` just before it)."""
+    doc = json.loads(log) if isinstance(log, str) else log
+    if not isinstance(doc, dict) or doc.get("version") != JSON_VERSION:
+        raise ValueError("not a shuangkou log of a supported version")
+    game = _deal_from_log(doc)
+    for i, a in enumerate(doc.get("actions", [])):
+        try:
+            if not isinstance(a, (list, tuple)) or len(a) < 2:
+                raise IllegalPlayError(f"malformed action {a!r}")
+            kind, seat = a[0], a[1]
+            if kind == "play":
+                if len(a) < 3:
+                    raise IllegalPlayError(f"malformed play action {a!r}")
+                game.play(a[2], a[3] if len(a) > 3 else None, seat=seat)
+            elif kind == "pass":
+                game.pass_(seat=seat)
+            elif kind == "abandon":
+                game.abandon(seat)
+            else:
+                raise IllegalPlayError(f"unknown action {kind!r}")
+        except IllegalPlayError as e:
+            raise ReplayError(f"step {i}: {e}", i, a, game) from e
+    return game
+
+
+# -- matches -------------------------------------------------------------------------------------
+class Match:
+    """Several deals (R7) by four players: deal ``i`` is seeded ``rng.deal_seed(seed, i)``,
+    seating carries over, and with random first leaders the previous first finisher leads
+    after 单扣/平扣 (random after 双扣). ``totals`` adds up each player's scores."""
+
+    def __init__(self, rules: Rules, seed: int = 7) -> None:
+        self.rules = rules
+        self.seed = int(seed)
+        self.games: list[Game] = []
+
+    @property
+    def seating(self) -> tuple[int, ...]:
+        """The player at each seat for the next deal."""
+        return self.games[-1].players if self.games else (0, 1, 2, 3)
+
+    @property
+    def current(self) -> Game | None:
+        return self.games[-1] if self.games else None
+
+    def next_leader(self) -> int | None:
+        """The seat the match forces as first leader of the next deal, or ``None`` (drawn)."""
+        if self.rules.first_leader != "random" or not self.games:
+            return None
+        prev = self.games[-1]
+        res = prev.result
+        if res is None or res.outcome not in (Outcome.SINGLE_WIN, Outcome.TIE):
+            return None
+        player = prev.players[res.places[0]]
+        return self.seating.index(player)
+
+    def deal(self) -> Game:
+        """Start the next deal (the previous one must be over) and return it."""
+        if self.games and not self.games[-1].is_over:
+            raise IllegalPlayError("the current deal is not over")
+        game = Game(
+            self.rules, deal_seed(self.seed, len(self.games)), players=self.seating,
+            leader=self.next_leader(),
+        )
+        self.games.append(game)
+        return game
+
+    @property
+    def totals(self) -> tuple[int, int, int, int]:
+        """Each player's total score over the finished deals."""
+        tot = [0, 0, 0, 0]
+        for g in self.games:
+            if g.result is not None:
+                for seat, s in enumerate(g.result.scores):
+                    tot[g.players[seat]] += s
+        return tuple(tot)  # type: ignore[return-value]
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "format": MATCH_FORMAT, "version": JSON_VERSION, "rules": self.rules.to_dict(),
+                "seed": self.seed, "games": [json.loads(g.to_json()) for g in self.games],
+            },
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Match:
+        doc = json.loads(text)
+        if doc.get("format") != MATCH_FORMAT or doc.get("version") != JSON_VERSION:
+            raise ValueError("not a shuangkou match document of a supported version")
+        m = cls(Rules.from_dict(doc["rules"]), doc["seed"])
+        for i, gdoc in enumerate(doc["games"]):
+            expect = m.deal()
+            got = Game.from_json(gdoc)
+            if got.seed != expect.seed or got.players != expect.players or got.first_leader != expect.first_leader:
+                raise ValueError(f"deal {i} does not follow from the match's seed and history")
+            m.games[-1] = got
+        return m
