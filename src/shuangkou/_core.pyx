@@ -1,0 +1,161 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The move-generation kernel (docs/internals.md is the contract; RULES.md R1–R5 the rules).
+
+Python-visible functions check their arguments once (``ValueError`` on a malformed cards word,
+rules word or tag), then call the GIL-free C-level kernel of the ``.pxd`` files:
+
+* ``_packed.pxd``   – the packed cards word, count layers, the SWAR cover test;
+* ``_readings.pxd`` – tags, ``sk_classify``, bomb keys, ``sk_beats``;
+* ``_generate.pxd`` – ``sk_generate``, the play generators.
+"""
+
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from _generate cimport sk_generate
+from _packed cimport valid_word
+cimport _readings as rd
+from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
+
+# The rules word and tag constants (docs/internals.md), as the kernel sees them.
+FLAG_WILD_SJ = rd.FLAG_WILD_SJ
+FLAG_WILD_BJ = rd.FLAG_WILD_BJ
+FLAG_STARS = rd.FLAG_STARS
+FLAG_UNEVEN = rd.FLAG_UNEVEN
+FLAG_MORE_CARDS_BIGGER = rd.FLAG_MORE_CARDS_BIGGER
+FLAG_FOUR_JOKERS_SMALLEST = rd.FLAG_FOUR_JOKERS_SMALLEST
+NO_TABLE = rd.NO_TABLE
+
+cdef enum:
+    _STACK_PLAYS = 2048
+
+
+cdef uint64_t _cards_word(object value, str what) except? 1:
+    """A validated packed cards word (R1: naturals ≤ 8, jokers ≤ 2)."""
+    cdef object v = value.__index__() if not isinstance(value, int) else value
+    if v < 0 or v >= (1 << 60):
+        raise ValueError(f"{what} {value!r} is not a packed cards word (0 ≤ word < 2**60)")
+    cdef uint64_t w = <uint64_t>v
+    if not valid_word(w):
+        raise ValueError(
+            f"{what} {value:#x} is not a packed cards word: a natural count over 8 "
+            f"or a joker count over 2"
+        )
+    return w
+
+
+cdef uint32_t _flags_word(object value) except? 1:
+    cdef object v = value.__index__() if not isinstance(value, int) else value
+    if v < 0 or v > rd.FLAGS_ALL:
+        raise ValueError(f"flags {value!r}: unknown bits (valid: 0..{rd.FLAGS_ALL})")
+    cdef uint32_t f = <uint32_t>v
+    if (f & rd.FLAG_UNEVEN) and not (f & rd.FLAG_STARS):
+        raise ValueError(f"flags {value!r}: uneven chain bombs need star bombs")
+    return f
+
+
+cdef uint32_t _tag_word(object value, str what, bint allow_none) except? 1:
+    cdef object v = value.__index__() if not isinstance(value, int) else value
+    if v < 0 or v >= (1 << 31):
+        raise ValueError(f"{what} {value!r} is not a reading tag (0 ≤ tag < 2**31)")
+    cdef uint32_t t = <uint32_t>v
+    if t == 0:
+        if not allow_none:
+            raise ValueError(f"{what} is 0 (no play)")
+        return 0
+    if tag_kind(t) > rd.K_CHAIN_BOMB or tag_width(t) == 0 or tag_size(t) == 0:
+        raise ValueError(f"{what} {value:#x} is not a reading tag (kind, width or size)")
+    return t
+
+
+def classify(cards, flags):
+    """Readings (tags) of the card set ``cards``, sorted by kind (R3); [] if no valid play."""
+    cdef uint64_t c = _cards_word(cards, "cards")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t out[4]
+    cdef int n = sk_classify(c, f, out)
+    return [out[i] for i in range(n)]
+
+
+def generate(hand, flags, table, fewest):
+    """Every play of ``hand`` beating ``table`` (0 = leading): ``(words, tags)``, two lists."""
+    cdef uint64_t h = _cards_word(hand, "hand")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    cdef uint64_t sw[_STACK_PLAYS]
+    cdef uint32_t st[_STACK_PLAYS]
+    cdef uint64_t* pw = sw
+    cdef uint32_t* pt = st
+    cdef int n, m
+    with nogil:
+        n = sk_generate(h, f, t, few, sw, st, _STACK_PLAYS)
+    if n > _STACK_PLAYS:
+        pw = <uint64_t*>malloc(n * sizeof(uint64_t))
+        pt = <uint32_t*>malloc(n * sizeof(uint32_t))
+        if pw == NULL or pt == NULL:
+            free(pw)
+            free(pt)
+            raise MemoryError()
+        with nogil:
+            m = sk_generate(h, f, t, few, pw, pt, n)
+    try:
+        return [pw[i] for i in range(n)], [pt[i] for i in range(n)]
+    finally:
+        if pw != sw:
+            free(pw)
+            free(pt)
+
+
+def count(hand, flags, table, fewest):
+    """The number of plays :func:`generate` would return."""
+    cdef uint64_t h = _cards_word(hand, "hand")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    cdef int n
+    with nogil:
+        n = sk_generate(h, f, t, few, NULL, NULL, 0)
+    return n
+
+
+def beats(tag, table, flags):
+    """R4/R5: may the play ``tag`` be played on ``table`` (0 = a free lead)?"""
+    cdef uint32_t a = _tag_word(tag, "tag", False)
+    cdef uint32_t b = _tag_word(table, "table", True)
+    cdef uint32_t f = _flags_word(flags)
+    return bool(sk_beats(a, b, f))
+
+
+def generate_into(hand, flags, table, fewest, uint64_t[::1] words, uint32_t[::1] tags):
+    """Write the plays into ``words``/``tags`` (at most the shorter length); return the total.
+
+    No Python object per play: the benchmark and batch entry point."""
+    cdef uint64_t h = _cards_word(hand, "hand")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    cdef Py_ssize_t cap = min(words.shape[0], tags.shape[0])
+    cdef int n
+    if cap > 0x7FFFFFFF:
+        cap = 0x7FFFFFFF
+    with nogil:
+        n = sk_generate(h, f, t, few, &words[0] if cap else NULL, &tags[0] if cap else NULL,
+                        <int>cap)
+    return n
+
+
+def count_many(const uint64_t[::1] hands, flags, table, fewest, int64_t[::1] out):
+    """``out[i] = count(hands[i], ...)`` for every hand, with the GIL released."""
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    cdef Py_ssize_t i, n = hands.shape[0]
+    if out.shape[0] < n:
+        raise ValueError(f"out has {out.shape[0]} slots for {n} hands")
+    for i in range(n):
+        if not valid_word(hands[i]):
+            raise ValueError(f"hands[{i}] = {hands[i]:#x} is not a packed cards word")
+    with nogil:
+        for i in range(n):
+            out[i] = sk_generate(hands[i], f, t, few, NULL, NULL, 0)

@@ -1,0 +1,372 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Play generators: every distinct (cards ⊆ hand, reading) pair that beats the table
+(docs/internals.md "Plays"; RULES.md R2–R5), written into caller-owned buffers.
+
+C-level entry point (for ``_core.pyx`` and self-play):
+
+    sk_generate(hand, flags, table, fewest, words, tags, cap) -> total
+
+writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total``; ``cap = 0``
+(buffers may then be NULL) only counts.
+
+Every card set is emitted exactly once per reading, by construction rather than by dedup:
+
+* jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
+* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3);
+* sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
+  sets with ≤ W naturals per rank, wilds filling the rest. The set's canonical top (R3.2) is
+  ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
+  natural of its lowest rank. Sets that are bombs (one natural rank, or a 千变 chain bomb) are
+  left to the bomb generators (R3.1); a 千变 set fitting two kinds is emitted once per kind
+  (R3.3);
+* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4; a set is kept
+  only in the window of its biggest reading (R3.1, R3.4), so it appears once.
+
+When answering, only the table's kind and size with a higher top are generated, plus the bombs
+that beat it (R4: filtered while generating). ``fewest`` keeps, per reading, the set with the
+fewest wilds, then fewest big jokers, then the smallest word.
+"""
+
+from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memset
+
+from _packed cimport R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, n_ranks, nib, unit
+from _readings cimport (
+    FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
+    bomb_key, chain_bomb_tag, jokers_tag, make_tag, sk_beats, tag_kind, tag_length, tag_size,
+    tag_top, tag_width,
+)
+
+cdef enum:
+    GEN_LEAD = 0    # free lead: everything
+    GEN_PLAIN = 1   # answering a plain play: its kind and size with a higher top, all bombs
+    GEN_BOMB = 2    # answering a bomb: bigger bombs only
+    FEW_SLOTS = 1024  # chain-bomb readings of one window in ``fewest`` mode: size < 64, X < 16
+
+
+ctypedef struct Gen:
+    uint64_t* words
+    uint32_t* tags
+    int cap
+    int n             # plays found so far (may exceed cap)
+    uint32_t flags
+    uint32_t table
+    uint32_t tkey     # bomb_key of the table (GEN_BOMB)
+    int mode
+    int tkind
+    int ttop
+    int tsize
+    int tlen
+    bint fewest
+    uint64_t hand
+    int ws            # wild small jokers in hand
+    int wb            # wild big jokers in hand
+    int wall          # ws + wb
+    int h[13]         # natural counts
+
+
+ctypedef struct Fewest:
+    # best chain bomb per (size, X) of one window: score = 1 + (wilds << 3 | big jokers)
+    uint32_t score[FEW_SLOTS]
+    uint32_t tag[FEW_SLOTS]
+    uint64_t word[FEW_SLOTS]
+    int used[FEW_SLOTS]
+    int n_used
+
+
+# -- output -----------------------------------------------------------------------------------
+cdef inline void put(Gen* g, uint64_t word, uint32_t tag) noexcept nogil:
+    cdef int i = g.n
+    if i < g.cap:
+        g.words[i] = word
+        g.tags[i] = tag
+    g.n = i + 1
+
+
+cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept nogil:
+    """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
+    different cards); ``fewest``: only the split spending small jokers first."""
+    cdef int s, smin, smax
+    if w == 0:
+        put(g, nat, tag)
+        return
+    smax = g.ws if g.ws < w else w
+    if g.fewest:
+        put(g, nat | (<uint64_t>smax << SHIFT_SJ) | (<uint64_t>(w - smax) << SHIFT_BJ), tag)
+        return
+    smin = w - g.wb
+    if smin < 0:
+        smin = 0
+    for s in range(smin, smax + 1):
+        put(g, nat | (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ), tag)
+
+
+# -- jokers only (R3: read naturally) ----------------------------------------------------------
+cdef inline void gen_jokers(Gen* g) noexcept nogil:
+    cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
+    cdef uint32_t tag
+    for s in range(hs + 1):
+        for b in range(hb + 1):
+            if s + b == 0:
+                continue
+            # fewest: SJ BJ (pair of SJ, 1 wild) loses to SJ SJ; SJ BJ BJ (三王) to SJ SJ BJ
+            if g.fewest and hs == 2 and s == 1 and b >= 1:
+                continue
+            tag = jokers_tag(s, b, g.flags)
+            if tag and sk_beats(tag, g.table, g.flags):
+                put(g, (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ), tag)
+
+
+# -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
+cdef inline void gen_one_rank(Gen* g) noexcept nogil:
+    cdef int r, hr, n, nmax, k, kmin, kmax, stars_on = (g.flags & FLAG_STARS) != 0
+    cdef int plain_n = 0   # the only plain size wanted (answering), 0 = none, -1 = all
+    cdef uint32_t tag
+    if g.mode == GEN_LEAD:
+        plain_n = -1
+    elif g.mode == GEN_PLAIN and g.tkind <= 2:
+        plain_n = g.tkind + 1
+    for r in range(13):
+        hr = g.h[r]
+        if hr == 0:
+            continue
+        nmax = hr + g.wall
+        for n in range(1, nmax + 1):
+            if n <= 3:
+                if plain_n != -1 and (plain_n != n or r <= g.ttop):
+                    continue
+                tag = make_tag(n - 1, r, n, 1, 0, n, 0)
+            else:
+                tag = make_tag(K_BOMB, r, n, 1, n if stars_on else 0, n, 0)
+                if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
+                    continue
+            kmax = hr if hr < n else n
+            if g.fewest:
+                kmin = kmax
+            else:
+                kmin = n - g.wall
+                if kmin < 1:
+                    kmin = 1
+            for k in range(kmin, kmax + 1):
+                put_wild(g, (<uint64_t>k) << (4 * r), n - k, tag | (<uint32_t>(n - k) << 28))
+
+
+# -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
+cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag) noexcept nogil:
+    """Emit one sequence set unless it is a bomb (R3.1): with 4 wilds it may hold a single
+    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb."""
+    if w >= 4 and n_ranks(nat) < 2:
+        return
+    if w >= 3 and n >= 12 and (g.flags & FLAG_STARS) and chain_bomb_tag(nat, n, w, g.flags):
+        return
+    put_wild(g, nat, w, tag | (<uint32_t>w << 28))
+
+
+cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
+                            uint32_t tag) noexcept nogil:
+    """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
+    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …)
+    turns them into wilds. With t < A the lowest rank must keep a natural (canonical top)."""
+    cdef int budget = g.wall - d, r1, r2, r3, r4
+    cdef bint need_lo = t < R_ACE
+    cdef uint64_t w1, w2, w3, w4
+    seq_emit(g, base, d, n, tag)
+    if budget == 0 or g.fewest:
+        return
+    for r1 in range(lo, t + 1):
+        if nib(base, r1) == 0:
+            continue
+        w1 = base - unit(r1)
+        if need_lo and nib(w1, lo) == 0:
+            continue
+        seq_emit(g, w1, d + 1, n, tag)
+        if budget < 2:
+            continue
+        for r2 in range(r1, t + 1):
+            if nib(w1, r2) == 0:
+                continue
+            w2 = w1 - unit(r2)
+            if need_lo and nib(w2, lo) == 0:
+                continue
+            seq_emit(g, w2, d + 2, n, tag)
+            if budget < 3:
+                continue
+            for r3 in range(r2, t + 1):
+                if nib(w2, r3) == 0:
+                    continue
+                w3 = w2 - unit(r3)
+                if need_lo and nib(w3, lo) == 0:
+                    continue
+                seq_emit(g, w3, d + 3, n, tag)
+                if budget < 4:
+                    continue
+                for r4 in range(r3, t + 1):
+                    if nib(w3, r4) == 0:
+                        continue
+                    w4 = w3 - unit(r4)
+                    if need_lo and nib(w4, lo) == 0:
+                        continue
+                    seq_emit(g, w4, d + 4, n, tag)
+
+
+cdef inline void gen_sequences(Gen* g) noexcept nogil:
+    cdef int width, kind, t, tmin, length, lfix, lmin, lmax, lo, d, mlo, m[12], r
+    cdef uint64_t base
+    for width in range(1, 4):
+        kind = K_STRAIGHT + width - 1
+        lfix = 0
+        tmin = 0
+        if g.mode == GEN_PLAIN:
+            if g.tkind != kind:
+                continue
+            lfix = g.tlen
+            tmin = g.ttop + 1
+        lmin = 5 if width == 1 else 3
+        for r in range(12):
+            m[r] = g.h[r] if g.h[r] < width else width
+        t = R_ACE
+        while t >= tmin:
+            # grow the window downwards from top t; the missing count d only grows
+            d = 0
+            base = 0
+            lmax = lfix if lfix else t + 1
+            for length in range(1, lmax + 1):
+                lo = t - length + 1
+                if lo < 0:
+                    break
+                mlo = m[lo]
+                d += width - mlo
+                if d > g.wall:
+                    break
+                base |= (<uint64_t>mlo) << (4 * lo)
+                if length < lmin or (lfix and length != lfix):
+                    continue
+                if t < R_ACE and mlo == 0:
+                    continue
+                seq_window(g, base, d, lo, t, width * length,
+                           make_tag(kind, t, width, length, 0, width * length, 0))
+            t -= 1
+
+
+# -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
+cdef inline void few_keep(Fewest* f, uint64_t nat, int w, int ws, uint32_t tag) noexcept nogil:
+    cdef int s = ws if ws < w else w
+    cdef int i = tag_size(tag) << 4 | tag_width(tag)
+    cdef uint32_t score = 1 + <uint32_t>(w << 3 | (w - s))
+    cdef uint64_t word = nat | (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
+    if f.score[i] == 0:
+        f.used[f.n_used] = i
+        f.n_used += 1
+    elif f.score[i] < score or (f.score[i] == score and f.word[i] <= word):
+        return
+    f.score[i] = score
+    f.word[i] = word
+    f.tag[i] = tag
+
+
+cdef inline void chain_rec(Gen* g, Fewest* f, int a, int y, int r, uint64_t nat, int need) noexcept nogil:
+    """Choose naturals for ranks r..a+y-1 of the window; ``need`` = wilds the groups so far need
+    to reach 4 cards. At the end, every wild count ≥ need is one candidate set."""
+    cdef int c, cmin, hr, w, n0, top = a + y - 1
+    cdef uint32_t tag
+    if r == a + y:
+        n0 = 0
+        for c in range(a, a + y):
+            n0 += nib(nat, c)
+        for w in range(need, g.wall + 1):
+            tag = chain_bomb_tag(nat, n0 + w, w, g.flags)
+            # keep the set only in the window of its biggest reading (R3.1, R3.4)
+            if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
+                continue
+            if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
+                continue
+            if f != NULL:
+                few_keep(f, nat, w, g.ws, tag)
+            else:
+                put_wild(g, nat, w, tag)
+        return
+    hr = g.h[r]
+    cmin = 4 - (g.wall - need)
+    if cmin < 0:
+        cmin = 0
+    for c in range(cmin, hr + 1):
+        chain_rec(g, f, a, y, r + 1, nat | ((<uint64_t>c) << (4 * r)),
+                  need + (4 - c if c < 4 else 0))
+
+
+cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
+    cdef int r, y, a, pre[13], i
+    cdef bint any3 = False
+    cdef Fewest few
+    cdef Fewest* f = NULL
+    # prefix sums of the cards each rank lacks to hold 4; a window is possible only if it lacks
+    # ≤ wall, and every window contains a 3-window, so test those first
+    pre[0] = 0
+    for r in range(12):
+        pre[r + 1] = pre[r] + (4 - g.h[r] if g.h[r] < 4 else 0)
+    for a in range(10):
+        if pre[a + 3] - pre[a] <= g.wall:
+            any3 = True
+            break
+    if not any3:
+        return
+    if g.fewest:
+        f = &few
+        memset(few.score, 0, sizeof(few.score))
+        few.n_used = 0
+    for y in range(3, 7):
+        for a in range(0, 13 - y):
+            if pre[a + y] - pre[a] > g.wall:
+                continue
+            chain_rec(g, f, a, y, a, 0, 0)
+            if f != NULL:
+                for i in range(few.n_used):
+                    put(g, few.word[few.used[i]], few.tag[few.used[i]])
+                    few.score[few.used[i]] = 0
+                few.n_used = 0
+
+
+# -- the entry point ---------------------------------------------------------------------------
+cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                            uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
+    """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
+    ``words``/``tags`` (at most ``cap``); return how many there are in all."""
+    cdef Gen g
+    cdef int r
+    g.words = words
+    g.tags = tags
+    g.cap = cap
+    g.n = 0
+    g.flags = flags
+    g.table = table
+    g.fewest = fewest
+    g.hand = hand
+    g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
+    g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
+    g.wall = g.ws + g.wb
+    for r in range(13):
+        g.h[r] = nib(hand, r)
+    g.tkey = 0
+    g.tkind = -1
+    g.ttop = -1
+    g.tsize = 0
+    g.tlen = 0
+    if table == NO_TABLE:
+        g.mode = GEN_LEAD
+    else:
+        g.tkind = tag_kind(table)
+        g.ttop = tag_top(table)
+        g.tsize = tag_size(table)
+        g.tlen = tag_length(table)
+        if g.tkind >= K_BOMB:
+            g.mode = GEN_BOMB
+            g.tkey = bomb_key(table, flags)
+        else:
+            g.mode = GEN_PLAIN
+    gen_jokers(&g)
+    gen_one_rank(&g)
+    if g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT):
+        gen_sequences(&g)
+    if flags & FLAG_STARS:
+        gen_chain_bombs(&g)
+    return g.n

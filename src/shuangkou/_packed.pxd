@@ -1,0 +1,130 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Packed rank multisets: the cards word of docs/internals.md ("Packed cards").
+
+A rank multiset is one ``uint64_t``: 4 bits of count per rank, rank ``r`` (R1 index: 3=0 … 2=12,
+SJ=13, BJ=14) at bits ``4r..4r+3``. Naturals count ≤ 8 (R1: two decks), jokers ≤ 2. Everything
+here is a few shifts and masks on that word (SWAR: the 16 nibbles are 16 little counters).
+"""
+
+from libc.stdint cimport uint32_t, uint64_t
+
+cdef extern from *:
+    """
+    #define SK_NAT_MASK  0x000FFFFFFFFFFFFFULL  /* the 13 natural ranks 3..2 (R1) */
+    #define SK_SEQ_MASK  0x0000FFFFFFFFFFFFULL  /* ranks 3..A: sequences, chain bombs (R2) */
+    #define SK_NIB1      0x1111111111111111ULL  /* a 1 in every nibble */
+    #define SK_BYTE_LO   0x0F0F0F0F0F0F0F0FULL  /* the low nibble of every byte */
+    #define SK_BYTE1     0x0101010101010101ULL
+    #define SK_GUARD     0x8080808080808080ULL  /* a guard bit above every byte lane */
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SK_CTZ64(x) __builtin_ctzll(x)
+    #define SK_CLZ64(x) __builtin_clzll(x)
+    #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_ARM64))
+    #include <intrin.h>
+    static __inline int SK_CTZ64(unsigned __int64 x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+    static __inline int SK_CLZ64(unsigned __int64 x) {
+        unsigned long i; _BitScanReverse64(&i, x); return 63 - (int)i; }
+    #else
+    static int SK_CTZ64(unsigned long long x) { int i = 0; while (!(x & 1)) { x >>= 1; i++; } return i; }
+    static int SK_CLZ64(unsigned long long x) { int i = 0; while (!(x >> 63)) { x <<= 1; i++; } return i; }
+    #endif
+    """
+    const uint64_t SK_NAT_MASK
+    const uint64_t SK_SEQ_MASK
+    const uint64_t SK_NIB1
+    const uint64_t SK_BYTE_LO
+    const uint64_t SK_BYTE1
+    const uint64_t SK_GUARD
+    int SK_CTZ64(uint64_t x) noexcept nogil
+    int SK_CLZ64(uint64_t x) noexcept nogil
+
+cdef enum:
+    R_ACE = 11      # highest rank of a sequence (R2)
+    R_TWO = 12
+    R_SJ = 13
+    R_BJ = 14
+    SHIFT_SJ = 52   # 4 * R_SJ
+    SHIFT_BJ = 56   # 4 * R_BJ
+
+
+cdef inline int nib(uint64_t word, int r) noexcept nogil:
+    """Count of rank ``r``."""
+    return <int>((word >> (4 * r)) & 15)
+
+
+cdef inline uint64_t unit(int r) noexcept nogil:
+    """One card of rank ``r``."""
+    return (<uint64_t>1) << (4 * r)
+
+
+cdef inline int nib_sum(uint64_t x) noexcept nogil:
+    """Number of cards: the sum of the 16 nibbles (spread to byte lanes, then one multiply)."""
+    cdef uint64_t s = (x & SK_BYTE_LO) + ((x >> 4) & SK_BYTE_LO)
+    return <int>((s * SK_BYTE1) >> 56)
+
+
+cdef inline int n_ranks(uint64_t x) noexcept nogil:
+    """Number of distinct ranks present (non-zero nibbles)."""
+    return nib_sum((x | (x >> 1) | (x >> 2) | (x >> 3)) & SK_NIB1)
+
+
+cdef inline int low_rank(uint64_t x) noexcept nogil:
+    """Lowest rank present (``x`` non-zero)."""
+    return SK_CTZ64(x) >> 2
+
+
+cdef inline int high_rank(uint64_t x) noexcept nogil:
+    """Highest rank present (``x`` non-zero)."""
+    return (63 - SK_CLZ64(x)) >> 2
+
+
+cdef inline bint covers(uint64_t hand, uint64_t part) noexcept nogil:
+    """True if every card of ``part`` is in ``hand`` (DESIGN §2: guarded SWAR subtraction).
+
+    Even and odd nibbles go to byte lanes with a guard bit above each (a count can be 8, so
+    the nibble's top bit is taken); a lane that borrows clears its guard."""
+    cdef uint64_t even = ((hand & SK_BYTE_LO) | SK_GUARD) - (part & SK_BYTE_LO)
+    cdef uint64_t odd = (((hand >> 4) & SK_BYTE_LO) | SK_GUARD) - ((part >> 4) & SK_BYTE_LO)
+    return (even & odd & SK_GUARD) == SK_GUARD
+
+
+cdef inline bint valid_word(uint64_t word) noexcept nogil:
+    """A well-formed cards word: naturals ≤ 8, jokers ≤ 2, nothing above BJ (R1)."""
+    cdef int r
+    if word >> 60:
+        return False
+    for r in range(13):
+        if nib(word, r) > 8:
+            return False
+    return nib(word, R_SJ) <= 2 and nib(word, R_BJ) <= 2
+
+
+cdef inline int popcount16(uint32_t x) noexcept nogil:
+    """Bits set in a 16-bit rank mask (portable: no -mpopcnt in wheels)."""
+    x = x - ((x >> 1) & 0x5555)
+    x = (x & 0x3333) + ((x >> 2) & 0x3333)
+    x = (x + (x >> 4)) & 0x0F0F
+    return <int>((x + (x >> 8)) & 0x1F)
+
+
+cdef inline void count_layers(uint64_t hand, uint32_t* layer) noexcept nogil:
+    """``layer[k]`` (k = 0..8) = mask of natural ranks holding ≥ k cards (DESIGN §2).
+
+    The cards a run of ranks ``win`` (a mask) lacks to be ``W`` wide are then
+    ``W·|win| − Σ_{k≤W} popcount(layer[k] & win)``."""
+    cdef int r, k, c
+    for k in range(9):
+        layer[k] = 0
+    for r in range(13):
+        c = nib(hand, r)
+        for k in range(c + 1):
+            layer[k] |= (<uint32_t>1) << r
+
+
+cdef inline int window_deficit(const uint32_t* layer, uint32_t win, int width) noexcept nogil:
+    """Cards the ranks ``win`` lack to hold ``width`` each: ``width·|win| − Σ popcounts``."""
+    cdef int k, s = 0
+    for k in range(1, width + 1):
+        s += popcount16(layer[k] & win)
+    return width * popcount16(win) - s
