@@ -555,7 +555,7 @@ class Game:
                     raise _illegal(what, seat, f"the hand does not hold {ranks}")
             packed >>= 4
             r += 1
-        return tuple(ids)
+        return tuple(sorted(ids))
 
     def pass_(self, *, seat: int | None = None) -> None:
         """Pass (R4: not allowed when leading)."""
