@@ -1,0 +1,243 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Self-play and batch loops of the kernel, GIL released (see ``_selfplay.pxd``).
+
+Python-visible functions trust the arrays :mod:`shuangkou.sim` and :mod:`shuangkou.batch` hand
+them (shapes and dtypes are checked there, once) and release the GIL for the whole loop, so
+several threads calling them run in parallel.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from _generate cimport sk_generate
+from _selfplay cimport (
+    SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, held_best, play_deal, sm_deal_seed,
+)
+
+import numpy as np
+
+MAX_STARS = SP_MAX_STARS
+PLAY_BUFFER = SP_CAP
+
+FIELDS = {
+    # name: (dtype, per-deal shape)
+    "outcome": ("i1", ()),
+    "places": ("i1", (4,)),
+    "leader": ("i1", ()),
+    "revealed": ("i2", ()),
+    "swap": ("i1", (2,)),
+    "units": ("i4", (4,)),
+    "scores": ("i4", (4,)),
+    "multiplier": ("i4", ()),
+    "decisions": ("i4", ()),
+    "plays": ("i4", ()),
+    "tricks": ("i4", ()),
+    "cards_left": ("i1", (4,)),
+    "bombs_by_stars": ("i2", (SP_MAX_STARS,)),
+    "bombs_by_seat": ("i2", (4,)),
+    "max_stars": ("i1", ()),
+    "max_bomb_size": ("i1", ()),
+    "held_units": ("i2", (4,)),
+    "overflow": ("i4", ()),
+}
+"""Per-deal output arrays: dtype and shape after the deal axis."""
+
+
+cdef void _fill_params(SimParams* p, dict d) except *:
+    cdef int s
+    p.flags = d["flags"]
+    p.mode = d["mode"]
+    p.revealed = d["revealed"]
+    p.base_score = d["base_score"]
+    p.four_jokers_multiplier = d["four_jokers_multiplier"]
+    p.jj_single_win = d["jj_single_win"]
+    p.held_bombs = d["held_bombs"]
+    p.score_cap = d["score_cap"]
+    for s in range(4):
+        p.policy[s] = d["policy"][s]
+        p.fewest[s] = d["fewest"][s]
+
+
+cdef Work* _new_work() except NULL:
+    cdef Work* wk = <Work*>malloc(sizeof(Work))
+    if wk == NULL:
+        raise MemoryError()
+    memset(wk, 0, sizeof(Work))
+    wk.words = <uint64_t*>malloc(SP_CAP * sizeof(uint64_t))
+    wk.tags = <uint32_t*>malloc(SP_CAP * sizeof(uint32_t))
+    if wk.words == NULL or wk.tags == NULL:
+        free(wk.words)
+        free(wk.tags)
+        free(wk)
+        raise MemoryError()
+    return wk
+
+
+cdef void _free_work(Work* wk) noexcept:
+    if wk != NULL:
+        free(wk.words)
+        free(wk.tags)
+        free(wk)
+
+
+def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int64_t offset=0):
+    """Play deals ``start .. start+count-1`` of a run seeded ``seed``; write deal ``start+i``
+    into row ``offset+i`` of the arrays in ``out`` (see :data:`FIELDS`). GIL released."""
+    cdef SimParams p
+    _fill_params(&p, params)
+    cdef int8_t[::1] outcome = out["outcome"]
+    cdef int8_t[:, ::1] places = out["places"]
+    cdef int8_t[::1] leader = out["leader"]
+    cdef int16_t[::1] revealed = out["revealed"]
+    cdef int8_t[:, ::1] swap = out["swap"]
+    cdef int32_t[:, ::1] units = out["units"]
+    cdef int32_t[:, ::1] scores = out["scores"]
+    cdef int32_t[::1] multiplier = out["multiplier"]
+    cdef int32_t[::1] decisions = out["decisions"]
+    cdef int32_t[::1] plays = out["plays"]
+    cdef int32_t[::1] tricks = out["tricks"]
+    cdef int8_t[:, ::1] cards_left = out["cards_left"]
+    cdef int16_t[:, ::1] bombs_by_stars = out["bombs_by_stars"]
+    cdef int16_t[:, ::1] bombs_by_seat = out["bombs_by_seat"]
+    cdef int8_t[::1] max_stars = out["max_stars"]
+    cdef int8_t[::1] max_bomb_size = out["max_bomb_size"]
+    cdef int16_t[:, ::1] held_units = out["held_units"]
+    cdef int32_t[::1] overflow = out["overflow"]
+    if offset < 0 or count < 0 or offset + count > outcome.shape[0]:
+        raise ValueError("output arrays too short for the requested deals")
+    cdef Work* wk = _new_work()
+    cdef DealRecord rec
+    cdef int64_t i, row
+    cdef int s, k
+    try:
+        with nogil:
+            for i in range(count):
+                play_deal(&p, sm_deal_seed(seed, <uint64_t>(start + i)), wk, &rec)
+                row = offset + i
+                outcome[row] = rec.outcome
+                leader[row] = rec.leader
+                revealed[row] = rec.revealed
+                swap[row, 0] = rec.swap_a
+                swap[row, 1] = rec.swap_b
+                multiplier[row] = rec.multiplier
+                decisions[row] = rec.decisions
+                plays[row] = rec.plays
+                tricks[row] = rec.tricks
+                max_stars[row] = rec.max_stars
+                max_bomb_size[row] = rec.max_bomb_size
+                overflow[row] = rec.overflow
+                for s in range(4):
+                    places[row, s] = rec.places[s]
+                    units[row, s] = rec.units[s]
+                    scores[row, s] = rec.scores[s]
+                    cards_left[row, s] = rec.cards_left[s]
+                    bombs_by_seat[row, s] = rec.bombs_by_seat[s]
+                    held_units[row, s] = rec.held_units[s]
+                for k in range(SP_MAX_STARS):
+                    bombs_by_stars[row, k] = rec.bombs_by_stars[k]
+    finally:
+        _free_work(wk)
+
+
+def play_logged(dict params, uint64_t deal_seed, script=None):
+    """Play one deal from the generator state ``deal_seed`` (as ``Game(rules, seed=deal_seed)``
+    deals it) and return ``(record, log)``: the record as a dict of the :data:`FIELDS` plus
+    ``first_hands``; the log a list of ``(seat, cards word, tag, choice, n_plays)`` per decision
+    (word = tag = 0 and choice = -1 for a pass). ``script`` (a sequence of choice indices)
+    drives seats whose policy is the script policy (2)."""
+    cdef SimParams p
+    _fill_params(&p, params)
+    cdef Work* wk = _new_work()
+    cdef DealRecord rec
+    cdef int32_t[::1] sc
+    cdef int i
+    arr = np.ascontiguousarray(np.asarray(script if script is not None else [], dtype=np.int32))
+    if arr.size:
+        sc = arr
+        wk.script = &sc[0]
+        wk.n_script = <int32_t>arr.size
+    try:
+        with nogil:
+            play_deal(&p, deal_seed, wk, &rec)
+        log = [
+            (int(wk.log_seat[i]), int(wk.log_word[i]), int(wk.log_tag[i]),
+             int(wk.log_choice[i]), int(wk.log_n[i]))
+            for i in range(wk.n_log)
+        ]
+    finally:
+        _free_work(wk)
+    record = {
+        "outcome": rec.outcome,
+        "places": tuple(rec.places[i] for i in range(4)),
+        "leader": rec.leader,
+        "revealed": rec.revealed,
+        "swap": (rec.swap_a, rec.swap_b),
+        "units": tuple(rec.units[i] for i in range(4)),
+        "scores": tuple(rec.scores[i] for i in range(4)),
+        "multiplier": rec.multiplier,
+        "decisions": rec.decisions,
+        "plays": rec.plays,
+        "tricks": rec.tricks,
+        "cards_left": tuple(rec.cards_left[i] for i in range(4)),
+        "bombs_by_stars": tuple(rec.bombs_by_stars[i] for i in range(SP_MAX_STARS)),
+        "bombs_by_seat": tuple(rec.bombs_by_seat[i] for i in range(4)),
+        "max_stars": rec.max_stars,
+        "max_bomb_size": rec.max_bomb_size,
+        "held_units": tuple(rec.held_units[i] for i in range(4)),
+        "overflow": rec.overflow,
+        "first_hands": tuple(int(rec.first_hand[i]) for i in range(4)),
+    }
+    return record, log
+
+
+def held_value(uint64_t hand, uint32_t flags, int mode):
+    """R8.4: units per other seat of the best split of ``hand`` into bombs (kernel search)."""
+    cdef int v
+    with nogil:
+        v = held_best(hand, flags, mode)
+    return v
+
+
+def deal_seed(uint64_t seed, uint64_t index):
+    """``shuangkou.rng.deal_seed`` computed by the kernel (for tests)."""
+    return sm_deal_seed(seed, index)
+
+
+# -- batch loops (shuangkou.batch) --------------------------------------------------------------
+def batch_count(const uint64_t[::1] hands, uint32_t flags, const uint32_t[::1] tables, bint fewest):
+    """Number of plays of each hand beating its table (0: leading). GIL released."""
+    cdef Py_ssize_t n = hands.shape[0], i
+    out = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] o = out
+    with nogil:
+        for i in range(n):
+            o[i] = sk_generate(hands[i], flags, tables[i], fewest, NULL, NULL, 0)
+    return out
+
+
+def batch_generate(const uint64_t[::1] hands, uint32_t flags, const uint32_t[::1] tables,
+                   bint fewest):
+    """Every play of each hand beating its table, concatenated: ``(offsets, words, tags)`` with
+    hand ``i``'s plays at ``offsets[i]:offsets[i+1]``. Two GIL-free passes (count, then fill)."""
+    cdef Py_ssize_t n = hands.shape[0], i
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t[::1] off = offsets
+    cdef int c
+    with nogil:
+        for i in range(n):
+            c = sk_generate(hands[i], flags, tables[i], fewest, NULL, NULL, 0)
+            off[i + 1] = off[i] + c
+    total = int(offsets[n])
+    words = np.empty(total, dtype=np.uint64)
+    tags = np.empty(total, dtype=np.uint32)
+    cdef uint64_t[::1] w = words
+    cdef uint32_t[::1] t = tags
+    cdef uint64_t* wp = &w[0] if total else NULL
+    cdef uint32_t* tp = &t[0] if total else NULL
+    with nogil:
+        for i in range(n):
+            c = <int>(off[i + 1] - off[i])
+            if c:
+                sk_generate(hands[i], flags, tables[i], fewest, wp + off[i], tp + off[i], c)
+    return offsets, words, tags
