@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -179,7 +179,8 @@ def test_score_rejects_bad_input() -> None:
 
 
 def test_contribution_tables() -> None:
-    assert [contribution_units(s, "qianbian") for s in range(5, 14)] == [0, 2, 6, 16, 30, 60, 100, 100, 100]
+    table = [contribution_units(s, "qianbian") for s in range(5, 14)]
+    assert table == [0, 2, 6, 16, 30, 60, 100, 100, 100]
     assert [contribution_units(s, "baibian") for s in range(5, 10)] == [0, 2, 4, 6, 6]
     assert contribution_units(9, "jj") == 0 and contribution_units(9, "classic") == 0
 
@@ -221,7 +222,7 @@ def brute_force(hand: Hand, rules: Rules) -> int:
             if v > 0:
                 candidates.append((sub, v))
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(rem: tuple[int, ...]) -> int:
         top = 0
         for sub, v in candidates:

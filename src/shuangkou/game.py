@@ -159,7 +159,22 @@ class ReplayError(IllegalPlayError):
         self.game = game
 
 
-def _illegal(what: str, seat: int | None, reason: str) -> IllegalPlayError:
+class _PlayName:
+    """Names what a client sent, lazily (error messages only)."""
+
+    __slots__ = ("cards",)
+
+    def __init__(self, cards: object) -> None:
+        self.cards = cards
+
+    def __str__(self) -> str:
+        try:
+            return f"play {_show(self.cards)}"
+        except Exception:  # noqa: BLE001 - naming a bad argument must not fail
+            return "play"
+
+
+def _illegal(what: object, seat: int | None, reason: str) -> IllegalPlayError:
     who = f" by seat {seat}" if seat is not None else ""
     return IllegalPlayError(f"illegal {what}{who}: {reason}")
 
@@ -249,7 +264,9 @@ class Game:
         if revealed is not None and leader is not None:
             raise ValueError("give either leader or revealed, not both")
         game = object.__new__(cls)
-        game._setup(rules, tuple(ids), players, revealed, 0 if leader is None and revealed is None else leader)
+        if leader is None and revealed is None:
+            leader = 0
+        game._setup(rules, tuple(ids), players, revealed, leader)
         game.seed = None
         return game
 
@@ -420,7 +437,7 @@ class Game:
         return not self._over and self._table is not None
 
     # -- actions -------------------------------------------------------------------------------
-    def _check_turn(self, what: str, seat: int | None) -> int:
+    def _check_turn(self, what: object, seat: int | None) -> int:
         if self._over:
             raise _illegal(what, seat, "the deal is over")
         to_act = self._to_act
@@ -441,11 +458,7 @@ class Game:
         if isinstance(cards, Play) and not cards:
             self.pass_(seat=seat)
             return PASS
-        what = "play"
-        try:
-            what = f"play {_show(cards)}"
-        except Exception:  # noqa: BLE001 - naming a bad argument must not fail
-            pass
+        what = _PlayName(cards)  # formatted only if an error is raised
         s = self._check_turn(what, seat)
         ids, play = self._resolve(cards, kind, s, what)
         table = self._table
@@ -458,7 +471,7 @@ class Game:
         return play
 
     def _resolve(
-        self, cards: object, kind: Kind | str | None, seat: int, what: str
+        self, cards: object, kind: Kind | str | None, seat: int, what: object
     ) -> tuple[tuple[int, ...], Play]:
         """Physical ids and the reading of what a client sent (validated), or raise."""
         mask = self._mask[seat]
@@ -474,7 +487,10 @@ class Game:
                 raise _illegal(what, seat, f"{cards.cards} does not read as {cards.describe()}")
             ids = self._take_lowest(cards.cards, mask, seat, what)
             if declared is not None and cards.kind != declared:
-                raise _illegal(what, seat, f"the play is a {cards.kind.name.lower()}, not {declared.name.lower()}")
+                raise _illegal(
+                    what, seat,
+                    f"the play is a {cards.kind.name.lower()}, not {declared.name.lower()}",
+                )
             return ids, cards
         if isinstance(cards, Hand):
             ids = self._take_lowest(cards, mask, seat, what)
@@ -501,13 +517,16 @@ class Game:
                 elif mask >> b & 1 and b not in picked:
                     picked.append(b)
                 else:
-                    raise _illegal(what, seat, f"{format_cards([a])} is not in the hand (or not that many)")
+                    raise _illegal(
+                        what, seat, f"{format_cards([a])} is not in the hand (or not that many)"
+                    )
             ids = tuple(picked)
         else:
             try:
                 raw = list(cards)  # type: ignore[call-overload]
             except TypeError:
-                raise _illegal(what, seat, f"cannot read cards from a {type(cards).__name__}") from None
+                reason = f"cannot read cards from a {type(cards).__name__}"
+                raise _illegal(what, seat, reason) from None
             picked = []
             for c in raw:
                 if isinstance(c, bool) or not isinstance(c, int):
@@ -517,28 +536,32 @@ class Game:
                 if c in picked:
                     raise _illegal(what, seat, f"card {format_cards([c])} (id {c}) is given twice")
                 if not mask >> c & 1:
-                    raise _illegal(what, seat, f"card {format_cards([c])} (id {c}) is not in the hand")
+                    reason = f"card {format_cards([c])} (id {c}) is not in the hand"
+                    raise _illegal(what, seat, reason)
                 picked.append(c)
             ids = tuple(picked)
         if not ids:
             raise _illegal(what, seat, "no cards given (use pass_() to pass)")
         readings = classify(Hand._from_packed_unchecked(_packed_of(ids)), self.rules)
         if not readings:
-            raise _illegal(what, seat, f"{format_cards(ids)} is not a valid play under {self.rules.name}")
+            reason = f"{format_cards(ids)} is not a valid play under {self.rules.name}"
+            raise _illegal(what, seat, reason)
         if declared is not None:
             readings = [p for p in readings if p.kind == declared]
             if not readings:
-                raise _illegal(what, seat, f"{format_cards(ids)} cannot be read as a {declared.name.lower()}")
+                reason = f"{format_cards(ids)} cannot be read as a {declared.name.lower()}"
+                raise _illegal(what, seat, reason)
         if len(readings) > 1:
             table = self._table
             if table is None:
                 kinds = " or ".join(p.kind.name.lower() for p in readings)
-                raise _illegal(what, seat, f"{format_cards(ids)} reads as two plays: declare kind={kinds}")
+                reason = f"{format_cards(ids)} reads as two plays: declare kind={kinds}"
+                raise _illegal(what, seat, reason)
             same = [p for p in readings if p.kind == table.kind]
             readings = same or readings[:1]  # R3.3: answering takes the table's kind
         return tuple(sorted(ids)), readings[0]
 
-    def _take_lowest(self, ranks: Hand, mask: int, seat: int, what: str) -> tuple[int, ...]:
+    def _take_lowest(self, ranks: Hand, mask: int, seat: int, what: object) -> tuple[int, ...]:
         ids: list[int] = []
         packed = ranks.packed
         r = 0
@@ -601,7 +624,7 @@ class Game:
         self._packed[s] -= play.packed
         self._count[s] -= len(ids)
         self._actions.append(Action("play", s, ids, play, self._trick))
-        if play.is_bomb:
+        if play.tag & 15 >= 6:  # a bomb kind (Kind.BOMB and up)
             self._bombs[s].append(play)
         self._table = play
         self._table_cards = ids
@@ -928,7 +951,10 @@ class Match:
         for i, gdoc in enumerate(doc["games"]):
             expect = m.deal()
             got = Game.from_json(gdoc)
-            if got.seed != expect.seed or got.players != expect.players or got.first_leader != expect.first_leader:
+            same = (got.seed, got.players, got.first_leader) == (
+                expect.seed, expect.players, expect.first_leader
+            )
+            if not same:
                 raise ValueError(f"deal {i} does not follow from the match's seed and history")
             m.games[-1] = got
         return m

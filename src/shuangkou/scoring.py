@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from .cards import RANK_SYMBOLS, Hand
 from .plays import Kind, Play, classify
@@ -225,7 +225,8 @@ class Result:
                 f"{self.name} ({self.outcome.english}): team {t[0]}+{t[1]} "
                 f"(first finisher seat {self.places[0]}); scoring {self.scoring}"
             )
-        lines.append("places: " + ", ".join(f"{i + 1}. seat {s}" for i, s in enumerate(self.places)))
+        order = ", ".join(f"{i + 1}. seat {s}" for i, s in enumerate(self.places))
+        lines.append("places: " + order)
         if self.outcome is not Outcome.ESCAPE:
             src = ", ".join(
                 f"seat {b.seat} {b.play.describe()} ×{b.factor}" for b in self.multiplier_bombs
@@ -367,7 +368,8 @@ def score(
             for hb in best_held_bombs(held[s], rules).bombs:
                 per = contribution_units(hb.stars, mode)
                 if per:
-                    contribs.append(BombScore(s, hb.play, True, hb.stars, 1, _contribution_vector(s, per)))
+                    vec = _contribution_vector(s, per)
+                    contribs.append(BombScore(s, hb.play, True, hb.stars, 1, vec))
 
     unclamped = [base[s] * multiplier for s in range(4)]
     for b in contribs:
@@ -405,6 +407,9 @@ class HeldSplit:
     bombs: tuple[HeldBomb, ...]
 
 
+Plan = tuple[tuple[str, int, int, int], ...]
+"""Bombs of a split: ``("bomb", rank, size, 0)`` or ``("chain", low rank, width, length)``."""
+
 MIN_CHAIN, MAX_CHAIN, LAST_CHAIN_RANK = 3, 6, 11  # R2: 3 ≤ Y ≤ 6, ranks 3..A
 MIN_BOMB = 4
 
@@ -421,7 +426,7 @@ def _partitions(total: int, largest: int) -> list[tuple[int, ...]]:
 
 def _solve_naturals(
     nat: tuple[int, ...], wilds: int, star_bombs: bool, mode: str
-) -> tuple[int, tuple[tuple[str, int, int, int], ...]]:
+) -> tuple[int, Plan]:
     """Best total (units per other seat) of disjoint X相 bombs and chain bombs from natural
     counts ``nat`` (13 ranks) plus ``wilds`` wild cards; returns (value, plan) where plan items
     are ``("bomb", rank, size, 0)`` or ``("chain", low rank, width, length)``."""
@@ -429,12 +434,12 @@ def _solve_naturals(
     def value(stars: int) -> int:
         return contribution_units(stars, mode)
 
-    @lru_cache(maxsize=None)
-    def f(r: int, open_: tuple[tuple[int, int], ...], w: int) -> tuple[int, tuple]:
+    @cache
+    def f(r: int, open_: tuple[tuple[int, int], ...], w: int) -> tuple[int, Plan]:
         if r == 13:
             return (0, ())
         n = nat[r]
-        best: tuple[int, tuple] = (-1, ())
+        best: tuple[int, Plan] = (-1, ())
         k = len(open_)
         can_continue = r <= LAST_CHAIN_RANK
         for mask in range(1 << k):  # bit set = the chain continues through rank r
@@ -461,7 +466,8 @@ def _solve_naturals(
             if room < 0:
                 continue
             # New chains may start here if they can still reach MIN_CHAIN ranks.
-            chain_opts = _partitions(room, room) if star_bombs and r + MIN_CHAIN - 1 <= LAST_CHAIN_RANK else [()]
+            can_open = star_bombs and r + MIN_CHAIN - 1 <= LAST_CHAIN_RANK
+            chain_opts = _partitions(room, room) if can_open else [()]
             for new_chains in chain_opts:
                 room2 = room - sum(new_chains)
                 # Single-rank bombs: need at least one natural each; only worth it if they pay.
@@ -478,7 +484,8 @@ def _solve_naturals(
                         continue
                     total = gain + sum(value(x) for x in singles) + sub_v
                     if total > best[0]:
-                        plan = tuple(plan_closed) + tuple(("bomb", r, x, 0) for x in singles) + sub_plan
+                        new_bombs = tuple(("bomb", r, x, 0) for x in singles)
+                        plan = tuple(plan_closed) + new_bombs + sub_plan
                         best = (total, plan)
         return best
 
@@ -535,7 +542,7 @@ def _best_held(packed: int, rules: Rules) -> HeldSplit:
                 joker_options.append((a, b))
     if sj == 2 and bj == 2:
         joker_options.append((2, 2))
-    best: tuple[int, tuple, tuple[int, int], list[int]] | None = None
+    best: tuple[int, Plan, tuple[int, int], list[int]] | None = None
     for a, b in joker_options:
         joker_stars = 0 if a + b == 0 else (6 if a + b == 3 else (7 if star else 0))
         jv = contribution_units(joker_stars, mode) if a + b else 0
