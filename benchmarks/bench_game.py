@@ -99,7 +99,6 @@ def main() -> None:
         for _ in range(k):
             g.copy()
         copy_us = (time.perf_counter() - t0) / k * 1e6
-        copies = [midgame(Rules.preset(preset), steps=UNDO_BATCH) for _ in range(1)] * 0
         base = midgame(Rules.preset(preset), steps=UNDO_BATCH)
         copies = [base.copy() for _ in range(500)]
         t0 = time.perf_counter()
