@@ -9,18 +9,26 @@ variants 百变 (火拼), JJ and 千变. See README.md and RULES.md.
 
 from .cards import Hand, Rank, format_cards, parse_cards
 from .errors import IllegalPlayError, NotationError, ShuangkouError
+from .game import Game, Match, Observation, ReplayError, replay
 from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
+from .scoring import Outcome, Result
 
 __all__ = [
     "PASS",
     "PRESETS",
+    "Game",
     "Hand",
     "IllegalPlayError",
     "Kind",
+    "Match",
     "NotationError",
+    "Observation",
+    "Outcome",
     "Play",
     "Rank",
+    "ReplayError",
+    "Result",
     "Rules",
     "ShuangkouError",
     "classify",
@@ -28,5 +36,6 @@ __all__ = [
     "format_cards",
     "legal_plays",
     "parse_cards",
+    "replay",
 ]
 __version__ = "0.1.0"
