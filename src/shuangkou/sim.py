@@ -102,8 +102,8 @@ def _as_policies(policy: PolicyArg) -> list[str | PolicyFn]:
         pols: list[Any] = [policy] * 4
     else:
         pols = list(policy)
-        if len(pols) == 2:
-            pols = pols * 2
+        if len(pols) in (1, 2):
+            pols = pols * (4 // len(pols))
         if len(pols) != 4:
             raise ValueError("policy must be one policy, two (team 0+2, team 1+3) or four")
     for p in pols:

@@ -1,0 +1,7 @@
+"""``python -m shuangkou`` runs the ``shuangkou`` command (:mod:`shuangkou.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,168 @@
+"""The ``shuangkou`` command (also ``python -m shuangkou``).
+
+::
+
+    shuangkou simulate -n 100000 --rules baibian --policy greedy --threads 2 --seed 1 \\
+        --out deals.parquet --plot deals.png
+    shuangkou plays "3 3 4 4 5 5 7 8 9 10 J BJ" --on "5 6 7 8 9" --rules baibian
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from .errors import ShuangkouError
+from .rules import PRESETS, Rules
+
+_POLICIES = ("random", "greedy")
+
+
+def _policy_arg(text: str) -> list[str]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    for p in parts:
+        if p not in _POLICIES:
+            raise argparse.ArgumentTypeError(f"unknown policy {p!r}: choose random or greedy")
+    if len(parts) not in (1, 2, 4):
+        raise argparse.ArgumentTypeError("give one policy, two (team 0+2, team 1+3) or four")
+    return parts
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="shuangkou", description="Shuangkou (双扣) tools")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="self-play many deals and summarise them")
+    sim.add_argument("-n", "--deals", type=int, default=10_000, help="number of deals")
+    sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
+    sim.add_argument("--policy", type=_policy_arg, default=["random"],
+                     help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
+                          "or four comma-separated, one per seat")
+    sim.add_argument("--threads", type=int, default=1)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--start", type=int, default=0, help="first deal index")
+    sim.add_argument("--wilds", choices=("all", "fewest"), default=None,
+                     help="play generation mode for every seat (default: per policy)")
+    sim.add_argument("--out", help="write every deal to FILE (.npz, .csv or .parquet)")
+    sim.add_argument("--plot", help="write a PNG of the distributions to FILE (needs matplotlib)")
+    sim.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    pl = sub.add_parser("plays", help="list the legal plays of a hand")
+    pl.add_argument("hand", help='rank notation, e.g. "3 3 4 4 5 5 BJ"')
+    pl.add_argument("--on", help="the table play to answer (default: leading)")
+    pl.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
+    pl.add_argument("--fewest", action="store_true",
+                    help="one play per reading (fewest wilds) instead of every way of taking cards")
+    return ap
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from .sim import simulate
+
+    rules = Rules.preset(args.rules)
+    if args.deals < 0:
+        raise ValueError("-n must be >= 0")
+    if args.out:
+        fmt = os.path.splitext(args.out)[1].lstrip(".").lower()
+        if fmt not in ("npz", "csv", "parquet"):
+            raise ValueError(f"--out must end in .npz, .csv or .parquet, not {args.out!r}")
+        if fmt == "parquet":
+            try:
+                import pyarrow  # noqa: F401
+            except ImportError:
+                raise ValueError("--out .parquet needs pyarrow: pip install pyarrow") from None
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError("--plot needs matplotlib: pip install 'shuangkou[plot]'") from None
+    t0 = time.perf_counter()
+    res = simulate(args.deals, rules, args.policy, threads=args.threads, seed=args.seed,
+                   progress=not args.no_progress, start=args.start, wilds=args.wilds)
+    dt = time.perf_counter() - t0
+    summary = res.summary()
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False, indent=1, default=float))
+    else:
+        print(summary)
+        dec = int(res.decisions.sum())
+        print(f"\n{len(res)} deals in {dt:.2f} s: {len(res) / max(dt, 1e-9):,.0f} deals/s, "
+              f"{dec / max(dt, 1e-9):,.0f} decisions/s on {args.threads} thread(s)")
+    if args.out:
+        res.save(args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+    if args.plot:
+        plot(res, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def plot(res: object, path: str) -> None:
+    """A PNG of a run's distributions: outcomes, scores per seat, bombs by stars, length."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .sim import OUTCOMES_EN, SimResult
+
+    assert isinstance(res, SimResult)
+    fig, ax = plt.subplots(2, 2, figsize=(11, 8))
+    n = max(len(res), 1)
+    shares = np.bincount(res.outcome, minlength=3) / n
+    # English labels: the default fonts have no CJK glyphs.
+    ax[0, 0].bar(list(OUTCOMES_EN), shares, color=["#c44", "#e96", "#69c"])
+    ax[0, 0].set_title("outcome share")
+    sc = res.scores
+    lo, hi = int(sc.min(initial=0)), int(sc.max(initial=0))
+    bins = np.arange(lo, hi + 2) - 0.5 if hi - lo <= 80 else 60
+    for s in range(4):
+        ax[0, 1].hist(sc[:, s], bins=bins, histtype="step", label=f"seat {s}")
+    ax[0, 1].set_yscale("log")
+    ax[0, 1].set_title("score per seat")
+    ax[0, 1].legend()
+    b = res.bombs_by_stars.sum(0) / n
+    ks = np.flatnonzero(b)
+    ax[1, 0].bar([f"{k}*" for k in ks], b[ks])
+    ax[1, 0].set_yscale("log")
+    ax[1, 0].set_title("bombs per deal by stars")
+    ax[1, 1].hist(res.decisions, bins=40, color="#888")
+    ax[1, 1].set_title("decisions per deal")
+    fig.suptitle(f"{len(res)} deals · {res.rules} · {'/'.join(res.policies)} · seed {res.seed}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _plays(args: argparse.Namespace) -> int:
+    from .plays import Play, legal_plays
+
+    rules = Rules.preset(args.rules)
+    table = Play.parse(args.on, rules) if args.on else None
+    plays = legal_plays(args.hand, rules, table, wilds="fewest" if args.fewest else "all")
+    what = f"answering {table} ({table.describe()})" if table else "leading"
+    print(f"{len(plays)} plays {what} under {rules.name}" + (", pass allowed" if table else ""))
+    for p in sorted(plays):
+        print(f"  {str(p):<40} {p.describe()}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "simulate":
+            return _simulate(args)
+        return _plays(args)
+    except (ShuangkouError, ValueError) as e:
+        print(f"shuangkou: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
