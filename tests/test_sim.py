@@ -1,0 +1,236 @@
+"""Self-play (issue #4): the kernel's deals replayed through the Python Game, determinism across
+threads, invariants of every simulated deal, R8.4 held-bomb search, greedy vs random."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from shuangkou import Hand, Rules, _sim
+from shuangkou.cards import MAX_COPIES
+from shuangkou.game import Game
+from shuangkou.rng import deal_seed
+from shuangkou.scoring import best_held_bombs
+from shuangkou.sim import (
+    SimResult,
+    SimStats,
+    greedy_policy,
+    kernel_log,
+    merge,
+    random_policy,
+    simulate,
+    simulate_iter,
+    simulate_stats,
+)
+
+PRESETS = ("classic", "baibian", "jj", "qianbian")
+OUTCOME_NAMES = ("双扣", "单扣", "平扣")
+
+
+def test_kernel_rng_mirrors_python() -> None:
+    for seed in (0, 1, 2**64 - 1, 123456789):
+        for i in (0, 1, 7, 10**9):
+            assert _sim.deal_seed(seed, i) == deal_seed(seed, i)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("policy", ["random", "greedy", ("greedy", "random")])
+def test_kernel_deal_replays_through_game(preset: str, policy: object) -> None:
+    """The key test: a kernel deal's decisions, replayed through Game, give identical places,
+    outcome, multiplier and scores (R7 flow, R8 scoring), for many seeds."""
+    rules = Rules.preset(preset)
+    for index in range(25):
+        rec, actions = kernel_log(rules, 2024, index, policy)  # type: ignore[arg-type]
+        game = Game(rules, seed=deal_seed(2024, index))
+        assert game.first_leader == rec["leader"]
+        assert tuple(Hand.from_cards(h).packed for h in game.initial_hands) == rec["first_hands"]
+        assert (game.revealed if game.revealed is not None else -1) == rec["revealed"]
+        for seat, play in actions:
+            assert game.to_act == seat
+            if play:
+                game.play(play)
+            else:
+                game.pass_()
+        assert game.is_over
+        res = game.result
+        assert res is not None
+        assert tuple(res.places) == rec["places"]
+        assert res.outcome.value == OUTCOME_NAMES[rec["outcome"]]
+        assert res.multiplier == rec["multiplier"]
+        assert tuple(res.units) == rec["units"]
+        assert tuple(res.scores) == rec["scores"]
+        assert game.card_counts == rec["cards_left"]
+        assert len(actions) == rec["decisions"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_python_twins_reproduce_the_kernel(preset: str) -> None:
+    """The callback path (Python Game + Python policies) gives the kernel's arrays exactly."""
+    for name, fn in (("random", random_policy), ("greedy", greedy_policy)):
+        a = simulate(25, preset, name, seed=5)
+        b = simulate(25, preset, fn, seed=5)
+        for k in a.arrays:
+            assert np.array_equal(a.arrays[k], b.arrays[k]), (name, k)
+
+
+def test_identical_for_any_thread_count_and_chunking() -> None:
+    base = simulate(3000, "qianbian", "random", threads=1, seed=17)
+    for threads, chunk in ((2, None), (3, 97), (4, 1000)):
+        assert simulate(3000, "qianbian", "random", threads=threads, seed=17, chunk=chunk) == base
+    part = simulate(1000, "qianbian", "random", threads=2, seed=17, start=1500)
+    for k in base.arrays:
+        assert np.array_equal(part.arrays[k], base.arrays[k][1500:2500])
+    assert merge(list(simulate_iter(3000, "qianbian", "random", seed=17, chunk=700))) == base
+    assert simulate(200, "baibian", seed=1) != simulate(200, "baibian", seed=2)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_invariants_of_every_deal(preset: str, policy: str) -> None:
+    rules = Rules.preset(preset)
+    res = simulate(3000, rules, policy, threads=2, seed=3)
+    n = len(res)
+    assert (res.overflow == 0).all()
+    assert (np.sort(res.places, axis=1) == np.arange(4)).all()
+    # the first finisher holds nothing; finishers hold nothing; R8 outcome from the places
+    first = res.places[:, 0]
+    rows = np.arange(n)
+    assert (res.cards_left[rows, first] == 0).all()
+    partner_place = np.argmax(res.places == (first ^ 2)[:, None], axis=1)
+    assert (res.outcome == partner_place - 1).all()
+    # every seat holds 0..27 cards; at least two seats are out, at most three
+    assert ((res.cards_left >= 0) & (res.cards_left <= 27)).all()
+    out = (res.cards_left == 0).sum(1)
+    assert ((out >= 2) & (out <= 3)).all()
+    # bombs by stars and by seat agree; stars only in star presets
+    assert (res.bombs_by_stars.sum(1) == res.bombs_by_seat.sum(1)).all()
+    if not rules.star_bombs:
+        assert (res.bombs_by_stars[:, 1:] == 0).all()
+    assert (res.plays <= res.decisions).all()
+    assert (res.scores == res.units * rules.base_score).all()
+    # zero-sum where R8 says so
+    total = res.units.sum(1)
+    if preset in ("classic", "jj"):
+        assert (total == 0).all()
+    elif preset == "baibian":
+        assert (total[res.outcome != 2] == 0).all()
+        tie = res.outcome == 2
+        assert (total[tie] == 2 * res.multiplier[tie]).all()
+    else:
+        capped = (np.abs(res.units) == rules.score_cap).any(1)
+        assert (total[~capped] == 0).all()
+        assert (np.abs(res.units) <= rules.score_cap).all()
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_card_conservation(preset: str) -> None:
+    rules = Rules.preset(preset)
+    for index in range(20):
+        rec, actions = kernel_log(rules, 77, index, "random")
+        hands = [Hand.from_packed(w).counts for w in rec["first_hands"]]
+        assert [sum(c[r] for c in hands) for r in range(15)] == list(MAX_COPIES)
+        left = [np.array(h) for h in hands]
+        for seat, play in actions:
+            if play:
+                left[seat] = left[seat] - np.array(play.cards.counts)
+                assert (left[seat] >= 0).all()
+        assert tuple(int(x.sum()) for x in left) == rec["cards_left"]
+
+
+def test_held_bomb_search_matches_scoring() -> None:
+    rq = Rules.preset("qianbian")
+    rb = Rules.preset("baibian").replace(held_bombs_score=True)
+    rnd = random.Random(4)
+    for _ in range(600):
+        counts = [0] * 15
+        ranks = rnd.sample(range(15), rnd.randint(2, 9))
+        for _ in range(rnd.randint(0, 27)):
+            r = rnd.choice(ranks)
+            if counts[r] < MAX_COPIES[r]:
+                counts[r] += 1
+        if rnd.random() < 0.5:
+            counts[13], counts[14] = rnd.randint(0, 2), rnd.randint(0, 2)
+        hand = Hand.from_counts(counts)
+        for rules, mode in ((rq, 3), (rb, 1)):
+            assert _sim.held_value(hand.packed, rules.flags, mode) == best_held_bombs(
+                hand, rules
+            ).per_seat, (rules.name, str(hand))
+
+
+def test_house_rules_reach_the_kernel() -> None:
+    rules = Rules.preset("baibian").replace(base_score=10, held_bombs_score=True, score_cap=50)
+    res = simulate(500, rules, "random", seed=8)
+    assert (res.scores == 10 * res.units).all()
+    assert (np.abs(res.units) <= 50).all()
+    for index in range(10):
+        rec, actions = kernel_log(rules, 8, index)
+        game = Game(rules, seed=deal_seed(8, index))
+        for _, play in actions:
+            game.play(play) if play else game.pass_()
+        assert game.result is not None and tuple(game.result.scores) == rec["scores"]
+
+
+def test_greedy_beats_random() -> None:
+    res = simulate(4000, "baibian", ("greedy", "random"), threads=2, seed=99)
+    team0_first = float((res.first_team == 0).mean())
+    team0_score = float(res.scores[:, [0, 2]].mean())
+    assert team0_first > 0.9, team0_first
+    assert team0_score > 2.0, team0_score
+
+
+def test_summary_and_stats_merge() -> None:
+    a = simulate(1500, "jj", "greedy", seed=4)
+    parts = [simulate(500, "jj", "greedy", seed=4, start=s) for s in (0, 500, 1000)]
+    assert merge(parts[::-1]) == a
+    merged = SimStats()
+    for p in parts:
+        merged = merged.merge(p.stats())
+    assert merged.summary()["outcomes"] == a.summary()["outcomes"]
+    s = simulate_stats(1500, "jj", "greedy", seed=4, chunk=400)
+    assert s.n == 1500 and (s.outcomes == a.stats().outcomes).all()
+    text = str(a.summary())
+    for word in ("双扣", "单扣", "平扣", "95% CI", "decisions"):
+        assert word in text
+    with pytest.raises(ValueError):
+        merge([parts[0], parts[2]])
+    with pytest.raises(ValueError):
+        merge([parts[0], simulate(500, "jj", "random", seed=4, start=500)])
+
+
+def test_save_npz_roundtrip(tmp_path: object) -> None:
+    a = simulate(300, "classic", "greedy", seed=6)
+    path = f"{tmp_path}/a.npz"
+    a.save(path)
+    assert SimResult.load_npz(path) == a
+
+
+def test_python_callback_policy() -> None:
+    seen: list[int] = []
+
+    def first_play(game: Game, plays: list, rng: object) -> object:
+        seen.append(game.to_act)  # type: ignore[arg-type]
+        return plays[0] if plays else None
+
+    res = simulate(3, "baibian", first_play, seed=1)
+    assert len(res) == 3 and len(seen) == int(res.decisions.sum())
+    assert res.policies == ("first_play",) * 4
+
+    def lazy(game: Game, plays: list, rng: object) -> None:
+        return None
+
+    with pytest.raises(ValueError, match="passed on a lead"):
+        simulate(1, "baibian", lazy)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError):
+        simulate(10, "baibian", "smart")
+    with pytest.raises(ValueError):
+        simulate(10, "nope")
+    with pytest.raises(ValueError):
+        simulate(10, "baibian", threads=0)
+    with pytest.raises(ValueError):
+        simulate(10, "baibian", ["random"] * 3)
+    assert len(simulate(0, "baibian")) == 0
