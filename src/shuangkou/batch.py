@@ -331,7 +331,9 @@ def action_table(rules: Rules | str) -> ActionTable:
     return _table_for(rules)
 
 
-def legal_action_mask(hands: Any, rules: Rules, table: Any = None, wilds: str = "all") -> np.ndarray:
+def legal_action_mask(
+    hands: Any, rules: Rules, table: Any = None, wilds: str = "all"
+) -> np.ndarray:
     """``action_table(rules).mask(hands, table, wilds)``."""
     return action_table(rules).mask(hands, table, wilds)
 

@@ -20,8 +20,8 @@ GIL released. A policy may also be a Python callable ``policy(game, plays, rng)`
 of ``plays`` (a list of :class:`~shuangkou.plays.Play`) or ``None``/``PASS`` to pass, where
 ``game`` is the :class:`~shuangkou.game.Game` (``game.to_act`` is the seat deciding) and
 ``rng`` the deal's :class:`~shuangkou.rng.SplitMix64` stream; the plays are listed with
-``wilds="all"`` unless the callable has an attribute ``wilds = "fewest"``. Any callable seat makes the whole
-run use the Python ``Game`` (the slow path; sequential, ``threads`` is ignored).
+``wilds="all"`` unless the callable has an attribute ``wilds = "fewest"``. Any callable
+seat makes the whole run use the Python ``Game`` (the slow path; sequential, ``threads`` is ignored).
 :func:`random_policy` and :func:`greedy_policy` are the Python twins of the built-ins: a run
 with them gives the same arrays as the kernel run (tested).
 
@@ -40,7 +40,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -80,8 +80,8 @@ OUTCOMES = ("双扣", "单扣", "平扣")
 OUTCOMES_EN = ("double win", "single win", "tie")
 MAX_STARS = _sim.MAX_STARS
 
-PolicyFn = Callable[[Any, list[Play], SplitMix64], Union[Play, None]]
-PolicyArg = Union[str, PolicyFn, Sequence[Union[str, PolicyFn]]]
+PolicyFn = Callable[[Any, list[Play], SplitMix64], Play | None]
+PolicyArg = str | PolicyFn | Sequence[str | PolicyFn]
 
 _MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
 _BUILTIN = {"random": 0, "greedy": 1}
@@ -228,7 +228,8 @@ class SimResult:
         meta = {"rules": self.rules, "policies": ",".join(self.policies), "seed": str(self.seed),
                 "start": str(self.start)}
         if fmt == "npz":
-            np.savez_compressed(p, **self.arrays, **{f"meta_{k}": np.array(v) for k, v in meta.items()})
+            extra = {f"meta_{k}": np.array(v) for k, v in meta.items()}
+            np.savez_compressed(p, **self.arrays, **extra)
         elif fmt == "csv":
             cols = self.columns()
             names = list(cols)
@@ -358,8 +359,9 @@ class SimStats:
             for name, c in zip(OUTCOMES, self.outcomes)
         }
         rows["first_team"] = {
-            f"team {t} (seats {t}+{t + 2})": {"count": int(c), "share": c / n if n else float("nan"),
-                                             "ci95": _wilson(float(c), n)}
+            f"team {t} (seats {t}+{t + 2})": {
+                "count": int(c), "share": c / n if n else float("nan"), "ci95": _wilson(float(c), n)
+            }
             for t, c in enumerate(self.first_team)
         }
         mean = self.score_sum / max(n, 1)
