@@ -11,27 +11,25 @@ from setuptools import Extension, setup
 
 compile_args = ["/O2"] if sys.platform == "win32" else ["-O3"]
 
-extensions = [
-    Extension(
-        "shuangkou._core",
-        ["src/shuangkou/_core.pyx"],
+
+def extension(name: str) -> Extension:
+    """``shuangkou.<name>`` from ``src/shuangkou/<name>.pyx`` (cimports the .pxd files beside)."""
+    return Extension(
+        f"shuangkou.{name}",
+        [f"src/shuangkou/{name}.pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args,
-    ),
-    Extension(
-        "shuangkou._sim",
-        ["src/shuangkou/_sim.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=compile_args,
-    ),
-]
+    )
+
+
+# _core: play generation; _sim: the self-play deal loop and batch loops.
+extensions = [extension("_core"), extension("_sim")]
 
 setup(
     ext_modules=cythonize(
         extensions,
-        compiler_directives={"language_level": "3"},
+        compiler_directives={"language_level": "3", "autotestdict": False},
         include_path=["src/shuangkou"],
     )
 )

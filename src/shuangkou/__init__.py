@@ -13,6 +13,7 @@ from .game import Game, Match, Observation, ReplayError, replay
 from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
+from .sim import SimResult, simulate
 
 __all__ = [
     "PASS",
@@ -31,11 +32,13 @@ __all__ = [
     "Result",
     "Rules",
     "ShuangkouError",
+    "SimResult",
     "classify",
     "count_plays",
     "format_cards",
     "legal_plays",
     "parse_cards",
     "replay",
+    "simulate",
 ]
 __version__ = "0.1.0"

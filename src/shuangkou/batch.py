@@ -85,7 +85,8 @@ def as_counts(hands: Any) -> np.ndarray:
 def pack(counts: Any) -> np.ndarray:
     """``(N,)`` uint64 packed words of ``(N, 15)`` counts."""
     c = as_counts(counts).astype(np.uint64)
-    return np.bitwise_or.reduce(c << _SHIFTS, axis=1).astype(np.uint64)
+    words: np.ndarray = np.bitwise_or.reduce(c << _SHIFTS, axis=1).astype(np.uint64)
+    return words
 
 
 def unpack(words: Any) -> np.ndarray:
@@ -128,7 +129,8 @@ def count_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all")
     """``(N,)`` int32: how many plays each hand has that beat its table (every play when
     leading), as :func:`shuangkou.count_plays` per hand."""
     w = _words(hands)
-    return _sim.batch_count(w, rules.flags, _tables(table, w.shape[0], rules), _fewest(wilds))
+    tables = _tables(table, w.shape[0], rules)
+    return _sim.batch_count(w, rules.flags, tables, _fewest(wilds))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ same seed. See docs/simulation.md for the recipes (Dask LocalCluster, a real clu
     with LocalCluster(n_workers=4, threads_per_worker=1) as cluster, Client(cluster) as client:
         res = simulate_dask(client, 1_000_000, "baibian", "greedy", seed=1, chunk=50_000)
 
-Needs the ``dask`` extra (``pip install 'shuangkou[dask]'``); Ray is used only if installed.
+Needs the ``dask`` extra (``pip install 'shuangkou[dask]'``). Any other engine (Ray, a job
+queue) needs only :func:`chunk_ranges`, :func:`run_chunk` and :func:`shuangkou.sim.merge`:
+docs/simulation.md shows Ray.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from .rules import Rules
 from .sim import PolicyArg, SimResult, SimStats, merge, simulate
 
-__all__ = ["chunk_ranges", "run_chunk", "simulate_dask", "simulate_ray", "stats_dask"]
+__all__ = ["chunk_ranges", "run_chunk", "simulate_dask", "stats_dask"]
 
 
 def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
@@ -105,24 +107,3 @@ def stats_dask(
         total = total.merge(f.result())
         f.release()
     return total
-
-
-def simulate_ray(
-    n: int,
-    rules: Rules | str = "baibian",
-    policy: PolicyArg = "random",
-    seed: int = 0,
-    *,
-    chunk: int = 50_000,
-    start: int = 0,
-    threads_per_task: int = 1,
-    wilds: str | None = None,
-) -> SimResult:
-    """The same on Ray (``ray.init()`` first; needs ``pip install ray``)."""
-    import ray
-
-    r = _rules_arg(rules)
-    task = ray.remote(num_cpus=threads_per_task)(run_chunk)
-    refs = [task.remote(s, c, r, policy, seed, threads_per_task, wilds)
-            for s, c in chunk_ranges(n, chunk, start)]
-    return merge(ray.get(refs))

@@ -40,7 +40,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -172,7 +172,8 @@ class SimResult:
     def __getattr__(self, name: str) -> np.ndarray:
         arrays = self.__dict__.get("arrays")
         if arrays is not None and name in arrays:
-            return arrays[name]
+            array: np.ndarray = arrays[name]
+            return array
         raise AttributeError(name)
 
     @property
@@ -229,7 +230,7 @@ class SimResult:
                 "start": str(self.start)}
         if fmt == "npz":
             extra = {f"meta_{k}": np.array(v) for k, v in meta.items()}
-            np.savez_compressed(p, **self.arrays, **extra)
+            np.savez_compressed(p, **cast(dict[str, Any], {**self.arrays, **extra}))
         elif fmt == "csv":
             cols = self.columns()
             names = list(cols)
@@ -539,6 +540,7 @@ def play_deal(
     stream.bounded(108 if r.first_leader == "revealed" else 4)
     while not game.is_over:
         seat = game.to_act
+        assert seat is not None  # a deal that is not over has a seat to act
         plays = game.legal_plays("fewest" if fewest[seat] else "all")
         choice = fns[seat](game, plays, stream)
         if not choice:

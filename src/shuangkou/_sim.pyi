@@ -1,0 +1,31 @@
+"""Stub of the self-play extension ``shuangkou._sim`` (hand-written; checked by stubtest)."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+MAX_STARS: int
+PLAY_BUFFER: int
+FIELDS: dict[str, tuple[str, tuple[int, ...]]]
+
+def run(
+    params: dict[str, Any],
+    seed: int,
+    start: int,
+    count: int,
+    out: dict[str, npt.NDArray[Any]],
+    offset: int = 0,
+) -> None: ...
+def play_logged(
+    params: dict[str, Any], deal_seed: int, script: Sequence[int] | None = None
+) -> tuple[dict[str, Any], list[tuple[int, int, int, int, int]]]: ...
+def held_value(hand: int, flags: int, mode: int) -> int: ...
+def deal_seed(seed: int, index: int) -> int: ...
+def batch_count(
+    hands: npt.NDArray[np.uint64], flags: int, tables: npt.NDArray[np.uint32], fewest: bool
+) -> npt.NDArray[np.int32]: ...
+def batch_generate(
+    hands: npt.NDArray[np.uint64], flags: int, tables: npt.NDArray[np.uint32], fewest: bool
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.uint32]]: ...
