@@ -78,8 +78,13 @@ def brute_readings(counts: tuple[int, ...], flags: int) -> set[int]:
     return set(best.values())
 
 
-def sub_multisets(counts: tuple[int, ...]):
-    return itertools.product(*(range(c + 1) for c in counts))
+def brute_plays(counts: tuple[int, ...], flags: int) -> set[tuple[int, int]]:
+    """Every (packed cards, tag) play: each sub-multiset of the hand, read by brute force."""
+    return {
+        (ref.pack(sub), tag)
+        for sub in itertools.product(*(range(c + 1) for c in counts))
+        for tag in brute_readings(sub, flags)
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -93,24 +98,14 @@ def test_readings_match_wild_assignment_brute_force(hand, preset):
 @given(hand=hands(max_cards=11), preset=st.sampled_from(PRESET_NAMES))
 def test_generator_equals_every_sub_multiset_read(hand, preset):
     flags = Rules.preset(preset).flags
-    expected = {
-        (ref.pack(sub), tag)
-        for sub in sub_multisets(hand.counts)
-        for tag in brute_readings(sub, flags)
-    }
-    assert set(ref.all_plays(hand.counts, flags)) == expected
+    assert set(ref.all_plays(hand.counts, flags)) == brute_plays(hand.counts, flags)
 
 
 @settings(max_examples=40, deadline=None)
 @given(hand=hands(max_cards=10, jokers=4), preset=st.sampled_from(PRESET_NAMES))
 def test_generator_equals_brute_force_with_all_jokers(hand, preset):
     flags = Rules.preset(preset).flags
-    expected = {
-        (ref.pack(sub), tag)
-        for sub in sub_multisets(hand.counts)
-        for tag in brute_readings(sub, flags)
-    }
-    assert set(ref.all_plays(hand.counts, flags)) == expected
+    assert set(ref.all_plays(hand.counts, flags)) == brute_plays(hand.counts, flags)
 
 
 def test_chain_bomb_heavy_hand_brute_force():
@@ -118,12 +113,7 @@ def test_chain_bomb_heavy_hand_brute_force():
     counts = (5, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
     for preset in ("baibian", "qianbian"):
         flags = Rules.preset(preset).flags
-        expected = {
-            (ref.pack(sub), tag)
-            for sub in sub_multisets(counts)
-            for tag in brute_readings(sub, flags)
-        }
-        assert set(ref.all_plays(counts, flags)) == expected
+        assert set(ref.all_plays(counts, flags)) == brute_plays(counts, flags)
 
 
 def test_fewest_keeps_one_play_per_reading():
