@@ -26,13 +26,15 @@ FLAG_MORE_CARDS_BIGGER = rd.FLAG_MORE_CARDS_BIGGER
 FLAG_FOUR_JOKERS_SMALLEST = rd.FLAG_FOUR_JOKERS_SMALLEST
 NO_TABLE = rd.NO_TABLE
 
+from operator import index as _index
+
 cdef enum:
     _STACK_PLAYS = 2048
 
 
 cdef uint64_t _cards_word(object value, str what) except? 1:
     """A validated packed cards word (R1: naturals ≤ 8, jokers ≤ 2)."""
-    cdef object v = value.__index__() if not isinstance(value, int) else value
+    cdef object v = _index(value)
     if v < 0 or v >= (1 << 60):
         raise ValueError(f"{what} {value!r} is not a packed cards word (0 ≤ word < 2**60)")
     cdef uint64_t w = <uint64_t>v
@@ -45,7 +47,7 @@ cdef uint64_t _cards_word(object value, str what) except? 1:
 
 
 cdef uint32_t _flags_word(object value) except? 1:
-    cdef object v = value.__index__() if not isinstance(value, int) else value
+    cdef object v = _index(value)
     if v < 0 or v > rd.FLAGS_ALL:
         raise ValueError(f"flags {value!r}: unknown bits (valid: 0..{rd.FLAGS_ALL})")
     cdef uint32_t f = <uint32_t>v
@@ -55,7 +57,7 @@ cdef uint32_t _flags_word(object value) except? 1:
 
 
 cdef uint32_t _tag_word(object value, str what, bint allow_none) except? 1:
-    cdef object v = value.__index__() if not isinstance(value, int) else value
+    cdef object v = _index(value)
     if v < 0 or v >= (1 << 31):
         raise ValueError(f"{what} {value!r} is not a reading tag (0 ≤ tag < 2**31)")
     cdef uint32_t t = <uint32_t>v
