@@ -45,3 +45,13 @@ def count_many(
     out: npt.NDArray[np.int64],
 ) -> None:
     """``out[i] = count(hands[i], flags, table, fewest)``, GIL released."""
+
+def generate_many(
+    hands: npt.NDArray[np.uint64],
+    flags: int,
+    table: int,
+    fewest: bool,
+    words: npt.NDArray[np.uint64],
+    tags: npt.NDArray[np.uint32],
+) -> int:
+    """Generate every hand's plays into the same buffers; return the total (benchmarks)."""
