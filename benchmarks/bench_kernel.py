@@ -1,0 +1,188 @@
+"""Kernel benchmarks (DESIGN §5): lead and answer enumeration on seeded 27-card deals, the
+Python ``legal_plays`` API, and the oracle on the same hands.
+
+    python -m pytest benchmarks/bench_kernel.py --benchmark-only
+    python benchmarks/bench_kernel.py          # a plain summary table
+
+Wall-clock figures are reported, never gating. ``extra_info`` of each benchmark carries the
+number of plays, so ns per generated play = time / plays.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from shuangkou import Hand, Rules, legal_plays
+from shuangkou import _core as core
+from shuangkou import _reference as ref
+
+PRESETS = ("classic", "baibian", "jj", "qianbian")
+N_HANDS = 500
+N_REF_HANDS = 20
+TABLES = {  # a mid plain play of each kind, plus a bomb
+    "single": "9",
+    "pair": "9 9",
+    "triple": "9 9 9",
+    "straight": "7 8 9 10 J",
+    "pair_chain": "8 8 9 9 10 10",
+    "triple_chain": "8 8 8 9 9 9 10 10 10",
+    "bomb": "9 9 9 9 9",
+}
+CAP = 1 << 16
+WORDS = np.zeros(CAP, np.uint64)
+TAGS = np.zeros(CAP, np.uint32)
+
+
+def deals(n: int, first_seed: int = 0) -> list[int]:
+    """Packed 27-card hands: ``random.Random(seed).sample(range(108), 27)``."""
+    return [
+        Hand.from_cards(random.Random(s).sample(range(108), 27)).packed
+        for s in range(first_seed, first_seed + n)
+    ]
+
+
+HANDS = deals(N_HANDS)
+HANDS_ARRAY = np.array(HANDS, np.uint64)
+
+
+def table_tag(name: str, flags: int) -> int:
+    return core.classify(Hand(TABLES[name]).packed, flags)[0]
+
+
+def per_call_ns(fn: Callable[[int], object], hands: list[int], repeat: int = 7) -> list[float]:
+    """Best-of-``repeat`` wall time of ``fn(hand)`` for each hand, in ns."""
+    out = []
+    clock = time.perf_counter_ns
+    for h in hands:
+        best = float("inf")
+        for _ in range(repeat):
+            t0 = clock()
+            fn(h)
+            best = min(best, clock() - t0)
+        out.append(best)
+    return out
+
+
+# -- pytest-benchmark ---------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", PRESETS)
+def test_kernel_lead(benchmark, preset):
+    """Lead enumeration, wilds="all", into a buffer: one round = every hand once."""
+    flags = Rules.preset(preset).flags
+
+    def run() -> int:
+        return sum(core.generate_into(h, flags, 0, False, WORDS, TAGS) for h in HANDS)
+
+    plays = run()
+    benchmark.extra_info.update(hands=len(HANDS), plays=plays)
+    benchmark(run)
+    benchmark.extra_info["ns_per_play"] = benchmark.stats.stats.mean * 1e9 / plays
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_kernel_lead_no_python(benchmark, preset):
+    """Lead enumeration with the loop inside the kernel (generate_many): kernel time only."""
+    flags = Rules.preset(preset).flags
+
+    def run() -> int:
+        return core.generate_many(HANDS_ARRAY, flags, 0, False, WORDS, TAGS)
+
+    plays = run()
+    benchmark.extra_info.update(hands=len(HANDS), plays=plays)
+    benchmark(run)
+    benchmark.extra_info["ns_per_play"] = benchmark.stats.stats.mean * 1e9 / plays
+    benchmark.extra_info["ns_per_hand"] = benchmark.stats.stats.mean * 1e9 / len(HANDS)
+
+
+@pytest.mark.parametrize("table", TABLES)
+@pytest.mark.parametrize("preset", PRESETS)
+def test_kernel_answer(benchmark, preset, table):
+    flags = Rules.preset(preset).flags
+    tag = table_tag(table, flags)
+
+    def run() -> int:
+        return core.generate_many(HANDS_ARRAY, flags, tag, False, WORDS, TAGS)
+
+    plays = run()
+    benchmark.extra_info.update(hands=len(HANDS), plays=plays)
+    benchmark(run)
+    benchmark.extra_info["ns_per_hand"] = benchmark.stats.stats.mean * 1e9 / len(HANDS)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_api_legal_plays(benchmark, preset):
+    rules = Rules.preset(preset)
+    hands = [Hand.from_packed(h) for h in HANDS[:100]]
+
+    def run() -> int:
+        return sum(len(legal_plays(h, rules)) for h in hands)
+
+    benchmark.extra_info.update(hands=len(hands), plays=run())
+    benchmark(run)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_reference_lead(benchmark, preset):
+    flags = Rules.preset(preset).flags
+    hands = HANDS[:N_REF_HANDS]
+
+    def run() -> int:
+        ref.readings.cache_clear()  # no help from earlier rounds
+        return sum(len(ref.generate(h, flags, 0, False)[0]) for h in hands)
+
+    benchmark.extra_info.update(hands=len(hands), plays=run())
+    benchmark.pedantic(run, rounds=3, iterations=1)
+
+
+# -- plain summary ------------------------------------------------------------------------------
+def summary() -> None:
+    print(f"{'preset':<9} {'plays/hand':>10} {'ns/play':>8} {'lead µs':>8} {'call µs':>8} "
+          f"{'answer ns':>9} {'api µs':>8} {'ref µs':>9} {'ref/api':>8} {'ref/kern':>8}")
+    for preset in PRESETS:
+        flags = Rules.preset(preset).flags
+        plays = core.generate_many(HANDS_ARRAY, flags, 0, False, WORDS, TAGS)
+        t0 = time.perf_counter_ns()
+        for _ in range(5):
+            core.generate_many(HANDS_ARRAY, flags, 0, False, WORDS, TAGS)
+        ns_play = (time.perf_counter_ns() - t0) / 5 / plays
+
+        def kernel_times(tag: int, flags: int = flags) -> list[float]:
+            """Per hand, kernel only: the hand repeated 32 times in one generate_many."""
+            out = []
+            for h in HANDS:
+                batch = np.full(32, h, np.uint64)
+                best = float("inf")
+                for _ in range(3):
+                    t0 = time.perf_counter_ns()
+                    core.generate_many(batch, flags, tag, False, WORDS, TAGS)
+                    best = min(best, time.perf_counter_ns() - t0)
+                out.append(best / 32)
+            return out
+
+        lead = kernel_times(0)
+        answers = [t for name in TABLES for t in kernel_times(table_tag(name, flags))]
+        calls = per_call_ns(
+            lambda h, f=flags: core.generate_into(h, f, 0, False, WORDS, TAGS), HANDS)
+        rules = Rules.preset(preset)
+        api = per_call_ns(
+            lambda h, r=rules: legal_plays(Hand.from_packed(h), r), HANDS[:100], 3)
+
+        def oracle(h: int, flags: int = flags) -> None:
+            ref.readings.cache_clear()
+            ref.generate(h, flags, 0, False)
+
+        ref_t = statistics.median(per_call_ns(oracle, HANDS[:N_REF_HANDS], 1))
+        print(f"{preset:<9} {plays / len(HANDS):>10.1f} {ns_play:>8.2f} "
+              f"{statistics.median(lead) / 1e3:>8.2f} {statistics.median(calls) / 1e3:>8.2f} "
+              f"{statistics.median(answers):>9.0f} {statistics.median(api) / 1e3:>8.1f} "
+              f"{ref_t / 1e3:>9.0f} {ref_t / statistics.median(api[:N_REF_HANDS]):>8.0f} "
+              f"{ref_t / statistics.median(lead[:N_REF_HANDS]):>8.0f}")
+
+
+if __name__ == "__main__":
+    summary()
