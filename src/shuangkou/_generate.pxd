@@ -47,8 +47,8 @@ cdef enum:
 ctypedef struct Gen:
     uint64_t* words
     uint32_t* tags
-    int cap
-    int n             # plays found so far (may exceed cap)
+    long long cap     # long long: cannot alias the uint32/uint64 output stores
+    long long n       # plays found so far (may exceed cap)
     uint32_t flags
     uint32_t table
     uint32_t tkey     # bomb_key of the table (GEN_BOMB)
@@ -76,7 +76,7 @@ ctypedef struct Fewest:
 
 # -- output -----------------------------------------------------------------------------------
 cdef inline void put(Gen* g, uint64_t word, uint32_t tag) noexcept nogil:
-    cdef int i = g.n
+    cdef long long i = g.n
     if i < g.cap:
         g.words[i] = word
         g.tags[i] = tag
@@ -369,4 +369,4 @@ cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint 
         gen_sequences(&g)
     if flags & FLAG_STARS:
         gen_chain_bombs(&g)
-    return g.n
+    return <int>g.n
