@@ -43,10 +43,10 @@ def lead() -> None:
     from shuangkou import Rules, _core
 
     hands = _hands(64)
-    out = np.zeros(len(hands), dtype=np.int64)
+    leading = np.zeros(len(hands), dtype=np.uint32)
     for name in PRESETS:
         for fewest in (False, True):
-            _core.count_many(hands, Rules.preset(name).flags, 0, fewest, out)
+            _core.count_many(hands, Rules.preset(name).flags, leading, fewest)
 
 
 def answer() -> None:
@@ -55,13 +55,13 @@ def answer() -> None:
     from shuangkou import Play, Rules, _core
 
     hands = _hands(64)
-    out = np.zeros(len(hands), dtype=np.int64)
     for name in PRESETS:
         rules = Rules.preset(name)
         for table in ("7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "8 8 8 8", "5555 6666 7777"):
             if name == "classic" and table == "5555 6666 7777":
                 continue
-            _core.count_many(hands, rules.flags, Play.parse(table, rules).tag, False, out)
+            tables = np.full(len(hands), Play.parse(table, rules).tag, dtype=np.uint32)
+            _core.count_many(hands, rules.flags, tables, False)
 
 
 def selfplay(policy: str) -> None:

@@ -22,7 +22,8 @@ def _hands(n: int) -> list[Hand]:
     out = [Hand.from_cards(deal(s, "random").hands[s % 4]) for s in range(n)]
     rnd = random.Random(1)
     for _ in range(n // 2):  # joker-rich, short and long hands
-        ids = rnd.sample(range(104), rnd.randint(0, 23)) + rnd.sample(range(104, 108), rnd.randint(0, 4))
+        ids = rnd.sample(range(104), rnd.randint(0, 23))
+        ids += rnd.sample(range(104, 108), rnd.randint(0, 4))
         out.append(Hand.from_cards(ids))
     return out
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,9 @@ from shuangkou.cli import main
 from shuangkou.sim import SimResult, simulate
 
 
-def test_simulate_writes_npz_csv_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_writes_npz_csv_and_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     npz = tmp_path / "d.npz"
     args = ["simulate", "-n", "400", "--rules", "baibian", "--policy", "greedy", "--threads", "2",
             "--seed", "1", "--no-progress"]
@@ -39,17 +40,16 @@ def test_simulate_json_and_team_policies(capsys: pytest.CaptureFixture[str]) -> 
     assert doc["n"] == 200 and doc["policies"] == ["greedy", "random"] * 2
 
 
-@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="pyarrow not installed")
 def test_simulate_parquet(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     path = tmp_path / "d.parquet"
-    assert main(["simulate", "-n", "150", "--rules", "jj", "--out", str(path), "--no-progress"]) == 0
+    args = ["simulate", "-n", "150", "--rules", "jj", "--out", str(path), "--no-progress"]
+    assert main(args) == 0
     table = pq.read_table(path)
     assert table.num_rows == 150 and "scores_3" in table.column_names
 
 
-@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib not installed")
 def test_simulate_plot(tmp_path: Path) -> None:
     path = tmp_path / "d.png"
     assert main(["simulate", "-n", "300", "--rules", "classic", "--plot", str(path),

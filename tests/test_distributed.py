@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from dask.distributed import Client, LocalCluster
 
-pytest.importorskip("dask.distributed")
-
-from dask.distributed import Client, LocalCluster  # noqa: E402
-
-from shuangkou.distributed import chunk_ranges, simulate_dask, stats_dask  # noqa: E402
-from shuangkou.sim import simulate  # noqa: E402
+from shuangkou.distributed import chunk_ranges, simulate_dask, stats_dask
+from shuangkou.sim import simulate
 
 
 @pytest.fixture(scope="module")

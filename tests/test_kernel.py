@@ -285,7 +285,7 @@ def test_empty_hand_and_set():
         assert core.count(0, f, 0, True) == 0
 
 
-def test_generate_into_and_count_many():
+def test_generate_into_and_batches():
     f = FLAGS["qianbian"]
     hand = seeded_deal(3).packed
     words, tags = core.generate(hand, f, 0, False)
@@ -303,15 +303,24 @@ def test_generate_into_and_count_many():
     assert core.generate_into(hand, f, 0, False, w[:0], t[:0]) == total
 
     deals = np.array([seeded_deal(s).packed for s in range(20)], np.uint64)
-    out = np.full(20, -1, np.int64)
-    core.count_many(deals, f, 0, True, out)
-    assert out.tolist() == [core.count(int(h), f, 0, True) for h in deals]
-    with pytest.raises(ValueError):
-        core.count_many(deals, f, 0, True, out[:5])
+    tables = np.array([0, Play.parse("5 5", Rules.preset("qianbian")).tag] * 10, np.uint32)
+    out = core.count_many(deals, f, tables, True)
+    assert out.tolist() == [core.count(int(h), f, int(t), True) for h, t in zip(deals, tables)]
+    offsets, words_b, tags_b = core.generate_batch(deals, f, tables, True)
+    for i, (h, t) in enumerate(zip(deals, tables)):
+        part = slice(offsets[i], offsets[i + 1])
+        got = (words_b[part].tolist(), tags_b[part].tolist())
+        assert got == core.generate(int(h), f, int(t), True)
+    with pytest.raises(ValueError, match="tables"):
+        core.count_many(deals, f, tables[:5], True)
     bad = deals.copy()
     bad[4] = 9
-    with pytest.raises(ValueError):
-        core.count_many(bad, f, 0, True, out)
+    with pytest.raises(ValueError, match=r"hands\[4\]"):
+        core.count_many(bad, f, tables, True)
+    bad_tables = tables.copy()
+    bad_tables[3] = 15  # kind 15, no width
+    with pytest.raises(ValueError, match=r"tables\[3\]"):
+        core.generate_batch(deals, f, bad_tables, True)
 
 
 def test_large_output_goes_past_the_stack_buffer():

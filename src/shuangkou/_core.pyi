@@ -38,14 +38,11 @@ def generate_into(
     """Write at most ``min(len(words), len(tags))`` plays; return how many there are."""
 
 def count_many(
-    hands: npt.NDArray[np.uint64],
-    flags: int,
-    table: int,
-    fewest: bool,
-    out: npt.NDArray[np.int64],
-) -> None:
-    """``out[i] = count(hands[i], flags, table, fewest)``, GIL released."""
-
+    hands: npt.NDArray[np.uint64], flags: int, tables: npt.NDArray[np.uint32], fewest: bool
+) -> npt.NDArray[np.int32]: ...
+def generate_batch(
+    hands: npt.NDArray[np.uint64], flags: int, tables: npt.NDArray[np.uint32], fewest: bool
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.uint32]]: ...
 def generate_many(
     hands: npt.NDArray[np.uint64],
     flags: int,

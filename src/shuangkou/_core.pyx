@@ -9,7 +9,7 @@ rules word or tag), then call the GIL-free C-level kernel of the ``.pxd`` files:
 * ``_generate.pxd`` – ``sk_generate``, the play generators.
 """
 
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 cimport numpy as cnp
@@ -28,6 +28,7 @@ FLAG_MORE_CARDS_BIGGER = rd.FLAG_MORE_CARDS_BIGGER
 FLAG_FOUR_JOKERS_SMALLEST = rd.FLAG_FOUR_JOKERS_SMALLEST
 NO_TABLE = rd.NO_TABLE
 
+import numpy as np
 from operator import index as _index
 
 cnp.import_array()
@@ -186,20 +187,58 @@ cdef inline bint _writable_c(cnp.ndarray a, int typenum) noexcept:
             and cnp.PyArray_ISCARRAY(a))
 
 
-def count_many(const uint64_t[::1] hands, flags, table, fewest, int64_t[::1] out):
-    """``out[i] = count(hands[i], ...)`` for every hand, with the GIL released."""
-    cdef uint32_t f = _flags_word(flags)
-    cdef uint32_t t = _tag_word(table, "table", True)
-    cdef bint few = bool(fewest)
-    cdef Py_ssize_t i, n = hands.shape[0]
-    if out.shape[0] < n:
-        raise ValueError(f"out has {out.shape[0]} slots for {n} hands")
-    for i in range(n):
+cdef int _check_batch(const uint64_t[::1] hands, const uint32_t[::1] tables) except -1:
+    """Validate a batch once: every hand a packed cards word, every table 0 or a reading tag."""
+    cdef Py_ssize_t i
+    if tables.shape[0] != hands.shape[0]:
+        raise ValueError(f"{tables.shape[0]} tables for {hands.shape[0]} hands")
+    for i in range(hands.shape[0]):
         if not valid_word(hands[i]):
             raise ValueError(f"hands[{i}] = {hands[i]:#x} is not a packed cards word")
+        if tables[i] != 0:
+            _tag_word(tables[i], f"tables[{i}]", True)
+    return 0
+
+
+def count_many(const uint64_t[::1] hands, flags, const uint32_t[::1] tables, fewest):
+    """``count(hands[i], flags, tables[i], fewest)`` for every hand (int32 array), GIL released."""
+    cdef uint32_t f = _flags_word(flags)
+    cdef bint few = bool(fewest)
+    cdef Py_ssize_t i, n = hands.shape[0]
+    _check_batch(hands, tables)
+    out = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] o = out
     with nogil:
         for i in range(n):
-            out[i] = sk_generate(hands[i], f, t, few, NULL, NULL, 0)
+            o[i] = sk_generate(hands[i], f, tables[i], few, NULL, NULL, 0)
+    return out
+
+
+def generate_batch(const uint64_t[::1] hands, flags, const uint32_t[::1] tables, fewest):
+    """Every play of each hand beating its table, concatenated: ``(offsets, words, tags)`` with
+    hand ``i``'s plays at ``offsets[i]:offsets[i+1]``. Two GIL-free passes (count, then fill)."""
+    cdef uint32_t f = _flags_word(flags)
+    cdef bint few = bool(fewest)
+    cdef Py_ssize_t i, n = hands.shape[0]
+    _check_batch(hands, tables)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t[::1] off = offsets
+    with nogil:
+        for i in range(n):
+            off[i + 1] = off[i] + sk_generate(hands[i], f, tables[i], few, NULL, NULL, 0)
+    total = int(offsets[n])
+    words = np.empty(total, dtype=np.uint64)
+    tags = np.empty(total, dtype=np.uint32)
+    cdef uint64_t[::1] w = words
+    cdef uint32_t[::1] t = tags
+    cdef uint64_t* wp = &w[0] if total else NULL
+    cdef uint32_t* tp = &t[0] if total else NULL
+    with nogil:
+        for i in range(n):
+            if off[i + 1] > off[i]:
+                sk_generate(hands[i], f, tables[i], few, wp + off[i], tp + off[i],
+                            <int>(off[i + 1] - off[i]))
+    return offsets, words, tags
 
 
 def generate_many(const uint64_t[::1] hands, flags, table, fewest, uint64_t[::1] words,

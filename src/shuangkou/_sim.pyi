@@ -3,7 +3,6 @@
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import numpy.typing as npt
 
 MAX_STARS: int
@@ -23,9 +22,3 @@ def play_logged(
 ) -> tuple[dict[str, Any], list[tuple[int, int, int, int, int]]]: ...
 def held_value(hand: int, flags: int, mode: int) -> int: ...
 def deal_seed(seed: int, index: int) -> int: ...
-def batch_count(
-    hands: npt.NDArray[np.uint64], flags: int, tables: npt.NDArray[np.uint32], fewest: bool
-) -> npt.NDArray[np.int32]: ...
-def batch_generate(
-    hands: npt.NDArray[np.uint64], flags: int, tables: npt.NDArray[np.uint32], fewest: bool
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.uint32]]: ...

@@ -10,7 +10,6 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, u
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from _generate cimport sk_generate
 from _selfplay cimport (
     SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, held_best, play_deal, sm_deal_seed,
 )
@@ -202,42 +201,3 @@ def held_value(uint64_t hand, uint32_t flags, int mode):
 def deal_seed(uint64_t seed, uint64_t index):
     """``shuangkou.rng.deal_seed`` computed by the kernel (for tests)."""
     return sm_deal_seed(seed, index)
-
-
-# -- batch loops (shuangkou.batch) --------------------------------------------------------------
-def batch_count(const uint64_t[::1] hands, uint32_t flags, const uint32_t[::1] tables, bint fewest):
-    """Number of plays of each hand beating its table (0: leading). GIL released."""
-    cdef Py_ssize_t n = hands.shape[0], i
-    out = np.empty(n, dtype=np.int32)
-    cdef int32_t[::1] o = out
-    with nogil:
-        for i in range(n):
-            o[i] = sk_generate(hands[i], flags, tables[i], fewest, NULL, NULL, 0)
-    return out
-
-
-def batch_generate(const uint64_t[::1] hands, uint32_t flags, const uint32_t[::1] tables,
-                   bint fewest):
-    """Every play of each hand beating its table, concatenated: ``(offsets, words, tags)`` with
-    hand ``i``'s plays at ``offsets[i]:offsets[i+1]``. Two GIL-free passes (count, then fill)."""
-    cdef Py_ssize_t n = hands.shape[0], i
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    cdef int64_t[::1] off = offsets
-    cdef int c
-    with nogil:
-        for i in range(n):
-            c = sk_generate(hands[i], flags, tables[i], fewest, NULL, NULL, 0)
-            off[i + 1] = off[i] + c
-    total = int(offsets[n])
-    words = np.empty(total, dtype=np.uint64)
-    tags = np.empty(total, dtype=np.uint32)
-    cdef uint64_t[::1] w = words
-    cdef uint32_t[::1] t = tags
-    cdef uint64_t* wp = &w[0] if total else NULL
-    cdef uint32_t* tp = &t[0] if total else NULL
-    with nogil:
-        for i in range(n):
-            c = <int>(off[i + 1] - off[i])
-            if c:
-                sk_generate(hands[i], flags, tables[i], fewest, wp + off[i], tp + off[i], c)
-    return offsets, words, tags

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _sim
+from . import _core
 from .cards import MAX_COPIES, N_RANKS, Hand
 from .plays import NO_TABLE, PASS, Kind, Play, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules
@@ -130,7 +130,7 @@ def count_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all")
     leading), as :func:`shuangkou.count_plays` per hand."""
     w = _words(hands)
     tables = _tables(table, w.shape[0], rules)
-    return _sim.batch_count(w, rules.flags, tables, _fewest(wilds))
+    return _core.count_many(w, rules.flags, tables, _fewest(wilds))
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ def legal_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all")
     """The plays of many hands in one kernel call (same plays, same order as
     :func:`shuangkou.legal_plays` per hand)."""
     w = _words(hands)
-    off, words, tags = _sim.batch_generate(w, rules.flags, _tables(table, w.shape[0], rules),
+    off, words, tags = _core.generate_batch(w, rules.flags, _tables(table, w.shape[0], rules),
                                            _fewest(wilds))
     return PlayBatch(off, words, tags)
 
@@ -298,7 +298,7 @@ class ActionTable:
         when answering, i.e. when the hand's table tag is not 0)."""
         w = _words(hands)
         tables = _tables(table, w.shape[0], self.rules)
-        off, _, tags = _sim.batch_generate(w, self.flags, tables, _fewest(wilds))
+        off, _, tags = _core.generate_batch(w, self.flags, tables, _fewest(wilds))
         batch = PlayBatch(off, np.empty(0, np.uint64), tags)
         out = np.zeros((w.shape[0], len(self)), dtype=bool)
         out[batch.hand_index, self.encode_tags(batch.tags)] = True

@@ -21,7 +21,8 @@ of ``plays`` (a list of :class:`~shuangkou.plays.Play`) or ``None``/``PASS`` to 
 ``game`` is the :class:`~shuangkou.game.Game` (``game.to_act`` is the seat deciding) and
 ``rng`` the deal's :class:`~shuangkou.rng.SplitMix64` stream; the plays are listed with
 ``wilds="all"`` unless the callable has an attribute ``wilds = "fewest"``. Any callable
-seat makes the whole run use the Python ``Game`` (the slow path; sequential, ``threads`` is ignored).
+seat makes the whole run use the Python ``Game`` (the slow path; sequential, ``threads`` is
+ignored).
 :func:`random_policy` and :func:`greedy_policy` are the Python twins of the built-ins: a run
 with them gives the same arrays as the kernel run (tested).
 
