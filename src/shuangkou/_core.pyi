@@ -4,8 +4,11 @@ Cards are packed words (4 bits per rank), readings 31-bit tags, rules the flags 
 ``Rules.flags``. Every function raises ``ValueError`` on a malformed word, flags or tag.
 """
 
+from typing import TypeVar
+
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 FLAG_WILD_SJ: int
 FLAG_WILD_BJ: int
@@ -52,3 +55,20 @@ def generate_many(
     tags: npt.NDArray[np.uint32],
 ) -> int:
     """Generate every hand's plays into the same buffers; return the total (benchmarks)."""
+
+@disjoint_base
+class PlayCodes:
+    """Base of ``shuangkou.plays.Play``: the packed cards word and the reading tag."""
+
+    @property
+    def packed(self) -> int: ...
+    @property
+    def tag(self) -> int: ...
+
+_P = TypeVar("_P", bound=PlayCodes)
+
+def new_play(cls: type[_P], packed: int, tag: int) -> _P:
+    """A ``cls`` holding ``packed`` and ``tag``, unchecked."""
+
+def generate_plays(hand: int, flags: int, table: int, fewest: bool, cls: type[_P]) -> list[_P]:
+    """:func:`generate`, as a list of ``cls`` objects."""

@@ -12,6 +12,7 @@ rules word or tag), then call the GIL-free C-level kernel of the ``.pxd`` files:
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+cimport cython
 cimport numpy as cnp
 
 from _generate cimport sk_generate
@@ -89,6 +90,28 @@ cdef uint32_t _tag_word(object value, str what, bint allow_none) except? 1:
     return <uint32_t>t
 
 
+cdef int _generate_buffered(uint64_t h, uint32_t f, uint32_t t, bint few, uint64_t* sw,
+                            uint32_t* st, uint64_t** pw, uint32_t** pt) except -1:
+    """Generate into the caller's stack buffers ``sw``/``st`` (``_STACK_PLAYS`` long) or, for
+    more plays, into heap buffers; ``*pw``/``*pt`` point at whichever holds them (the caller
+    frees them when they are not ``sw``/``st``). Returns the number of plays."""
+    cdef int n
+    pw[0] = sw
+    pt[0] = st
+    with nogil:
+        n = sk_generate(h, f, t, few, sw, st, _STACK_PLAYS)
+    if n > _STACK_PLAYS:
+        pw[0] = <uint64_t*>malloc(n * sizeof(uint64_t))
+        pt[0] = <uint32_t*>malloc(n * sizeof(uint32_t))
+        if pw[0] == NULL or pt[0] == NULL:
+            free(pw[0])
+            free(pt[0])
+            raise MemoryError()
+        with nogil:
+            sk_generate(h, f, t, few, pw[0], pt[0], n)
+    return n
+
+
 def classify(cards, flags):
     """Readings (tags) of the card set ``cards``, sorted by kind (R3); [] if no valid play."""
     cdef uint64_t c = _cards_word(cards, "cards")
@@ -106,20 +129,9 @@ def generate(hand, flags, table, fewest):
     cdef bint few = bool(fewest)
     cdef uint64_t sw[_STACK_PLAYS]
     cdef uint32_t st[_STACK_PLAYS]
-    cdef uint64_t* pw = sw
-    cdef uint32_t* pt = st
-    cdef int n, m
-    with nogil:
-        n = sk_generate(h, f, t, few, sw, st, _STACK_PLAYS)
-    if n > _STACK_PLAYS:
-        pw = <uint64_t*>malloc(n * sizeof(uint64_t))
-        pt = <uint32_t*>malloc(n * sizeof(uint32_t))
-        if pw == NULL or pt == NULL:
-            free(pw)
-            free(pt)
-            raise MemoryError()
-        with nogil:
-            m = sk_generate(h, f, t, few, pw, pt, n)
+    cdef uint64_t* pw
+    cdef uint32_t* pt
+    cdef int n = _generate_buffered(h, f, t, few, sw, st, &pw, &pt)
     try:
         return [pw[i] for i in range(n)], [pt[i] for i in range(n)]
     finally:
@@ -262,3 +274,53 @@ def generate_many(const uint64_t[::1] hands, flags, table, fewest, uint64_t[::1]
         for i in range(n):
             total += sk_generate(hands[i], f, t, few, pw, pt, <int>cap)
     return total
+
+
+# -- plays as Python objects ------------------------------------------------------------------
+@cython.freelist(512)
+@cython.auto_pickle(False)  # Play pickles itself (__reduce__)
+cdef class PlayCodes:
+    """Base of :class:`shuangkou.plays.Play`: the packed cards word and the reading tag.
+
+    It lives in the kernel so :func:`generate_plays` can build a play in a few tens of ns
+    (two C fields, no attribute dictionary); ``Play`` adds the readable API on top."""
+
+    cdef readonly uint64_t packed
+    cdef readonly uint32_t tag
+
+
+def new_play(type cls, uint64_t packed, uint32_t tag):
+    """A ``cls`` (subclass of :class:`PlayCodes`) holding ``packed`` and ``tag``, unchecked."""
+    cdef PlayCodes p = PlayCodes.__new__(cls)
+    p.packed = packed
+    p.tag = tag
+    return p
+
+
+def generate_plays(hand, flags, table, fewest, type cls):
+    """:func:`generate`, as a list of ``cls`` objects (``shuangkou.plays.Play``)."""
+    cdef uint64_t h = _cards_word(hand, "hand")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    if not issubclass(cls, PlayCodes):
+        raise TypeError(f"{cls!r} is not a subclass of PlayCodes")
+    cdef uint64_t sw[_STACK_PLAYS]
+    cdef uint32_t st[_STACK_PLAYS]
+    cdef uint64_t* pw
+    cdef uint32_t* pt
+    cdef int i
+    cdef int n = _generate_buffered(h, f, t, few, sw, st, &pw, &pt)
+    cdef PlayCodes p
+    try:
+        out = [None] * n
+        for i in range(n):
+            p = PlayCodes.__new__(cls)
+            p.packed = pw[i]
+            p.tag = pt[i]
+            out[i] = p
+        return out
+    finally:
+        if pw != sw:
+            free(pw)
+            free(pt)

@@ -23,6 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from ._core import PlayCodes
+
+_P = TypeVar("_P", bound="PlayCodes")
 
 WILD_SJ, WILD_BJ, STARS, UNEVEN, MORE_CARDS_BIGGER, FOUR_JOKERS_SMALLEST = (
     1 << i for i in range(6)
@@ -276,3 +282,12 @@ def generate(hand: int, flags: int, table: int, fewest: bool) -> tuple[list[int]
 
 def count(hand: int, flags: int, table: int, fewest: bool) -> int:
     return len(generate(hand, flags, table, fewest)[0])
+
+
+def generate_plays(hand: int, flags: int, table: int, fewest: bool, cls: type[_P]) -> list[_P]:
+    """:func:`generate` as objects of ``cls`` (``shuangkou.plays.Play``), built as the kernel
+    builds them."""
+    from ._core import new_play
+
+    words, tags = generate(hand, flags, table, fewest)
+    return [new_play(cls, w, t) for w, t in zip(words, tags)]

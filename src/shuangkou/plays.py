@@ -2,7 +2,8 @@
 
 A :class:`Play` is the cards taken from a hand (a :class:`~shuangkou.cards.Hand`) plus their
 reading (kind, top rank, width, length, stars, wilds used), packed like the kernel packs it:
-``Play`` objects are thin views of two ints, ``(cards word, tag)``.
+``Play`` objects are thin views of two C ints, ``(cards word, tag)``, held by the kernel's
+``PlayCodes`` base class so that the kernel builds them without Python-level work.
 
 The work is done by a backend with four functions (``classify``, ``generate``, ``count``,
 ``beats`` — see docs/internals.md): the Cython kernel ``shuangkou._core``, or, when the
@@ -19,6 +20,7 @@ from enum import IntEnum
 from types import ModuleType
 from typing import ClassVar, Literal
 
+from ._core import PlayCodes, new_play
 from .cards import RANK_SYMBOLS, Hand, Rank
 from .errors import IllegalPlayError, NotationError
 from .rules import Rules
@@ -88,7 +90,7 @@ def unpack_tag(tag: int) -> tuple[int, int, int, int, int, int, int]:
 _SUFFIX_RE = re.compile(r"^(.*?)\s*/\s*([a-z_]+)\s*$", re.IGNORECASE)
 
 
-class Play:
+class Play(PlayCodes):
     """A legal play: the cards taken plus their reading (R3). Immutable and hashable.
 
     * ``cards`` – a :class:`Hand` (jokers counted as the physical SJ/BJ they are);
@@ -103,13 +105,11 @@ class Play:
     is the falsy pass.
     """
 
-    __slots__ = ("_cards", "_tag")
-    _cards: int
-    _tag: int
+    __slots__ = ()
     PASS: ClassVar[Play]
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         cards: Hand | str,
         kind: Kind,
         top: int,
@@ -117,17 +117,18 @@ class Play:
         length: int,
         stars: int,
         wilds: int,
-    ) -> None:
+    ) -> Play:
         hand = Hand.parse(cards) if isinstance(cards, str) else cards
-        self._cards = hand.packed
-        self._tag = pack_tag(int(kind), int(top), width, length, stars, len(hand), wilds)
+        tag = pack_tag(int(kind), int(top), width, length, stars, len(hand), wilds)
+        return cls._from_codes(hand.packed, tag)
 
     @classmethod
     def _from_codes(cls, cards: int, tag: int) -> Play:
-        play = object.__new__(cls)
-        play._cards = cards
-        play._tag = tag
+        play: Play = new_play(cls, cards, tag)
         return play
+
+    def __reduce__(self) -> tuple[object, tuple[int, int]]:
+        return (_play_from_codes, (self.packed, self.tag))
 
     @classmethod
     def parse(cls, text: str, rules: Rules) -> Play:
@@ -158,45 +159,35 @@ class Play:
     # -- fields ----------------------------------------------------------------------------
     @property
     def cards(self) -> Hand:
-        return Hand._from_packed_unchecked(self._cards)
+        return Hand._from_packed_unchecked(self.packed)
 
     @property
     def kind(self) -> Kind:
-        return Kind(self._tag & 15)
+        return Kind(self.tag & 15)
 
     @property
     def top(self) -> Rank:
-        return Rank(self._tag >> 4 & 15)
+        return Rank(self.tag >> 4 & 15)
 
     @property
     def width(self) -> int:
-        return self._tag >> 8 & 31
+        return self.tag >> 8 & 31
 
     @property
     def length(self) -> int:
-        return self._tag >> 13 & 15
+        return self.tag >> 13 & 15
 
     @property
     def stars(self) -> int:
-        return self._tag >> 17 & 31
+        return self.tag >> 17 & 31
 
     @property
     def size(self) -> int:
-        return self._tag >> 22 & 63
+        return self.tag >> 22 & 63
 
     @property
     def wilds(self) -> int:
-        return self._tag >> 28 & 7
-
-    @property
-    def tag(self) -> int:
-        """The packed reading, as the kernel writes it."""
-        return self._tag
-
-    @property
-    def packed(self) -> int:
-        """The packed cards word, as the kernel writes it."""
-        return self._cards
+        return self.tag >> 28 & 7
 
     @property
     def is_bomb(self) -> bool:
@@ -214,23 +205,23 @@ class Play:
             return False
         if not other:
             return True
-        return bool(backend.beats(self._tag, other._tag, rules.flags))
+        return bool(backend.beats(self.tag, other.tag, rules.flags))
 
     # -- value semantics -------------------------------------------------------------------
     def __bool__(self) -> bool:
-        return self._tag != NO_TABLE
+        return self.tag != NO_TABLE
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Play) and (self._cards, self._tag) == (other._cards, other._tag)
+        return isinstance(other, Play) and (self.packed, self.tag) == (other.packed, other.tag)
 
     def __hash__(self) -> int:
-        return hash((self._cards, self._tag))
+        return hash((self.packed, self.tag))
 
     def sort_key(self) -> tuple[int, ...]:
         """Total order for deterministic listings: kind, size, length, top, width, wilds,
         then the cards."""
         return (
-            self._tag & 15, self.size, self.length, self._tag >> 4 & 15, self.width,
+            self.tag & 15, self.size, self.length, self.tag >> 4 & 15, self.width,
             self.wilds, *self.cards.counts,
         )
 
@@ -274,6 +265,11 @@ class Play:
         return f"{desc} ({self.size} cards{stars})"
 
 
+def _play_from_codes(cards: int, tag: int) -> Play:
+    """Unpickle a play."""
+    return Play._from_codes(cards, tag)
+
+
 PASS = Play._from_codes(0, NO_TABLE)
 Play.PASS = PASS
 
@@ -290,7 +286,7 @@ def _table_tag(table: Play | str | None, rules: Rules) -> int:
         table = Play.parse(table, rules)
     if not isinstance(table, Play):
         raise TypeError(f"table must be a Play, card text or None, not {type(table).__name__}")
-    return table._tag
+    return table.tag
 
 
 def classify(cards: Hand | str, rules: Rules) -> list[Play]:
@@ -324,9 +320,10 @@ def legal_plays(
     (small jokers before big ones).
     """
     h = _as_hand(hand)
-    words, tags = backend.generate(h.packed, rules.flags, _table_tag(table, rules), _fewest(wilds))
-    make = Play._from_codes
-    return [make(c, t) for c, t in zip(words, tags)]
+    plays: list[Play] = backend.generate_plays(
+        h.packed, rules.flags, _table_tag(table, rules), _fewest(wilds), Play
+    )
+    return plays
 
 
 def count_plays(
