@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 FirstLeader = Literal["revealed", "random"]
@@ -145,9 +146,10 @@ class Rules:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
     # -- kernel view -----------------------------------------------------------------------
-    @property
+    @cached_property
     def flags(self) -> int:
-        """The kernel's rules word: the options that change readings and comparison."""
+        """The kernel's rules word: the options that change readings and comparison (cached:
+        every kernel call reads it)."""
         return (
             FLAG_WILD_SJ * self.wild_small_joker
             | FLAG_WILD_BJ * self.wild_big_joker
