@@ -331,8 +331,6 @@ class Game:
         self._undo: list[tuple[Any, ...]] = []
         if any(c == 0 for c in self._count):
             raise ValueError("every seat needs at least one card")
-        if not self._count[leader]:  # pragma: no cover - guarded above
-            raise ValueError("the leader has no cards")
 
     # -- views ---------------------------------------------------------------------------------
     @property

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache, lru_cache
 
-from .cards import RANK_SYMBOLS, Hand
+from .cards import Hand
 from .plays import Kind, Play, classify
 from .rules import Rules
 
@@ -584,10 +584,3 @@ def best_held_bombs(cards: Hand | str, rules: Rules) -> HeldSplit:
     """
     hand = cards if isinstance(cards, Hand) else Hand.parse(cards)
     return _best_held(hand.packed, rules)
-
-
-def _describe_plan_item(item: tuple[str, int, int, int]) -> str:  # pragma: no cover - debug aid
-    kind, r, x, length = item
-    if kind == "bomb":
-        return f"{RANK_SYMBOLS[r]}×{x}"
-    return f"{x}相{length}连 {RANK_SYMBOLS[r]}..{RANK_SYMBOLS[r + length - 1]}"
