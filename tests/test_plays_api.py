@@ -48,6 +48,7 @@ def test_fields_of_a_play():
     (b,) = sk.classify("4444 5555 666 BJ", rules)
     assert (b.kind, b.width, b.length, b.stars, b.wilds) == (Kind.CHAIN_BOMB, 4, 3, 7, 1)
     assert b.describe() == "4相3连 chain bomb 4..6 (12 cards, 7★)"
+    assert Play.parse("BJ", rules).describe() == "single of BJ (1 card)"
 
 
 def test_pass_and_bad_inputs():

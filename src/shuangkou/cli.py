@@ -162,6 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ShuangkouError, ValueError) as e:
         print(f"shuangkou: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

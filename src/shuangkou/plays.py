@@ -262,7 +262,8 @@ class Play(PlayCodes):
         else:
             desc = f"{kind} of {top}"
         stars = f", {self.stars}★" if self.stars else ""
-        return f"{desc} ({self.size} cards{stars})"
+        cards = "1 card" if self.size == 1 else f"{self.size} cards"
+        return f"{desc} ({cards}{stars})"
 
 
 def _play_from_codes(cards: int, tag: int) -> Play:
