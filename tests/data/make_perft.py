@@ -2,8 +2,10 @@
 
     python tests/data/make_perft.py
 
-For each preset and seed, the hand is ``random.Random(seed).sample(range(108), 27)`` (ids
-0..103 naturals of rank ``(id % 52) // 4``, 104-105 SJ, 106-107 BJ); the counts are those of
+For each preset, ten seeds of its own (so presets do not share hands) give
+``random.Random(seed).sample(range(108), 27)`` and five more give wild-heavy deals, 23 naturals
+plus all four jokers (``deal`` below; ids 0..103 naturals of rank ``(id % 52) // 4``, 104-105
+SJ, 106-107 BJ); the counts are those of
 ``shuangkou._reference.generate`` when leading and when answering a few fixed tables, with
 ``wilds="all"`` and ``"fewest"``. tests/test_perft.py asserts the kernel's counts against them.
 """
@@ -19,7 +21,8 @@ from shuangkou import _reference as ref
 from shuangkou.cards import Hand
 from shuangkou.rules import PRESETS, Rules
 
-SEEDS = range(10)
+RANDOM_DEALS = 10
+JOKER_DEALS = 5
 TABLES = (
     "9",
     "7 7",
@@ -37,14 +40,27 @@ TABLES = (
 OUT = Path(__file__).with_name("perft.json")
 
 
-def deal(seed: int) -> Hand:
-    return Hand.from_cards(random.Random(seed).sample(range(108), 27))
+def deal(seed: int, all_jokers: bool) -> Hand:
+    """The deal recipe (tests/test_perft.py repeats it): 27 of the 108 cards, or 23 naturals
+    and the four jokers."""
+    rng = random.Random(seed)
+    if all_jokers:
+        return Hand.from_cards(rng.sample(range(104), 23) + [104, 105, 106, 107])
+    return Hand.from_cards(rng.sample(range(108), 27))
+
+
+def seeds(preset_index: int) -> list[tuple[int, bool]]:
+    """(seed, all_jokers) of a preset's deals."""
+    base = 100 * preset_index
+    return [(base + i, False) for i in range(RANDOM_DEALS)] + [
+        (base + 50 + i, True) for i in range(JOKER_DEALS)
+    ]
 
 
 def main() -> None:
     start = time.perf_counter()
-    data: dict[str, object] = {"seeds": list(SEEDS), "presets": {}}
-    for name in PRESETS:
+    data: dict[str, object] = {"presets": {}}
+    for index, name in enumerate(PRESETS):
         flags = Rules.preset(name).flags
         tables = {}
         for text in TABLES:
@@ -52,16 +68,16 @@ def main() -> None:
             if readings:  # e.g. no 三王 or chain bombs in classic
                 tables[text] = readings[0]
         deals = []
-        for seed in SEEDS:
-            hand = deal(seed)
+        for seed, all_jokers in seeds(index):
+            hand = deal(seed, all_jokers)
             counts = {}
             for label, table in [("lead", 0), *tables.items()]:
                 counts[label] = [
                     ref.count(hand.packed, flags, table, False),
                     ref.count(hand.packed, flags, table, True),
                 ]
-            deals.append({"seed": seed, "hand": str(hand), "packed": hand.packed,
-                          "counts": counts})
+            deals.append({"seed": seed, "all_jokers": all_jokers, "hand": str(hand),
+                          "packed": hand.packed, "counts": counts})
         data["presets"][name] = {"flags": flags, "tables": tables, "deals": deals}  # type: ignore[index]
     OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {OUT} in {time.perf_counter() - start:.1f} s")
