@@ -90,6 +90,9 @@ cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept no
     if w == 0:
         put(g, nat, tag)
         return
+    if g.ws == 0:  # only big jokers are wild (百变, JJ) or held: one way to take them
+        put(g, nat | (<uint64_t>w << SHIFT_BJ), tag)
+        return
     smax = g.ws if g.ws < w else w
     if g.fewest:
         put(g, nat | (<uint64_t>smax << SHIFT_SJ) | (<uint64_t>(w - smax) << SHIFT_BJ), tag)
