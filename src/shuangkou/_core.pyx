@@ -4,7 +4,7 @@
 Python-visible functions check their arguments once (``ValueError`` on a malformed cards word,
 rules word or tag), then call the GIL-free C-level kernel of the ``.pxd`` files:
 
-* ``_packed.pxd``   – the packed cards word, count layers, the SWAR cover test;
+* ``_packed.pxd``   – the packed cards word: nibble counts, ranks present, validation;
 * ``_readings.pxd`` – tags, ``sk_classify``, bomb keys, ``sk_beats``;
 * ``_generate.pxd`` – ``sk_generate``, the play generators.
 """

@@ -30,7 +30,7 @@ fewest wilds, then fewest big jokers, then the smallest word.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
-from _packed cimport R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, n_ranks, nib, unit
+from _packed cimport R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, n_ranks, nib, nib_sum, unit
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
     bomb_key, chain_bomb_tag, jokers_tag, make_tag, sk_beats, tag_kind, tag_length, tag_size,
@@ -273,9 +273,7 @@ cdef inline void chain_rec(Gen* g, Fewest* f, int a, int y, int r, uint64_t nat,
     cdef int c, cmin, hr, w, n0, top = a + y - 1
     cdef uint32_t tag
     if r == a + y:
-        n0 = 0
-        for c in range(a, a + y):
-            n0 += nib(nat, c)
+        n0 = nib_sum(nat)
         for w in range(need, g.wall + 1):
             tag = chain_bomb_tag(nat, n0 + w, w, g.flags)
             # keep the set only in the window of its biggest reading (R3.1, R3.4)

@@ -6,7 +6,7 @@ SJ=13, BJ=14) at bits ``4r..4r+3``. Naturals count ≤ 8 (R1: two decks), jokers
 here is a few shifts and masks on that word (SWAR: the 16 nibbles are 16 little counters).
 """
 
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint64_t
 
 cdef extern from *:
     """
@@ -15,7 +15,6 @@ cdef extern from *:
     #define SK_NIB1      0x1111111111111111ULL  /* a 1 in every nibble */
     #define SK_BYTE_LO   0x0F0F0F0F0F0F0F0FULL  /* the low nibble of every byte */
     #define SK_BYTE1     0x0101010101010101ULL
-    #define SK_GUARD     0x8080808080808080ULL  /* a guard bit above every byte lane */
     #if defined(__GNUC__) || defined(__clang__)
     #define SK_CTZ64(x) __builtin_ctzll(x)
     #define SK_CLZ64(x) __builtin_clzll(x)
@@ -35,7 +34,6 @@ cdef extern from *:
     const uint64_t SK_NIB1
     const uint64_t SK_BYTE_LO
     const uint64_t SK_BYTE1
-    const uint64_t SK_GUARD
     int SK_CTZ64(uint64_t x) noexcept nogil
     int SK_CLZ64(uint64_t x) noexcept nogil
 
@@ -79,16 +77,6 @@ cdef inline int high_rank(uint64_t x) noexcept nogil:
     return (63 - SK_CLZ64(x)) >> 2
 
 
-cdef inline bint covers(uint64_t hand, uint64_t part) noexcept nogil:
-    """True if every card of ``part`` is in ``hand`` (DESIGN §2: guarded SWAR subtraction).
-
-    Even and odd nibbles go to byte lanes with a guard bit above each (a count can be 8, so
-    the nibble's top bit is taken); a lane that borrows clears its guard."""
-    cdef uint64_t even = ((hand & SK_BYTE_LO) | SK_GUARD) - (part & SK_BYTE_LO)
-    cdef uint64_t odd = (((hand >> 4) & SK_BYTE_LO) | SK_GUARD) - ((part >> 4) & SK_BYTE_LO)
-    return (even & odd & SK_GUARD) == SK_GUARD
-
-
 cdef inline bint valid_word(uint64_t word) noexcept nogil:
     """A well-formed cards word: naturals ≤ 8, jokers ≤ 2, nothing above BJ (R1)."""
     cdef int r
@@ -98,33 +86,3 @@ cdef inline bint valid_word(uint64_t word) noexcept nogil:
         if nib(word, r) > 8:
             return False
     return nib(word, R_SJ) <= 2 and nib(word, R_BJ) <= 2
-
-
-cdef inline int popcount16(uint32_t x) noexcept nogil:
-    """Bits set in a 16-bit rank mask (portable: no -mpopcnt in wheels)."""
-    x = x - ((x >> 1) & 0x5555)
-    x = (x & 0x3333) + ((x >> 2) & 0x3333)
-    x = (x + (x >> 4)) & 0x0F0F
-    return <int>((x + (x >> 8)) & 0x1F)
-
-
-cdef inline void count_layers(uint64_t hand, uint32_t* layer) noexcept nogil:
-    """``layer[k]`` (k = 0..8) = mask of natural ranks holding ≥ k cards (DESIGN §2).
-
-    The cards a run of ranks ``win`` (a mask) lacks to be ``W`` wide are then
-    ``W·|win| − Σ_{k≤W} popcount(layer[k] & win)``."""
-    cdef int r, k, c
-    for k in range(9):
-        layer[k] = 0
-    for r in range(13):
-        c = nib(hand, r)
-        for k in range(c + 1):
-            layer[k] |= (<uint32_t>1) << r
-
-
-cdef inline int window_deficit(const uint32_t* layer, uint32_t win, int width) noexcept nogil:
-    """Cards the ranks ``win`` lack to hold ``width`` each: ``width·|win| − Σ popcounts``."""
-    cdef int k, s = 0
-    for k in range(1, width + 1):
-        s += popcount16(layer[k] & win)
-    return width * popcount16(win) - s

@@ -36,7 +36,6 @@ cdef enum:
     K_FOUR_JOKERS = 8
     K_CHAIN_BOMB = 9
     NO_TABLE = 0
-    TAG_WILDS_SHIFT = 28
 
 
 # -- the tag --------------------------------------------------------------------------------

@@ -16,8 +16,7 @@ policies, in ``noexcept nogil`` C with fixed-width ints and no allocation in the
   dynamic programme of ``scoring.best_held_bombs``).
 
 Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answering);
-``POL_GREEDY`` – a heuristic (see ``greedy_choose``); ``POL_SCRIPT`` – replays given choices
-(debugging and tests).
+``POL_GREEDY`` – a heuristic (see ``greedy_choose``).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -35,7 +34,6 @@ cdef enum:
     SP_MAX_STARS = 16
     POL_RANDOM = 0
     POL_GREEDY = 1
-    POL_SCRIPT = 2
     MODE_CLASSIC = 0
     MODE_BAIBIAN = 1
     MODE_JJ = 2
@@ -112,9 +110,6 @@ cdef struct Work:
     uint32_t log_tag[SP_LOG_CAP]
     int32_t log_choice[SP_LOG_CAP]  # index chosen among the generated plays, -1 = pass
     int32_t log_n[SP_LOG_CAP]       # number of plays generated at that decision
-    # scripted choices (POL_SCRIPT)
-    const int32_t* script
-    int32_t n_script
 
 
 cdef struct DealRecord:
@@ -417,13 +412,6 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
 
 
 # -- one deal ---------------------------------------------------------------------------------
-cdef inline int count_cards(uint64_t h) noexcept nogil:
-    cdef int r, n = 0
-    for r in range(15):
-        n += (h >> (4 * r)) & 15
-    return n
-
-
 cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealRecord* out) noexcept nogil:
     """Deal from ``seed`` (the state of shuangkou.rng's generator) and play it to the end."""
     cdef uint64_t st = seed
@@ -439,7 +427,6 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     cdef int32_t units[4]
     cdef int32_t base[4]
     cdef int mult, f, best_f, mode = p.mode, last, a, b, ka, kb, per
-    cdef int script_pos = 0
     cdef int bomb_seat[128]
     cdef uint32_t bomb_tag[128]
     cdef int nbombs = 0
@@ -510,20 +497,13 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
                 choice = sm_bounded(&st, nplays + 1)
                 if choice == nplays:
                     choice = -1
-        elif p.policy[seat] == POL_GREEDY:
+        else:
             opp_min = 99
             for t in range(4):
                 if (t ^ seat) & 1 and ncards[t] and ncards[t] < opp_min:
                     opp_min = ncards[t]
             choice = greedy_choose(hands[seat], table, table != 0 and owner == (seat ^ 2),
                                    opp_min, ncards[seat], wk.words, wk.tags, nplays, p.flags)
-        else:
-            choice = -1
-            if script_pos < wk.n_script:
-                choice = wk.script[script_pos]
-            script_pos += 1
-            if choice >= nplays or (choice < 0 and table == 0):
-                choice = 0 if nplays > 0 else -1
         if wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
             wk.log_choice[wk.n_log] = choice

@@ -1,6 +1,5 @@
 """Stub of the self-play extension ``shuangkou._sim`` (hand-written; checked by stubtest)."""
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy.typing as npt
@@ -18,7 +17,7 @@ def run(
     offset: int = 0,
 ) -> None: ...
 def play_logged(
-    params: dict[str, Any], deal_seed: int, script: Sequence[int] | None = None
+    params: dict[str, Any], deal_seed: int
 ) -> tuple[dict[str, Any], list[tuple[int, int, int, int, int]]]: ...
 def held_value(hand: int, flags: int, mode: int) -> int: ...
 def deal_seed(seed: int, index: int) -> int: ...

@@ -6,15 +6,13 @@ them (shapes and dtypes are checked there, once) and release the GIL for the who
 several threads calling them run in parallel.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from _selfplay cimport (
     SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, held_best, play_deal, sm_deal_seed,
 )
-
-import numpy as np
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
@@ -139,23 +137,16 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
         _free_work(wk)
 
 
-def play_logged(dict params, uint64_t deal_seed, script=None):
+def play_logged(dict params, uint64_t deal_seed):
     """Play one deal from the generator state ``deal_seed`` (as ``Game(rules, seed=deal_seed)``
     deals it) and return ``(record, log)``: the record as a dict of the :data:`FIELDS` plus
     ``first_hands``; the log a list of ``(seat, cards word, tag, choice, n_plays)`` per decision
-    (word = tag = 0 and choice = -1 for a pass). ``script`` (a sequence of choice indices)
-    drives seats whose policy is the script policy (2)."""
+    (word = tag = 0 and choice = -1 for a pass)."""
     cdef SimParams p
     _fill_params(&p, params)
     cdef Work* wk = _new_work()
     cdef DealRecord rec
-    cdef int32_t[::1] sc
     cdef int i
-    arr = np.ascontiguousarray(np.asarray(script if script is not None else [], dtype=np.int32))
-    if arr.size:
-        sc = arr
-        wk.script = &sc[0]
-        wk.n_script = <int32_t>arr.size
     try:
         with nogil:
             play_deal(&p, deal_seed, wk, &rec)

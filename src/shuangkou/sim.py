@@ -130,8 +130,7 @@ def _fewest_flags(pols: Sequence[str | PolicyFn], wilds: str | None) -> list[boo
     return out
 
 
-def _params(rules: Rules, pols: Sequence[str | PolicyFn], fewest: Sequence[bool],
-            script: bool = False) -> dict[str, Any]:
+def _params(rules: Rules, pols: Sequence[str | PolicyFn], fewest: Sequence[bool]) -> dict[str, Any]:
     return {
         "flags": rules.flags,
         "mode": _MODES[rules.scoring],
@@ -141,7 +140,7 @@ def _params(rules: Rules, pols: Sequence[str | PolicyFn], fewest: Sequence[bool]
         "jj_single_win": rules.jj_single_win,
         "held_bombs": int(rules.held_bombs_score),
         "score_cap": rules.score_cap or 0,
-        "policy": [2 if script else _BUILTIN[p] for p in pols],  # type: ignore[index]
+        "policy": [_BUILTIN[p] for p in pols],  # type: ignore[index]
         "fewest": [int(f) for f in fewest],
     }
 
