@@ -26,8 +26,8 @@ import numpy as np
 
 from . import _core
 from .cards import MAX_COPIES, N_RANKS, Hand
-from .plays import NO_TABLE, PASS, Kind, Play, pack_tag, unpack_tag
-from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules
+from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
+from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
 
 __all__ = [
     "ACTION_TABLE_VERSION",
@@ -99,20 +99,10 @@ play_vectors = unpack
 """Per-play card vectors: ``(M, 15)`` counts of packed play words."""
 
 
-def _fewest(wilds: str) -> bool:
-    if wilds not in ("all", "fewest"):
-        raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
-    return wilds == "fewest"
-
-
 def _tables(table: Any, n: int, rules: Rules) -> np.ndarray:
     """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``."""
-    if table is None:
-        return np.zeros(n, dtype=np.uint32)
-    if isinstance(table, str):
-        table = Play.parse(table, rules)
-    if isinstance(table, Play):
-        return np.full(n, table.tag, dtype=np.uint32)
+    if table is None or isinstance(table, (str, Play)):
+        return np.full(n, _table_tag(table, rules), dtype=np.uint32)
     if isinstance(table, (int, np.integer)):
         return np.full(n, int(table), dtype=np.uint32)
     t = np.ascontiguousarray(np.asarray(table, dtype=np.uint32).reshape(-1))
@@ -328,9 +318,7 @@ def _table_for(rules: Rules) -> ActionTable:
 
 def action_table(rules: Rules | str) -> ActionTable:
     """The (cached) action table of a rules object or preset name."""
-    if isinstance(rules, str):
-        rules = Rules.preset(rules)
-    return _table_for(rules)
+    return _table_for(as_rules(rules))
 
 
 def legal_action_mask(

@@ -235,13 +235,18 @@ SMALL_JOKER_IDS = (104, 105)
 BIG_JOKER_IDS = (106, 107)
 
 
+CARD_RANKS: tuple[int, ...] = tuple(
+    (c % 52) // 4 if c < 104 else (Rank.SMALL_JOKER if c < 106 else Rank.BIG_JOKER)
+    for c in range(N_CARDS)
+)
+"""The rank index of each physical card id (unchecked look-up for hot loops)."""
+
+
 def card_rank(card: int) -> Rank:
     """The rank of a physical card id (0..107)."""
     if not 0 <= card < N_CARDS:
         raise NotationError(f"card id {card!r} is out of range 0..107")
-    if card < 104:
-        return Rank((card % 52) // 4)
-    return Rank.SMALL_JOKER if card < 106 else Rank.BIG_JOKER
+    return Rank(CARD_RANKS[card])
 
 
 def card_suit(card: int) -> int | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -62,20 +61,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from .sim import simulate
+    from .sim import output_format, simulate
 
     rules = Rules.preset(args.rules)
     if args.deals < 0:
         raise ValueError("-n must be >= 0")
-    if args.out:
-        fmt = os.path.splitext(args.out)[1].lstrip(".").lower()
-        if fmt not in ("npz", "csv", "parquet"):
-            raise ValueError(f"--out must end in .npz, .csv or .parquet, not {args.out!r}")
-        if fmt == "parquet":
-            try:
-                import pyarrow  # noqa: F401
-            except ImportError:
-                raise ValueError("--out .parquet needs pyarrow: pip install pyarrow") from None
+    if args.out and output_format(args.out) == "parquet":  # check before a long run
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError("--out .parquet needs pyarrow: pip install pyarrow") from None
     if args.plot:
         try:
             import matplotlib  # noqa: F401

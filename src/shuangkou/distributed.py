@@ -21,17 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .rules import Rules
-from .sim import PolicyArg, SimResult, SimStats, merge, simulate
+from .rules import Rules, as_rules
+from .sim import PolicyArg, SimResult, SimStats, chunk_ranges, merge, simulate
 
 __all__ = ["chunk_ranges", "run_chunk", "simulate_dask", "stats_dask"]
-
-
-def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
-    """``(start, count)`` pieces covering deal indices ``start … start+n-1``."""
-    if chunk < 1:
-        raise ValueError("chunk must be >= 1")
-    return [(start + s, min(chunk, n - s)) for s in range(0, n, chunk)]
 
 
 def run_chunk(
@@ -44,10 +37,6 @@ def run_chunk(
 
 def _stats_chunk(*args: Any) -> SimStats:
     return run_chunk(*args).stats()
-
-
-def _rules_arg(rules: Rules | str) -> Rules:
-    return rules if isinstance(rules, Rules) else Rules.preset(rules)
 
 
 def simulate_dask(
@@ -66,7 +55,7 @@ def simulate_dask(
     """Run ``n`` deals as Dask tasks of ``chunk`` deals each on ``client`` (a
     ``dask.distributed.Client``) and merge them: equal to ``simulate(n, rules, policy,
     seed=seed, start=start)`` run locally."""
-    r = _rules_arg(rules)
+    r = as_rules(rules)
     futures = [
         client.submit(run_chunk, s, c, r, policy, seed, threads_per_task, wilds, pure=False)
         for s, c in chunk_ranges(n, chunk, start)
@@ -97,7 +86,7 @@ def stats_dask(
     they arrive: constant memory on the client for any ``n``."""
     from dask.distributed import as_completed
 
-    r = _rules_arg(rules)
+    r = as_rules(rules)
     futures = [
         client.submit(_stats_chunk, s, c, r, policy, seed, threads_per_task, wilds, pure=False)
         for s, c in chunk_ranges(n, chunk, start)

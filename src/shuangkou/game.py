@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .cards import (
+    CARD_RANKS,
     N_CARDS,
     Hand,
     card_face,
@@ -85,9 +86,6 @@ _RANK_IDS: tuple[tuple[int, ...], ...] = tuple(
     tuple(sorted([r * 4 + s for s in range(4)] + [52 + r * 4 + s for s in range(4)]))
     for r in range(13)
 ) + ((104, 105), (106, 107))
-_ID_RANK: tuple[int, ...] = tuple(
-    (c % 52) // 4 if c < 104 else (13 if c < 106 else 14) for c in range(N_CARDS)
-)
 
 
 def _ids_of(mask: int) -> tuple[int, ...]:
@@ -102,7 +100,7 @@ def _ids_of(mask: int) -> tuple[int, ...]:
 def _packed_of(ids: Iterable[int]) -> int:
     p = 0
     for c in ids:
-        p += 1 << (4 * _ID_RANK[c])
+        p += 1 << (4 * CARD_RANKS[c])
     return p
 
 
@@ -184,7 +182,7 @@ class Game:
 
     __slots__ = (
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
-        "_flags", "_mask", "_packed", "_count", "_to_act", "_table", "_table_cards", "_owner",
+        "_mask", "_packed", "_count", "_to_act", "_table", "_table_cards", "_owner",
         "_passes", "_leader", "_trick", "_places", "_over", "_escape", "_result", "_bombs",
         "_actions", "_undo",
     )
@@ -279,7 +277,6 @@ class Game:
         leader: int | None,
     ) -> None:
         self.rules = rules
-        self._flags = rules.flags
         players = tuple(int(p) for p in players)
         if len(players) != 4:
             raise ValueError("players must name the player at each of the 4 seats")
@@ -705,7 +702,6 @@ class Game:
         g.players = self.players
         g.initial_hands = self.initial_hands
         g.first_leader = self.first_leader
-        g._flags = self._flags
         g._mask = self._mask[:]
         g._packed = self._packed[:]
         g._count = self._count[:]

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .cards import HAND_SIZE, N_CARDS
+
 MASK64 = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 MIX1 = 0xBF58476D1CE4E5B9
 MIX2 = 0x94D049BB133111EB
 DEAL_STRIDE = 0xD1B54A32D192ED03
-
-N_CARDS = 108
-HAND_SIZE = 27
 
 
 class SplitMix64:
@@ -86,13 +85,16 @@ def shuffle_deck(rng: SplitMix64) -> list[int]:
 
 @dataclass(frozen=True)
 class Deal:
-    """One seeded deal: the four hands as dealt (before any 明牌 seat swap) and the draw that
-    picks the first leader — ``revealed`` (a card id) or ``leader`` (a seat), the other None."""
+    """One seeded deal: the four hands as dealt (before any 明牌 seat swap), the draw that
+    picks the first leader — ``revealed`` (a card id) or ``leader`` (a seat), the other None —
+    and ``after``, the generator's state once the deal's draws are done (self-play policies
+    continue from there)."""
 
     seed: int
     hands: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
     revealed: int | None
     leader: int | None
+    after: int
 
 
 def deal(seed: int, first_leader: str) -> Deal:
@@ -104,5 +106,7 @@ def deal(seed: int, first_leader: str) -> Deal:
     deck = shuffle_deck(rng)
     hands = tuple(tuple(deck[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE]) for s in range(4))
     if first_leader == "revealed":
-        return Deal(int(seed) & MASK64, hands, rng.bounded(N_CARDS), None)  # type: ignore[arg-type]
-    return Deal(int(seed) & MASK64, hands, None, rng.bounded(4))  # type: ignore[arg-type]
+        revealed, leader = rng.bounded(N_CARDS), None
+    else:
+        revealed, leader = None, rng.bounded(4)
+    return Deal(int(seed) & MASK64, hands, revealed, leader, rng.state)  # type: ignore[arg-type]

@@ -179,3 +179,12 @@ class Rules:
 
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
+
+
+def as_rules(rules: Rules | str) -> Rules:
+    """A :class:`Rules` as given, or the preset it names (for APIs taking either)."""
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    raise TypeError(f"rules must be a Rules or a preset name, not {type(rules).__name__}")

@@ -46,9 +46,9 @@ from typing import Any, cast
 import numpy as np
 
 from . import _sim
-from .plays import PASS, Kind, Play, backend
-from .rng import MASK64, SplitMix64, deal_seed, shuffle_deck
-from .rules import Rules
+from .plays import PASS, Play, backend
+from .rng import MASK64, SplitMix64, deal, deal_seed
+from .rules import Rules, as_rules
 
 __all__ = [
     "FIELDS",
@@ -57,6 +57,7 @@ __all__ = [
     "SimResult",
     "SimStats",
     "Summary",
+    "chunk_ranges",
     "greedy_policy",
     "merge",
     "play_deal",
@@ -90,14 +91,6 @@ _DEFAULT_FEWEST = {"random": False, "greedy": True}
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _as_rules(rules: Rules | str) -> Rules:
-    if isinstance(rules, Rules):
-        return rules
-    if isinstance(rules, str):
-        return Rules.preset(rules)
-    raise TypeError(f"rules must be a Rules or a preset name, not {type(rules).__name__}")
-
-
 def _as_policies(policy: PolicyArg) -> list[str | PolicyFn]:
     if isinstance(policy, str) or callable(policy):
         pols: list[Any] = [policy] * 4
@@ -225,7 +218,7 @@ class SimResult:
         """Write to ``.npz``, ``.csv`` or ``.parquet`` (by ``format`` or the suffix). Parquet
         needs pyarrow. Returns the format used."""
         p = os.fspath(path)
-        fmt = (format or os.path.splitext(p)[1].lstrip(".")).lower()
+        fmt = output_format(p, format)
         meta = {"rules": self.rules, "policies": ",".join(self.policies), "seed": str(self.seed),
                 "start": str(self.start)}
         if fmt == "npz":
@@ -247,8 +240,6 @@ class SimResult:
             table = pa.table(self.columns())
             table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
             pq.write_table(table, p)
-        else:
-            raise ValueError(f"unknown output format {fmt!r}: use npz, csv or parquet")
         return fmt
 
     @classmethod
@@ -258,6 +249,15 @@ class SimResult:
             pols = tuple(str(z["meta_policies"]).split(","))
             return cls(arrays, str(z["meta_rules"]), pols, int(str(z["meta_seed"])),  # type: ignore[arg-type]
                        int(str(z["meta_start"])))
+
+
+def output_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """``npz``, ``csv`` or ``parquet``: ``format``, or the suffix of ``path``."""
+    fmt = (format or os.path.splitext(os.fspath(path))[1].lstrip(".")).lower()
+    if fmt not in ("npz", "csv", "parquet"):
+        raise ValueError(f"unknown output format {fmt!r} of {os.fspath(path)!r}: use .npz, .csv "
+                         "or .parquet")
+    return fmt
 
 
 def merge(parts: Sequence[SimResult]) -> SimResult:
@@ -529,15 +529,14 @@ def play_deal(
     holding the :data:`FIELDS` values of the deal."""
     from .game import Game  # local: game imports scoring, which the kernel path never needs
 
-    r = _as_rules(rules)
+    r = as_rules(rules)
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
     fns = [_PY_BUILTIN[p] if isinstance(p, str) else p for p in pols]
     ds = deal_seed(seed & MASK64, index)
     game = Game(r, seed=ds)
-    stream = SplitMix64(ds)  # the policies continue the deal's generator (as the kernel does)
-    shuffle_deck(stream)
-    stream.bounded(108 if r.first_leader == "revealed" else 4)
+    # the policies continue the deal's generator (as the kernel does)
+    stream = SplitMix64(deal(ds, r.first_leader).after)
     while not game.is_over:
         seat = game.to_act
         assert seat is not None  # a deal that is not over has a seat to act
@@ -555,7 +554,7 @@ def play_deal(
 def _row_of(game: Any) -> dict[str, Any]:
     res = game.result
     row: dict[str, Any] = {k: np.zeros(shape, dtype=dt) for k, (dt, shape) in FIELDS.items()}
-    row["outcome"] = ("双扣", "单扣", "平扣").index(res.outcome.value)
+    row["outcome"] = OUTCOMES.index(res.outcome.value)
     row["places"] = res.places
     row["leader"] = game.first_leader
     row["revealed"] = -1 if game.revealed is None else game.revealed
@@ -589,10 +588,17 @@ def _row_of(game: Any) -> dict[str, Any]:
 
 
 # -- the fast path -----------------------------------------------------------------------------
+def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
+    """``(start, count)`` pieces covering deal indices ``start … start+n-1``."""
+    if chunk < 1:
+        raise ValueError("chunk must be >= 1")
+    return [(start + s, min(chunk, n - s)) for s in range(0, n, chunk)]
+
+
 def _chunks(n: int, threads: int, chunk: int | None) -> list[tuple[int, int]]:
     if chunk is None:
         chunk = max(64, min(8192, -(-n // (threads * 8)) if n else 64))
-    return [(s, min(chunk, n - s)) for s in range(0, n, chunk)]
+    return chunk_ranges(n, chunk)
 
 
 def _progress_bar(total: int, progress: bool | Any, desc: str) -> Any:
@@ -630,7 +636,7 @@ def simulate(
     threads = int(threads)
     if threads < 1:
         raise ValueError("threads must be >= 1")
-    r = _as_rules(rules)
+    r = as_rules(rules)
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
     names = tuple(_policy_name(p) for p in pols)
@@ -684,9 +690,8 @@ def simulate_iter(
 ) -> Iterator[SimResult]:
     """:func:`simulate` in pieces of ``chunk`` deals (constant memory); ``merge`` of the pieces
     equals one ``simulate`` call."""
-    for s in range(0, n, chunk):
-        yield simulate(min(chunk, n - s), rules, policy, threads, seed, start=start + s,
-                       wilds=wilds)
+    for s, c in chunk_ranges(n, chunk, start):
+        yield simulate(c, rules, policy, threads, seed, start=s, wilds=wilds)
 
 
 def simulate_stats(
@@ -725,7 +730,7 @@ def kernel_log(
     its record and its decisions as ``(seat, play)`` (``Play.PASS`` for a pass), ready to
     replay through :class:`~shuangkou.game.Game` (``Game(rules, seed=rng.deal_seed(seed,
     index))``)."""
-    r = _as_rules(rules)
+    r = as_rules(rules)
     pols = _as_policies(policy)
     if not all(isinstance(p, str) for p in pols):
         raise TypeError("kernel_log runs built-in policies only")
@@ -734,5 +739,3 @@ def kernel_log(
     actions = [(seat, Play._from_codes(w, t) if c >= 0 else PASS) for seat, w, t, c, _ in log]
     return rec, actions
 
-
-_ = Kind  # re-exported names used in docs
