@@ -14,7 +14,6 @@ loop, callees included), not Python's start-up, imports or argument checks.
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -29,12 +28,9 @@ PRESETS = ("classic", "baibian", "jj", "qianbian")
 def _hands(n: int):
     import numpy as np
 
-    from shuangkou import Hand
+    from deals import deals  # benchmarks/deals.py: this script's folder is on sys.path
 
-    return np.array(
-        [Hand.from_cards(random.Random(s).sample(range(108), 27)).packed for s in range(n)],
-        dtype=np.uint64,
-    )
+    return np.array(deals(n), dtype=np.uint64)
 
 
 def lead() -> None:
