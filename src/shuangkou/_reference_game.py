@@ -217,6 +217,10 @@ class RefState:
         else:
             _genuine(table, rules, "the table")
             owner = _seat(table_owner, "table_owner")
+            if not packed[owner] and out[-1:] != (owner,):
+                # R7: a seat out is skipped, so a table play of a seat out is its last card,
+                # and nobody went out after it (that would have covered it).
+                raise ValueError(f"seat {owner} is out but was not the last to go out")
             if not over:
                 # R7: after the top play, each seat with cards in turn passed or is to act.
                 after = [(owner + k) & 3 for k in (1, 2, 3) if packed[(owner + k) & 3]]
@@ -252,8 +256,7 @@ class RefState:
     def __str__(self) -> str:
         from .position import format_position
 
-        text: str = format_position(self)
-        return text
+        return format_position(self)
 
     # -- the position ----------------------------------------------------------------------
     @property
