@@ -34,6 +34,8 @@ from .conftest import PRESET_NAMES
 
 R = {name: sk.Rules.preset(name) for name in PRESET_NAMES}
 POLICIES = ("random", "greedy")
+CLASSES: list[Any] = [RefState]
+"""Every engine class with the State API: the reference first."""
 Engine = Any  # RefState, the kernel State, or a Game
 
 
