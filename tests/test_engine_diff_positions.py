@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -231,6 +232,13 @@ def test_random_walks_of_a_small_deal_group_by_position(cls: Any) -> None:
 
 
 # -- hash collisions over random distinct positions ----------------------------------------------
+@cache
+def _plays(rules: sk.Rules) -> tuple[list[Play], list[Play]]:
+    """Tables (every single and pair of a natural rank) and a pool of bombs."""
+    tables = [P(" ".join([sym] * n), rules) for sym in sk.cards.RANK_SYMBOLS[:13] for n in (1, 2)]
+    return tables, [P("5555", rules), P("6666666", rules), P("SJ SJ BJ BJ", rules)]
+
+
 def random_position(rnd: random.Random, rules: sk.Rules, cls: Any) -> Any:
     """A random reachable-looking position: random hands (some empty, out in random order, the
     deal not decided), a random table (a single or pair) with a consistent owner and passes,
@@ -252,18 +260,17 @@ def random_position(rnd: random.Random, rules: sk.Rules, cls: Any) -> Any:
             continue  # R7: decided, the deal would be over
         hands = [Hand.from_counts(c) for c in counts]
         active = [seat for seat in range(4) if any(counts[seat])]
+        tables, pool = _plays(rules)
         table = owner = None
         passes = 0
         if rnd.random() < 0.6:
-            symbol = sk.cards.RANK_SYMBOLS[rnd.randrange(13)]
-            table = P(" ".join([symbol] * rnd.randrange(1, 3)), rules)
+            table = rnd.choice(tables)
             owner = rnd.choice(active + list(places[-1:]))
             after = [(owner + k) & 3 for k in (1, 2, 3) if any(counts[(owner + k) & 3])]
             passes = rnd.randrange(len(after))
             to_act = after[passes]
         else:
             to_act = rnd.choice(active)
-        pool = [P("5555", rules), P("6666666", rules), P("SJ SJ BJ BJ", rules)]
         bombs = [tuple(rnd.choice(pool) for _ in range(rnd.randrange(3))) for _ in range(4)]
         return cls.from_position(
             rules, hands, to_act, table=table, table_owner=owner, passes=passes, places=places,

@@ -16,6 +16,7 @@ message quotes at most a few dozen characters of it.
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
@@ -84,6 +85,7 @@ def _format_value(value: object) -> str:
     return quote(str(value), safe="")
 
 
+@lru_cache(maxsize=64)
 def _format_rules(rules: Rules) -> str:
     """The preset's name, or the closest preset with the fields that differ in braces."""
     presets = [Rules.preset(name) for name in PRESETS]
