@@ -39,7 +39,7 @@ from . import _reference
 from ._reference_scoring import score
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import IllegalPlayError
-from .plays import NO_TABLE, Play, WildsMode, classify
+from .plays import NO_TABLE, Play, WildsMode
 from .rng import deal as rng_deal
 from .rules import Rules
 from .scoring import Result
@@ -76,10 +76,11 @@ def _seat(value: object, what: str) -> int:
 
 
 def _genuine(play: object, rules: Rules, what: str) -> Play:
-    """``play`` if it is a real reading of its cards under ``rules`` (R3), else ValueError."""
+    """``play`` if it is a real reading of its cards under ``rules`` (R3, read by the oracle),
+    else ValueError."""
     if not isinstance(play, Play) or not play:
         raise ValueError(f"{what} must be a Play, got {play!r}")
-    if play not in classify(play.cards, rules):
+    if play.tag not in _reference.classify(play.packed, rules.flags):
         raise ValueError(f"{what} {play.cards} does not read as {play.describe()}")
     return play
 
