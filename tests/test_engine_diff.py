@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import shuangkou as sk
 from shuangkou import _reference, legal_plays
@@ -198,6 +200,36 @@ def test_random_games_step_by_step(preset: str, policy: str) -> None:
     for seed in range(2):
         ref, others = engines_for_deal(rules, 1000 * seed + len(preset))
         lockstep(ref, others, policy, seed)
+
+
+@st.composite
+def small_deals(draw: st.DrawFn) -> tuple[str, list[list[int]], int]:
+    """A preset, four small hands of physical cards (1..9 each, jokers likely) and a leader."""
+    preset = draw(st.sampled_from(PRESET_NAMES))
+    deck = list(range(108))
+    shuffled = draw(st.permutations(deck))
+    jokers = [c for c in (104, 105, 106, 107) if draw(st.booleans())]
+    pool = jokers + [c for c in shuffled if c not in jokers]
+    hands, pos = [], 0
+    for _ in range(4):
+        n = draw(st.integers(1, 9))
+        hands.append(sorted(pool[pos : pos + n]))
+        pos += n
+    return preset, hands, draw(st.integers(0, 3))
+
+
+@settings(max_examples=100)
+@given(deal=small_deals(), seed=st.integers(0, 2**32), policy=st.sampled_from(POLICIES))
+def test_small_deals_step_by_step(deal: tuple[str, list[list[int]], int], seed: int,
+                                  policy: str) -> None:
+    """Endgame-sized deals (few cards, many jokers): every engine from the same position."""
+    preset, ids, leader = deal
+    rules = R[preset]
+    hands = [sk.Hand.from_cards(h) for h in ids]
+    ref = RefState.from_position(rules, hands, leader)
+    others = [cls.from_position(rules, hands, leader) for cls in CLASSES[1:]]
+    others.append(Game.from_deal(rules, ids, leader=leader))
+    lockstep(ref, others, policy, seed)
 
 
 # -- slow tier ------------------------------------------------------------------------------------
