@@ -39,12 +39,12 @@ def test_mid_trick_after_passes(cls: Any) -> None:
     c = R["classic"]
     # Seat 3 played 9; seat 0 passed; seat 1 is to act.
     s = build(cls, c, ["3 4", "5 K", "6 7", "8 8"], 1, table=P("9", c), table_owner=3, passes=1)
-    assert s.can_pass and set(s.legal()) == {P("K", c)}
+    assert s.can_pass() and set(s.legal()) == {P("K", c)}
     s.pass_()
     assert s.to_act == 2 and s.passes == 2
     s.pass_()  # everyone else passed: seat 3 leads a new trick
     assert s.to_act == 3 and s.table is None and s.passes == 0 and s.leader == 3
-    assert s.trick == 1 and not s.can_pass
+    assert s.trick == 1 and not s.can_pass()
 
 
 @pytest.mark.parametrize("cls", CLASSES)
@@ -178,7 +178,7 @@ def test_rebuilt_mid_game_positions_play_on_identically(preset: str) -> None:
                 lockstep(ref, copies, "random", rnd.randrange(1 << 30), deep=False)
                 checked += 1
             plays = s.legal()
-            k = rnd.randrange(len(plays) + s.can_pass)
+            k = rnd.randrange(len(plays) + s.can_pass())
             s.pass_() if k == len(plays) else s.play(plays[k])
     assert checked >= 5
 
@@ -223,7 +223,7 @@ def test_random_walks_of_a_small_deal_group_by_position(cls: Any) -> None:
             by_key.setdefault(ref.key(), set()).add(s.hash)
             assert s == ref if cls is RefState else s.hash in by_key[ref.key()]
             plays = ref.legal()
-            k = rnd.randrange(len(plays) + ref.can_pass)
+            k = rnd.randrange(len(plays) + ref.can_pass())
             for e in (ref, s):
                 e.pass_() if k == len(plays) else e.play(plays[k])
     assert all(len(h) == 1 for h in by_key.values())
@@ -240,17 +240,26 @@ def _plays(rules: sk.Rules) -> tuple[list[Play], list[Play]]:
 
 
 def random_position(rnd: random.Random, rules: sk.Rules, cls: Any) -> Any:
-    """A random reachable-looking position: random hands (some empty, out in random order, the
-    deal not decided), a random table (a single or pair) with a consistent owner and passes,
-    random bombs already played."""
+    """A random reachable-looking position: random bombs already played and maybe a table (a
+    single or pair) with a consistent owner and passes, then random hands from the rest of the
+    two decks (some empty: out in random order, the deal not decided)."""
+    tables, pool = _plays(rules)
     while True:
-        deck = [r for r in range(15) for _ in range(MAX_COPIES[r])]
+        bombs = [tuple(rnd.choice(pool) for _ in range(rnd.randrange(3))) for _ in range(4)]
+        table = rnd.choice(tables) if rnd.random() < 0.6 else None
+        left = list(MAX_COPIES)
+        for p in [b for seat in bombs for b in seat] + ([table] if table else []):
+            for r, c in enumerate(p.cards.counts):
+                left[r] -= c
+        if min(left) < 0:
+            continue
+        deck = [r for r in range(15) for _ in range(left[r])]
         rnd.shuffle(deck)
         counts = [[0] * 15 for _ in range(4)]
         for seat in range(4):
             if rnd.random() < 0.15:
                 continue
-            for r in deck[27 * seat : 27 * seat + rnd.randrange(1, 28)]:
+            for r in deck[25 * seat : 25 * seat + rnd.randrange(1, 26)]:
                 counts[seat][r] += 1
         empty = [seat for seat in range(4) if not any(counts[seat])]
         rnd.shuffle(empty)
@@ -260,18 +269,15 @@ def random_position(rnd: random.Random, rules: sk.Rules, cls: Any) -> Any:
             continue  # R7: decided, the deal would be over
         hands = [Hand.from_counts(c) for c in counts]
         active = [seat for seat in range(4) if any(counts[seat])]
-        tables, pool = _plays(rules)
-        table = owner = None
+        owner = None
         passes = 0
-        if rnd.random() < 0.6:
-            table = rnd.choice(tables)
+        if table is not None:
             owner = rnd.choice(active + list(places[-1:]))
             after = [(owner + k) & 3 for k in (1, 2, 3) if any(counts[(owner + k) & 3])]
             passes = rnd.randrange(len(after))
             to_act = after[passes]
         else:
             to_act = rnd.choice(active)
-        bombs = [tuple(rnd.choice(pool) for _ in range(rnd.randrange(3))) for _ in range(4)]
         return cls.from_position(
             rules, hands, to_act, table=table, table_owner=owner, passes=passes, places=places,
             bombs=bombs,
@@ -323,11 +329,17 @@ def test_view_shows_only_what_the_seat_may_know(cls: Any) -> None:
         v = s.view(seat)
         assert v.hand == s.hand(seat)
         assert (v.partner_hand == s.hand(seat ^ 2)) if visible else v.partner_hand is None
-        assert tuple(v.cards_left) == (27, 27, 27, 27) and v.table is None
-        assert set(v.legal) == set(s.legal())
+        assert v.card_counts == (27, 27, 27, 27) and v.table is None
+        assert [v.cards_left(k) for k in range(4)] == [27] * 4 and v.to_act == seat
+        assert set(v.legal()) == set(s.legal()) and not v.can_pass()
+        assert v.cards_played(seat) == sk.Hand() and v.bombs_played(seat) == ()
         other = s.view((seat + 1) & 3)
-        assert len(other.legal) == 0 and other.hand == s.hand((seat + 1) & 3)
-        assert not hasattr(v, "state") and not hasattr(v, "_state")
+        assert len(other.legal()) == 0 and other.hand == s.hand((seat + 1) & 3)
+        p = s.legal()[0]
+        s.play(p)
+        after = s.view(seat)
+        assert after.cards_played(seat) == p.cards and after.table == p
+        assert after.card_counts[seat] == 27 - p.size
 
 
 def test_reference_engine_legal_plays_do_not_depend_on_the_backend() -> None:

@@ -125,7 +125,7 @@ def test_round_trip_along_random_games(preset: str) -> None:
             if s.is_over:
                 break
             plays = s.legal()
-            k = rnd.randrange(len(plays) + s.can_pass)
+            k = rnd.randrange(len(plays) + s.can_pass())
             s.pass_() if k == len(plays) else s.play(plays[k])
         assert len(texts) > 20
 

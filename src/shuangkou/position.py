@@ -23,7 +23,7 @@ from urllib.parse import quote, unquote
 from .cards import MAX_COPIES, N_RANKS, Hand
 from .errors import NotationError
 from .plays import Kind, Play, classify
-from .rules import PRESETS, Rules
+from .rules import PRESETS, Rules, as_rules
 
 __all__ = ["FIELDS", "MAX_LENGTH", "format_position", "parse_position"]
 
@@ -222,10 +222,15 @@ def format_position(state: _Position) -> str:
     return " ".join(fields)
 
 
-def parse_position(text: str, rules: Rules | None, cls: Any) -> Any:
-    """Read a position text and build it with ``cls.from_position`` (``State`` or
-    ``RefState``). ``rules``, if given, must be the rules the text names. Raises
-    :class:`NotationError` naming the bad field and token (an impossible position too)."""
+def parse_position(text: str, rules: Rules | str | None = None, cls: Any = None) -> Any:
+    """Read a position text and build it with ``cls.from_position`` (default the kernel's
+    ``State``; the reference ``RefState`` works too). ``rules`` (a Rules or a preset name), if
+    given, must be the rules the text names. Raises :class:`NotationError` naming the bad
+    field and token (an impossible position too)."""
+    if cls is None:
+        from ._engine import State
+
+        cls = State
     if not isinstance(text, str):
         raise NotationError(f"a position text is a str, not {type(text).__name__}")
     if len(text) > MAX_LENGTH:
@@ -236,6 +241,8 @@ def parse_position(text: str, rules: Rules | None, cls: Any) -> Any:
             f"a position text has {len(FIELDS)} fields ({' '.join(FIELDS)}), got {len(fields)}"
         )
     named = _parse_rules(fields[0])
+    if isinstance(rules, str):
+        rules = as_rules(rules)
     if rules is not None and named != rules:
         raise _error(0, f"the text names rules {_q(fields[0])}, not the {rules.name} given")
     hands = [
