@@ -11,7 +11,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from _selfplay cimport SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, play_deal
-from _state cimport sk_deal_seed, sk_held_best
+from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
@@ -187,6 +187,17 @@ def held_value(uint64_t hand, uint32_t flags, int mode):
     with nogil:
         v = sk_held_best(hand, flags, mode)
     return v
+
+
+def held_split(uint64_t hand, uint32_t flags, int mode):
+    """R8.4: ``(units per other seat, [(cards word, tag), …])`` of the kernel's best split of
+    ``hand`` into bombs (the one ``State.result`` lists)."""
+    cdef uint64_t words[SK_MAX_HELD]
+    cdef uint32_t tags[SK_MAX_HELD]
+    cdef int v, n, i
+    with nogil:
+        n = sk_held_split(hand, flags, mode, words, tags, SK_MAX_HELD, &v)
+    return v, [(int(words[i]), int(tags[i])) for i in range(n)]
 
 
 def deal_seed(uint64_t seed, uint64_t index):
