@@ -2,8 +2,8 @@
 engine and the kernel's ``State`` too: each test of that module runs with its ``Game`` replaced
 by a subclass that mirrors every action it makes onto each engine class
 (``test_engine_diff.CLASSES``), set up at the same position, and compares them after each one
-(``test_engine_diff.facts``: to act, table, owner, passes, leader, trick, places, hands, bombs,
-pass, legal plays, result)."""
+(``test_engine_diff.assert_same``: to act, table, owner, passes, leader, trick, places, hands,
+bombs, pass, legal plays, result)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from shuangkou.game import Game
 
 from . import test_game
-from .test_engine_diff import CLASSES, facts
+from .test_engine_diff import CLASSES, assert_same
 
 MIRRORED: list[int] = []  # actions mirrored in the current test
 
@@ -65,8 +65,7 @@ class MirroredGame(Game):
                         m.abandon(a.seat)
                 done.append(a)
                 MIRRORED.append(1)
-            for m in mirrors:
-                assert facts(self) == facts(m)
+            assert_same(mirrors[0], [self, *mirrors[1:]])
         return out
 
     def play(self, *args: Any, **kwargs: Any) -> Any:

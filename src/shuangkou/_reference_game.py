@@ -17,9 +17,10 @@ rank level, docs/internals.md "The game state") and is its judge in the differen
 Choices made where RULES.md is silent (the same as :class:`shuangkou.Game`'s):
 
 * Unplaced seats are ranked (R7) by fewer cards left, ties by play order after the last
-  finisher; if nobody finished (an abandon), by play order starting with the seat *before* the
-  first leader (as :class:`~shuangkou.Game` ranks them) — the deal's first leader for
-  :meth:`RefState.deal`, the ``leader`` given to :meth:`RefState.from_position`.
+  finisher; if nobody finished (an abandon), by play order starting with the first leader —
+  the deal's first leader for :meth:`RefState.deal`, the ``leader`` given to
+  :meth:`RefState.from_position` (game.py documents this choice; its code, before the engine
+  became the kernel's, started one seat early).
 * 接风 with the partner out too (impossible by R7, the deal would be over): the next seat in
   play order after the owner that still has cards leads.
 * ``abandon(seat)`` is allowed for any seat at any time before the end, in or out of turn.
@@ -524,11 +525,11 @@ class RefState:
 
     def _final_places(self) -> tuple[int, ...]:
         """R7: finishers in order, then the rest by fewer cards left, ties by play order after
-        the last finisher (from the seat before the first leader if nobody finished)."""
-        ref = self._places[-1] if self._places else (self._first - 1) & 3
+        the last finisher (from the first leader if nobody finished)."""
+        start = (self._places[-1] + 1) & 3 if self._places else self._first
         rest = sorted(
             (s for s in range(4) if s not in self._places),
-            key=lambda s: (self.cards_left(s), (s - ref) & 3),
+            key=lambda s: (self.cards_left(s), (s - start) & 3),
         )
         return self._places + tuple(rest)
 
