@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import shuangkou as sk
-from shuangkou import State, _reference, legal_plays
+from shuangkou import State, _core, _reference, legal_plays
 from shuangkou._reference_game import RefState
 from shuangkou._reference_scoring import contribution_units
 from shuangkou.game import Game
@@ -109,18 +109,20 @@ def facts(e: Engine, wilds: str = "all") -> dict[str, object]:
 
 def check_order(e: Engine, wilds: str = "all") -> None:
     """The legal list is in its plays generator's order: the oracle's for the reference, the
-    kernel's ``legal_plays`` for every other engine (State contract)."""
+    kernel's for ``State`` (``legal_plays``' order under the default backend: the State
+    contract), ``legal_plays``' (whatever the backend) for a Game."""
     if e.is_over:
         return
     hand = _hand(e, e.to_act)
     got = [(p.packed, p.tag) for p in _legal(e, wilds)]
-    if isinstance(e, RefState):
-        table = e.table.tag if e.table is not None else _reference.NO_TABLE
-        words, tags = _reference.generate(hand.packed, e.rules.flags, table, wilds == "fewest")
-        assert got == list(zip(words, tags))
-    else:
+    if isinstance(e, Game):
         want = legal_plays(hand, e.rules, e.table, wilds)  # type: ignore[arg-type]
         assert got == [(p.packed, p.tag) for p in want]
+        return
+    gen = _reference.generate if isinstance(e, RefState) else _core.generate
+    table = e.table.tag if e.table is not None else _reference.NO_TABLE
+    words, tags = gen(hand.packed, e.rules.flags, table, wilds == "fewest")
+    assert got == list(zip(words, tags))
 
 
 def assert_same(ref: RefState, others: Iterable[Engine], wilds: str = "all") -> None:
