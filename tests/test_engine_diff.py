@@ -137,13 +137,15 @@ def assert_same(ref: RefState, others: Iterable[Engine], wilds: str = "all") -> 
 
 # -- policies ------------------------------------------------------------------------------------
 class _PolicyView:
-    """What sim's Python policies read of a game, from any engine."""
+    """What sim's Python policies read of the seat to act, from any engine (the members of a
+    seat's view, and of the Game the policies used to be given)."""
 
     def __init__(self, e: Engine) -> None:
         self.rules = e.rules
         self.table = e.table
         self.table_owner = e.table_owner
-        self.to_act = e.to_act
+        self.seat = self.to_act = e.to_act
+        self.hand = _hand(e, e.to_act)
         self.card_counts = tuple(e.cards_left(s) for s in range(4))
         self._e = e
 
