@@ -146,6 +146,10 @@ def _replace_field(i: int, value: str) -> str:
 BAD = [
     (0, "baibain", "unknown preset 'baibain'"),
     (0, "baibian{base_score=x}", "base_score must be an integer"),
+    (0, "baibian{base_score=--5}", "base_score must be an integer"),
+    (0, "baibian{base_score=-5}", "bad house rules"),
+    (0, "baibian{star_bombs=1}", "star_bombs must be true or false"),
+    (0, "baibian{base_score=2;base_score=3}", "given twice"),
     (0, "baibian{colour=red}", "unknown rules field 'colour'"),
     (0, "baibian{base_score=0}", "bad house rules"),
     (0, "baibian{base_score=2", "must end with"),

@@ -130,7 +130,7 @@ def _parse_rules(token: str) -> Rules:
         elif "int" in kind:
             if raw == "none" and "None" in kind:
                 value = None
-            elif raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 18:
+            elif raw.isascii() and raw.removeprefix("-").isdigit() and len(raw) <= 18:
                 value = int(raw)
             else:
                 raise _error(0, f"{key} must be an integer, not {_q(raw)}")
