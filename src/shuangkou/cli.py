@@ -31,18 +31,34 @@ def _policy_arg(text: str) -> list[str]:
     return parts
 
 
+class _DefaultsHelp(argparse.HelpFormatter):
+    """--help ends each option's line with its default (not for flags or unset options)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        unset = action.default is None or action.default is False  # `in` would catch 0 too
+        if not unset and action.default != argparse.SUPPRESS and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    fmt = _DefaultsHelp
     ap = argparse.ArgumentParser(prog="shuangkou", description="Shuangkou (双扣) tools")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    sim = sub.add_parser("simulate", help="self-play many deals and summarise them")
+    sim = sub.add_parser("simulate", help="self-play many deals and summarise them",
+                         formatter_class=fmt)
     sim.add_argument("-n", "--deals", type=int, default=10_000, help="number of deals")
     sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
-    sim.add_argument("--policy", type=_policy_arg, default=["random"],
+    sim.add_argument("--policy", type=_policy_arg, default="random",
                      help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
                           "or four comma-separated, one per seat")
-    sim.add_argument("--threads", type=int, default=1)
-    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--threads", type=int, default=1, help="threads playing deals")
+    sim.add_argument("--seed", type=int, default=0, help="run seed (deal i: rng.deal_seed(seed, i))")
     sim.add_argument("--start", type=int, default=0, help="first deal index")
     sim.add_argument("--wilds", choices=("all", "fewest"), default=None,
                      help="play generation mode for every seat (default: per policy)")
@@ -51,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    pl = sub.add_parser("plays", help="list the legal plays of a hand")
+    pl = sub.add_parser("plays", help="list the legal plays of a hand", formatter_class=fmt)
     pl.add_argument("hand", help='rank notation, e.g. "3 3 4 4 5 5 BJ"')
     pl.add_argument("--on", help="the table play to answer (default: leading)")
     pl.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
