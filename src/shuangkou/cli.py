@@ -58,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
                           "or four comma-separated, one per seat")
     sim.add_argument("--threads", type=int, default=1, help="threads playing deals")
-    sim.add_argument("--seed", type=int, default=0, help="run seed (deal i: rng.deal_seed(seed, i))")
+    sim.add_argument("--seed", type=int, default=0,
+                     help="run seed (deal i: rng.deal_seed(seed, i))")
     sim.add_argument("--start", type=int, default=0, help="first deal index")
     sim.add_argument("--wilds", choices=("all", "fewest"), default=None,
                      help="play generation mode for every seat (default: per policy)")
