@@ -105,6 +105,7 @@ def run_page(path: Path) -> int:
                 runner = doctest.DocTestRunner(
                     optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
                 runner.run(test, clear_globs=False)
+                namespace.update(test.globs)  # DocTest ran on a copy of the namespace
                 assert runner.failures == 0, f"{where}: doctest failed (output above)"
             else:
                 exec(compile(block.text, where, "exec"), namespace)
