@@ -1,4 +1,4 @@
-"""Game-engine benchmarks (pytest-benchmark; reported, never gating — DESIGN.md §5/§6).
+"""Game-engine benchmarks (pytest-benchmark; reported, never gating).
 
 * random self-play through the Python API (``Game.legal_plays`` + ``Game.play``/``pass_``):
   whole deals per second, per preset;

@@ -210,3 +210,18 @@ def test_public_api_typed() -> None:
     for message in problems:
         print("  ", message.splitlines()[0])
     assert score >= TYPED_FLOOR, f"typed share {score:.1f}% < {TYPED_FLOOR}%"
+
+
+def test_no_references_outside_the_repo() -> None:
+    """The repo stands alone: no code or page cites a design file or a folder beside it."""
+    outside = re.compile("DESI" + r"GN(\.md|\b)|\.\./shared")  # split: this file is scanned too
+    files = [ROOT / "README.md", ROOT / "CHANGELOG.md"] + [
+        p for folder in ("src", "tests", "benchmarks", "docs", "examples", ".github", ".ci")
+        for p in (ROOT / folder).rglob("*")
+        if p.is_file() and p.suffix in {".py", ".pyx", ".pxd", ".pyi", ".md", ".yml", ""}
+        and not {"_build", "api", "__pycache__"} & set(p.relative_to(ROOT).parts)
+    ]
+    hits = [f"{p.relative_to(ROOT)}:{n}" for p in files
+            for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
+            if outside.search(line)]
+    assert hits == []

@@ -1,4 +1,4 @@
-"""numpy views for many hands at once and for RL (DESIGN §1: batch.py).
+"""numpy views for many hands at once and for RL.
 
 * Hands as ``(N, 15)`` ``uint8`` count arrays (R1 rank order); :func:`pack` / :func:`unpack`
   convert to and from the kernel's packed words.
@@ -297,7 +297,7 @@ class ActionTable:
 
     def play_for(self, hand: Hand | str, action: int, table: Play | str | None = None) -> Play:
         """The concrete play for ``action`` from ``hand``: the fewest-wild play with that reading
-        (DESIGN §3 ``wilds="fewest"``), or :data:`PASS`. Raises ``ValueError`` if illegal."""
+        (``wilds="fewest"``), or :data:`PASS`. Raises ``ValueError`` if illegal."""
         from .plays import legal_plays as per_hand
 
         if action == 0:

@@ -407,7 +407,7 @@ class Game:
         return tuple(self._bombs[seat])
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see (DESIGN: observations): own hand, partner's hand under 双明,
+        """What ``seat`` may see: own hand, partner's hand under 双明,
         card counts, table, history."""
         if seat not in range(4):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
