@@ -221,12 +221,12 @@ class ActionTable:
     def __init__(self, rules: Rules) -> None:
         self.version = ACTION_TABLE_VERSION
         self.rules = rules
-        self.flags = rules.flags
+        self.flags: int = rules.flags
         readings = _enumerate_readings(self.flags)
-        self.readings = np.zeros((len(readings) + 1, 6), dtype=np.int16)
+        self.readings: np.ndarray = np.zeros((len(readings) + 1, 6), dtype=np.int16)
         self.readings[1:] = np.array(readings, dtype=np.int16)
         tags = [NO_TABLE] + [pack_tag(k, t, w, ln, s, z, 0) for k, t, w, ln, s, z in readings]
-        self.tags = np.array(tags, dtype=np.uint32)
+        self.tags: np.ndarray = np.array(tags, dtype=np.uint32)
         """Tag (wilds = 0) of each action; 0 for PASS."""
         keys = self.tags.astype(np.int64) & KEY_MASK
         if len(np.unique(keys)) != len(keys):  # pragma: no cover - construction invariant

@@ -51,7 +51,7 @@ class SplitMix64:
     __slots__ = ("state",)
 
     def __init__(self, seed: int) -> None:
-        self.state = int(seed) & MASK64
+        self.state: int = int(seed) & MASK64
 
     def next(self) -> int:
         """The next 64-bit output."""

@@ -391,7 +391,7 @@ class SimStats:
         return Summary(rows)
 
 
-class Summary(dict):  # type: ignore[type-arg]
+class Summary(dict[str, Any]):
     """The summary of a run as a plain dict (JSON-able) whose ``str`` is a table."""
 
     def __str__(self) -> str:
