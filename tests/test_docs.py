@@ -23,6 +23,7 @@ import os
 import pkgutil
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ import _apigen  # noqa: E402  (docs/_apigen.py)
 # pyright --verifytypes "type completeness" of the public API: every public name typed.
 TYPED_FLOOR = 100.0
 
+PAGE_SECONDS = 300  # a page whose examples take longer fails (e.g. a server left running)
 PAGES = sorted(
     [ROOT / "README.md"]
     + [p for p in DOCS.rglob("*.md") if not {"_build", "api"} & set(p.relative_to(DOCS).parts)]
@@ -127,7 +129,17 @@ def run_page(path: Path) -> int:
 def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    run_page(page)
+
+    def too_slow(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{page}: examples still running after {PAGE_SECONDS} s")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)  # a page's blocks run in-process
+    signal.alarm(PAGE_SECONDS)
+    try:
+        run_page(page)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_the_block_runner_runs_and_checks(tmp_path: Path,
