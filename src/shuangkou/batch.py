@@ -26,8 +26,8 @@ import numpy as np
 
 from . import _core
 from ._check import as_int
-from .errors import ArgumentError
 from .cards import MAX_COPIES, N_RANKS, Hand
+from .errors import ArgumentError
 from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
+from typing import SupportsIndex
 
 from ._check import as_int
 from .errors import NotationError
@@ -181,7 +182,7 @@ class Hand:
         return cls._from_packed_unchecked(packed)
 
     @classmethod
-    def from_packed(cls, packed: int) -> Hand:
+    def from_packed(cls, packed: SupportsIndex) -> Hand:
         """Build from the kernel's packed word (validated)."""
         packed = as_int(packed, "packed hand", 0, (1 << (4 * N_RANKS)) - 1, NotationError)
         return cls.from_counts([(packed >> (4 * r)) & 15 for r in range(N_RANKS)])
