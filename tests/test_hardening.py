@@ -196,3 +196,38 @@ def test_ctrl_c_stops_a_long_simulation_promptly(threads):
 
 def test_illegal_play_error_is_a_value_error():
     assert issubclass(IllegalPlayError, ValueError) and issubclass(ArgumentError, ValueError)
+
+
+# -- batch loops vs a concurrent writer ---------------------------------------------------------
+def test_batch_counts_never_see_words_written_after_validation():
+    import threading
+
+    from shuangkou import _core
+
+    good = [sk.Hand.parse("3 3 4 4 5 5 6 6 7 7 BJ BJ").packed, sk.Hand.parse("9 9 9 9").packed]
+    bad = 0xF << 4  # 15 fours: not a cards word
+    expect = {_core.count(w, BAIBIAN.flags, 0, False) for w in good}
+    hands = np.array(good * 2000, dtype=np.uint64)
+    tables = np.zeros(hands.shape[0], dtype=np.uint32)
+    stop = threading.Event()
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            hands[i % hands.shape[0]] = bad if i % 3 == 0 else good[i % 2]
+            i += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        for _ in range(200):
+            try:
+                counts = _core.count_many(hands, BAIBIAN.flags, tables, False)
+            except ValueError:
+                continue  # an invalid word present when the copy was taken: refused
+            assert counts.dtype == np.int64 and set(counts.tolist()) <= expect
+            offsets, _, _ = _core.generate_batch(hands.copy(), BAIBIAN.flags, tables, False)
+            assert set(np.diff(offsets).tolist()) <= expect
+    finally:
+        stop.set()
+        t.join()

@@ -133,7 +133,7 @@ def _words(hands: Any) -> np.ndarray:
 
 
 def count_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all") -> np.ndarray:
-    """``(N,)`` int32: how many plays each hand has that beat its table (every play when
+    """``(N,)`` int64: how many plays each hand has that beat its table (every play when
     leading), as :func:`shuangkou.count_plays` per hand."""
     w = _words(hands)
     tables = _tables(table, w.shape[0], rules)
