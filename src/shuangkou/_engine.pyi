@@ -19,7 +19,7 @@ class State:
     def from_position(
         rules: Rules | str,
         hands: Sequence[Hand | str | int],
-        to_act: int,
+        to_act: int | None,
         *,
         table: Play | str | None = None,
         table_owner: int | None = None,
@@ -28,6 +28,7 @@ class State:
         bombs: Sequence[Sequence[Play | str]] = ((), (), (), ()),
         leader: int | None = None,
         trick: int = 0,
+        escape: int | None = None,
     ) -> State: ...
     @staticmethod
     def parse(text: str, rules: Rules | str) -> State: ...
