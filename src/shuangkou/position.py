@@ -279,11 +279,10 @@ def parse_position(text: str, rules: Rules | str | None = None, cls: Any = None)
                 seat_bombs.append(bomb)
         bombs.append(seat_bombs)
     escape = _parse_seat(fields[7], 7)
-    extra: dict[str, Any] = {} if escape is None else {"escape": escape}
     try:
         state = cls.from_position(
             named, hands, to_act, table=table, table_owner=owner, passes=passes,
-            places=tuple(places), bombs=tuple(tuple(b) for b in bombs), **extra,
+            places=tuple(places), bombs=tuple(tuple(b) for b in bombs), escape=escape,
         )
     except ValueError as e:
         raise NotationError(f"position text: impossible position: {e}") from None
