@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import shuangkou as sk
-from shuangkou import Hand, Play
+from shuangkou import Hand, Play, State
 from shuangkou._reference_game import RefState
 from shuangkou.cards import MAX_COPIES
 
@@ -293,7 +293,8 @@ def identity(s: Any) -> str:
     return " ".join(fields)
 
 
-POSITIONS = budget(ci=2_000, full=1_000_000)
+POSITIONS = budget(ci=2_000, full=200_000)  # set up one by one: ~0.5 ms each in Python
+WALK_POSITIONS = budget(ci=20_000, full=1_000_000)
 
 
 @pytest.mark.slow
@@ -319,6 +320,53 @@ def test_hash_collisions_over_random_positions(
     record_property("collisions", collisions)
     print(f"{cls.__name__}: {len(distinct)} distinct positions hashed, {collisions} collisions")
     assert len(distinct) > POSITIONS * 0.99
+    assert collisions <= 1  # 64-bit: expected ~n²/2**65, 3e-8 for a million
+
+
+def state_key(s: State) -> tuple[object, ...]:
+    """What State equality compares, read through its API: hands, seat to act, table and
+    owner, passes, places, each seat's bombs (their tags, a multiset) and the escape."""
+    table = s.table
+    return (
+        tuple(s.hand(k).packed for k in range(4)), s.to_act,
+        None if table is None else (table.packed, table.tag), s.table_owner, s.passes,
+        s.places, tuple(tuple(sorted(p.tag for p in s.bombs_played(k))) for k in range(4)),
+        s.escape,
+    )
+
+
+@pytest.mark.slow
+def test_kernel_hash_collisions_along_random_walks(
+    record_property: Callable[[str, object], None],
+) -> None:
+    """The kernel's incremental Zobrist hash over the positions of random games (every
+    preset, random deals, uniform over plays and pass): distinct positions (by ``state_key``)
+    counted against distinct hashes; equal positions must hash equal."""
+    rnd = random.Random(77)
+    hash_of: dict[tuple[object, ...], int] = {}
+    hashes: set[int] = set()
+    collisions = seen = deals = 0
+    while seen < WALK_POSITIONS:
+        s = State.deal(R[PRESET_NAMES[deals % 4]], rnd.getrandbits(64))
+        deals += 1
+        while not s.is_over and seen < WALK_POSITIONS:
+            seen += 1
+            key = state_key(s)
+            h = s.hash
+            if key in hash_of:
+                assert hash_of[key] == h  # equal positions, equal hash
+            else:
+                hash_of[key] = h
+                collisions += h in hashes
+                hashes.add(h)
+            n = len(s.legal())
+            k = rnd.randrange(n + s.can_pass())
+            s.pass_() if k == n else s.play(k)
+    record_property("positions", len(hash_of))
+    record_property("collisions", collisions)
+    print(f"State walks: {deals} deals, {seen} positions, {len(hash_of)} distinct, "
+          f"{collisions} collisions")
+    assert len(hash_of) > WALK_POSITIONS * 0.9
     assert collisions <= 1  # 64-bit: expected ~n²/2**65, 3e-8 for a million
 
 
