@@ -595,7 +595,8 @@ class Game:
 
     def view(self, seat: int) -> Any:
         """``seat``'s view of the position at rank level, ``State.view(seat)``: what the seat
-        may know (what :mod:`shuangkou.sim` hands a Python policy)."""
+        may know (what :mod:`shuangkou.sim` hands a Python policy). It is live: it shows the
+        game's position at the time it is read."""
         return self._st.view(seat)
 
     def observation(self, seat: int) -> Observation:

@@ -111,8 +111,8 @@ class with_game:  # noqa: N801 - used like a function: with_game(fn)
         if not callable(fn):
             raise TypeError(f"with_game needs a callable, not {fn!r}")
         self.fn = fn
-        self.wilds = getattr(fn, "wilds", "all")
-        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self.wilds: str = getattr(fn, "wilds", "all")
+        self.__name__: str = getattr(fn, "__name__", type(fn).__name__)
 
     def __call__(self, game: Any, plays: list[Play], rng: SplitMix64) -> Play | int | None:
         return self.fn(game, plays, rng)
