@@ -7,7 +7,7 @@ Through :class:`~shuangkou.State` (the C game state, ``_state.pxd``):
 * ``State.play(index)`` + ``undo()`` and ``State.copy()`` on a mid-deal position;
 * the leaf rate of a plain depth-limited make/unmake search (perft: every play and pass to a
   fixed depth) in Python through ``State``, and the same search in C on the State's struct
-  (``_sim.perft``, which cimports ``State``).
+  (``State.perft``).
 
 Through :class:`~shuangkou.game.Game` (physical cards, validation, log):
 
@@ -18,7 +18,8 @@ Through :class:`~shuangkou.game.Game` (physical cards, validation, log):
   seeing its view) beside the kernel's own policy (:func:`game_rows`).
 
 Run ``pytest benchmarks/bench_game.py --benchmark-only`` or ``python benchmarks/bench_game.py``
-for a plain table (all rows of one run, so their ratios hold on a loaded machine).
+for a plain table (all rows of one run, so their ratios hold on a loaded machine; the table
+times by CPU time, and the loops by the wall clock too).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from shuangkou import Rules, State, _sim
+from shuangkou import Rules, State
 from shuangkou.game import Game
 from shuangkou.rng import SplitMix64
 from shuangkou.sim import random_policy, simulate
@@ -124,7 +125,7 @@ def test_state_copy(benchmark, preset: str) -> None:  # type: ignore[no-untyped-
 @pytest.mark.parametrize("preset", ["baibian", "qianbian"])
 def test_state_perft(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     st = perft_position(Rules.preset(preset))
-    assert benchmark(lambda: perft(st, PERFT_DEPTH)) == _sim.perft(st, PERFT_DEPTH)
+    assert benchmark(lambda: perft(st, PERFT_DEPTH)) == st.perft(PERFT_DEPTH)
 
 
 # -- Game --------------------------------------------------------------------------------------
@@ -228,30 +229,32 @@ def test_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
 
 # -- the plain table ---------------------------------------------------------------------------
 def per_call(fn: Callable[[], object], calls: int, repeat: int = 5) -> float:
-    """Best of ``repeat`` timings of ``fn`` (which makes ``calls`` calls), in µs per call."""
+    """Best of ``repeat`` CPU timings of ``fn`` (which makes ``calls`` calls), µs per call."""
     best = float("inf")
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return best / calls * 1e6
 
 
-def rate(fn: Callable[[int], int], seconds: float = 2.0) -> float:
-    """Units per second of ``fn(i)`` (it returns how many units it did), for ``seconds``."""
+def rate(fn: Callable[[int], int], seconds: float = 2.0) -> tuple[float, float]:
+    """Units per second of ``fn(i)`` (it returns how many units it did), for ``seconds``: by
+    the wall clock and by this process's CPU time (a shared machine deschedules us)."""
     fn(0)
-    i, units, t0 = 0, 0, time.perf_counter()
+    i, units, t0, c0 = 0, 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         units += fn(i)
         i += 1
-    return units / (time.perf_counter() - t0)
+    return units / (time.perf_counter() - t0), units / (time.process_time() - c0)
 
 
 def loop_row(preset: str) -> None:
     rules = Rules.preset(preset)
-    s_rate = rate(lambda i: random_state_game(rules, i))
-    g_rate = rate(lambda i: len(random_game(rules, i).actions))
-    print(f"{preset:9s} {s_rate:10,.0f} d/s {g_rate:9,.0f} d/s {s_rate / g_rate:5.1f}×")
+    s_wall, s_cpu = rate(lambda i: random_state_game(rules, i))
+    g_wall, g_cpu = rate(lambda i: len(random_game(rules, i).actions))
+    print(f"{preset:9s} {s_wall:10,.0f} {s_cpu:10,.0f} {g_wall:9,.0f} {g_cpu:9,.0f} "
+          f"{s_cpu / g_cpu:5.1f}×")
 
 
 def primitives_row(preset: str) -> None:
@@ -295,12 +298,12 @@ def primitives_row(preset: str) -> None:
 
 def perft_row(preset: str) -> None:
     st = perft_position(Rules.preset(preset))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     leaves = perft(st, PERFT_DEPTH)
-    py = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    c_leaves = _sim.perft(st, PERFT_DEPTH)
-    c = time.perf_counter() - t0
+    py = time.process_time() - t0
+    t0 = time.process_time()
+    c_leaves = st.perft(PERFT_DEPTH)
+    c = time.process_time() - t0
     assert c_leaves == leaves
     print(f"{preset:9s} {PERFT_DEPTH:>6d} {leaves:>8,d} {leaves / py:>16,.0f} "
           f"{c_leaves / c:>13,.0f} {c_leaves / c / (leaves / py):5.0f}×")
@@ -350,7 +353,9 @@ def game_rows() -> None:
 
 
 def main() -> None:
-    print(f"{'preset':9s} {'State loop':>14s} {'Game loop':>13s} {'ratio':>6s}")
+    print("random-policy loops, decisions/s (wall clock, CPU time)")
+    print(f"{'preset':9s} {'State wall':>10s} {'State CPU':>10s} {'Game wall':>9s} "
+          f"{'Game CPU':>9s} {'ratio':>6s}")
     for preset in PRESETS:
         loop_row(preset)
     print()
