@@ -68,10 +68,13 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
+from . import documents
+from ._check import as_seat
 from ._physical import ids_of as _ids_of
 from ._physical import take_lowest as _take
 from .cards import (
@@ -83,7 +86,8 @@ from .cards import (
     format_cards,
     parse_faces,
 )
-from .errors import IllegalPlayError, NotationError
+from .documents import Trust
+from .errors import DocumentError, IllegalPlayError, NotationError
 from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
 from .rng import deal_seed
@@ -318,7 +322,7 @@ def _result_from_dict(d: dict[str, Any]) -> Result:
     )
 
 
-class ReplayError(IllegalPlayError):
+class ReplayError(IllegalPlayError, DocumentError):
     """A log action that is illegal where it stands: ``step`` is its index in the log's
     actions, ``action`` the action as logged, ``game`` the state just before it."""
 
@@ -351,6 +355,22 @@ def _kind_of(kind: Kind | str, what: object, seat: int) -> Kind:
         raise _illegal(what, seat, f"unknown play kind {kind!r}") from None
 
 
+def _seat(seat: object) -> int:
+    """A seat index argument of a view (``hand(-1)`` is refused, not seat 3)."""
+    if type(seat) is int and 0 <= seat < 4:  # the common case, without a call
+        return seat
+    return as_seat(seat)
+
+
+def _seat_arg(what: object, seat: object) -> int:
+    """A seat argument as a plain int 0..3 (``numpy.int64(1)`` is seat 1; ``True``, ``1.0``,
+    ``"1"`` and ``-1`` are refused), else :class:`IllegalPlayError`."""
+    try:
+        return as_seat(seat)
+    except ValueError as e:
+        raise _illegal(what, None, str(e)) from None
+
+
 def _illegal(what: object, seat: int | None, reason: str) -> IllegalPlayError:
     who = f" by seat {seat}" if seat is not None else ""
     return IllegalPlayError(f"illegal {what}{who}: {reason}")
@@ -361,7 +381,7 @@ class Game:
 
     __slots__ = (
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
-        "_st", "_mask", "_log", "_built",
+        "_st", "_mask", "_log", "_built", "_lock",
     )
 
     rules: Rules
@@ -487,6 +507,9 @@ class Game:
         # it; the Action objects are built from the records when asked for (_built caches them).
         self._log: list[tuple[str, int, int, Play | None, int]] = []
         self._built: list[Action] = []
+        # One action at a time: two threads playing on one Game are serialised (the second
+        # is then judged on the position the first left), never interleaved.
+        self._lock = threading.Lock()
 
     # -- views ---------------------------------------------------------------------------------
     @property
@@ -575,15 +598,15 @@ class Game:
 
     def hand(self, seat: int) -> tuple[int, ...]:
         """The card ids ``seat`` holds, ascending."""
-        return _ids_of(self._mask[seat])
+        return _ids_of(self._mask[_seat(seat)])
 
     def hand_ranks(self, seat: int) -> Hand:
         """The rank multiset ``seat`` holds."""
-        hand: Hand = self._st.hand(seat)
+        hand: Hand = self._st.hand(_seat(seat))
         return hand
 
     def cards_left(self, seat: int) -> int:
-        return self._mask[seat].bit_count()
+        return self._mask[_seat(seat)].bit_count()
 
     @property
     def card_counts(self) -> tuple[int, int, int, int]:
@@ -591,7 +614,7 @@ class Game:
         return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
 
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
-        return tuple(self._st.bombs_played(seat))
+        return tuple(self._st.bombs_played(_seat(seat)))
 
     def view(self, seat: int) -> Any:
         """``seat``'s view of the position at rank level, ``State.view(seat)``: what the seat
@@ -602,8 +625,7 @@ class Game:
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see (R6/R7): own hand, the partner's hand under 双明, card counts,
         table, history (all public). See :class:`Observation` for its JSON form."""
-        if seat not in range(4):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        seat = _seat(seat)
         partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
         return Observation(
             seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
@@ -624,6 +646,8 @@ class Game:
 
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
+        if seat is not None and type(seat) is not int:
+            seat = _seat_arg(what, seat)
         to_act: int | None = self._st.to_act
         if to_act is None:
             raise _illegal(what, seat, "the deal is over")
@@ -644,12 +668,19 @@ class Game:
 
         An index or a :class:`Play` of the current legal list is applied as it is (no
         classifying); anything else is read and validated first."""
+        with self._lock:
+            return self._play(cards, kind, seat)
+
+    def _play(
+        self, cards: Play | Hand | str | Iterable[int] | int, kind: Kind | str | None,
+        seat: int | None,
+    ) -> Play:
         st = self._st
         chosen: Play | int
         if isinstance(cards, int) and not isinstance(cards, bool):
             s = st.to_act
             if s is None or seat is not None and seat != s:
-                s = self._check_turn(_PlayName(cards), seat)  # raises
+                s = self._check_turn(_PlayName(cards), seat)  # raises unless int-like
             legal = st.legal()
             if not 0 <= cards < len(legal):
                 raise _illegal(
@@ -659,7 +690,7 @@ class Game:
             chosen = cards
         elif isinstance(cards, Play) and (not cards or cards in st.legal()):
             if not cards:
-                self.pass_(seat=seat)
+                self._pass(seat)
                 return PASS
             s = st.to_act
             if s is None or seat is not None and seat != s:
@@ -817,6 +848,10 @@ class Game:
 
     def pass_(self, *, seat: int | None = None) -> None:
         """Pass (R4: not allowed when leading)."""
+        with self._lock:
+            self._pass(seat)
+
+    def _pass(self, seat: int | None) -> None:
         s = self._check_turn("pass", seat)
         if self._st.table is None:
             raise _illegal("pass", s, "the leader of a trick must play (R4)")
@@ -826,25 +861,26 @@ class Game:
 
     def abandon(self, seat: int) -> None:
         """``seat`` abandons (逃跑): the deal ends at once with R8's escape penalty."""
-        if seat not in range(4) or isinstance(seat, bool):
-            raise _illegal("abandon", None, f"seat must be 0..3, got {seat!r}")
-        if self._st.is_over:
-            raise _illegal("abandon", seat, "the deal is over")
-        trick = self._st.trick
-        self._st.abandon(seat)
-        self._log.append(("abandon", seat, 0, None, trick))
+        seat = _seat_arg("abandon", seat)
+        with self._lock:
+            if self._st.is_over:
+                raise _illegal("abandon", seat, "the deal is over")
+            trick = self._st.trick
+            self._st.abandon(seat)
+            self._log.append(("abandon", seat, 0, None, trick))
 
     # -- search support ------------------------------------------------------------------------
     def undo(self) -> Action:
         """Revert the last action exactly; returns it. Raises if there is none."""
-        log = self._log
-        if not log:
-            raise IllegalPlayError("nothing to undo")
-        self._st.undo()
-        record = log.pop()
-        self._mask[record[1]] |= record[2]
-        built = self._built
-        return built.pop() if len(built) > len(log) else _action(record)
+        with self._lock:
+            log = self._log
+            if not log:
+                raise IllegalPlayError("nothing to undo")
+            self._st.undo()
+            record = log.pop()
+            self._mask[record[1]] |= record[2]
+            built = self._built
+            return built.pop() if len(built) > len(log) else _action(record)
 
     def copy(self) -> Game:
         """An independent copy (undo history included)."""
@@ -861,6 +897,7 @@ class Game:
         g._mask = self._mask[:]
         g._log = self._log[:]
         g._built = self._built[:]
+        g._lock = threading.Lock()
         return g
 
     __copy__ = copy
@@ -975,19 +1012,31 @@ class Game:
         }
 
     @classmethod
-    def from_json(cls, text: str | dict[str, Any]) -> Game:
+    def from_json(
+        cls, text: str | dict[str, Any], *, rules: Rules | None = None, seeded: bool = False
+    ) -> Game:
         """Rebuild a game from :meth:`to_json` (or a log): every action is re-validated and
-        the stored snapshot, if any, must match. Raises ``ValueError`` on a bad document."""
-        doc = json.loads(text) if isinstance(text, str) else text
-        if not isinstance(doc, dict) or doc.get("format") not in (GAME_FORMAT, LOG_FORMAT):
-            raise ValueError("not a shuangkou game document (format field)")
-        if doc.get("version") != JSON_VERSION:
-            raise ValueError(f"unsupported game document version {doc.get('version')!r}")
-        game = replay(doc)
-        snap = doc.get("state")
-        if snap is not None and json.loads(json.dumps(game._snapshot_dict())) != snap:
-            raise ValueError("the stored state does not match the replayed actions")
-        return game
+        the stored snapshot, if any, must match.
+
+        Documents are untrusted input (:mod:`shuangkou.documents`): a bad one raises
+        :class:`~shuangkou.errors.DocumentError` naming the field (:class:`ReplayError` for an
+        illegal action), in time linear in its size. A server pins what it would have made
+        itself: ``rules=`` (the document's rules must equal them) and ``seeded=True`` (only
+        the standard seeded deal, no scripted hands)."""
+        return _from_doc(documents.load(text, "game document"), Trust(rules, seeded))
+
+
+def _from_doc(doc: dict[str, Any], trust: Trust) -> Game:
+    fmt = doc.get("format")
+    if fmt not in (GAME_FORMAT, LOG_FORMAT):
+        raise DocumentError("not a shuangkou game document (format field)")
+    if doc.get("version") != JSON_VERSION:
+        raise DocumentError(f"unsupported game document version {str(doc.get('version'))[:20]}")
+    game = _replay(doc, trust)
+    snap = documents.get(doc, "state", dict, "game document", None, nullable=True)
+    if snap is not None and json.loads(json.dumps(game._snapshot_dict())) != snap:
+        raise DocumentError("the stored state does not match the replayed actions")
+    return game
 
 
 def reveal_swap(
@@ -1034,53 +1083,89 @@ def _action_to_json(a: Action) -> list[Any]:
     return [a.kind, a.seat]
 
 
-def _deal_from_log(doc: dict[str, Any]) -> Game:
+def _deal_from_log(doc: dict[str, Any], trust: Trust) -> Game:
     if doc.get("view") is not None:
-        raise ValueError(f"a log redacted for {doc['view']!r} cannot be replayed (hands hidden)")
-    rules = Rules.from_dict(doc["rules"])
-    deal = doc.get("deal") or {}
-    seed = doc.get("seed")
-    players = deal.get("players", [0, 1, 2, 3])
-    if seed is not None:
-        leader = deal.get("leader") if rules.first_leader == "random" else None
-        game = Game(rules, seed, players=players, leader=leader)
-        if "hands" in deal and [list(h) for h in game.dealt] != [list(h) for h in deal["hands"]]:
-            raise ValueError("the logged hands are not the deal of the logged seed")
-        if deal.get("revealed") is not None and deal["revealed"] != game.revealed:
-            raise ValueError("the logged revealed card is not the seed's")
-        return game
+        raise DocumentError("a log redacted for a seat cannot be replayed (hands hidden)")
+    rules = documents.rules_of(doc, trust, "log")
+    deal = documents.get(doc, "deal", dict, "log", {}, nullable=True) or {}
+    seed = documents.get(doc, "seed", int, "log", None, nullable=True)
+    players = documents.int_list(deal.get("players", [0, 1, 2, 3]), "deal.players", 0, 2**31, 4)
     revealed = deal.get("revealed")
-    return Game.from_deal(
-        rules, deal["hands"], players=players,
-        revealed=revealed, leader=None if revealed is not None else deal.get("leader", 0),
-    )
+    if revealed is not None:
+        revealed = documents.integer(revealed, "deal.revealed", 0, N_CARDS - 1)
+    leader = deal.get("leader")
+    if leader is not None:
+        leader = documents.integer(leader, "deal.leader", 0, 3)
+    hands = deal.get("hands")
+    if hands is not None:
+        if not isinstance(hands, list) or len(hands) != 4:
+            raise DocumentError("deal.hands must be a list of 4 hands")
+        hands = [documents.int_list(h, f"deal.hands[{i}]", 0, N_CARDS - 1)
+                 for i, h in enumerate(hands)]
+    if seed is not None:
+        seed = documents.integer(seed, "seed", 0, 2**64 - 1)
+        game = Game(rules, seed, players=players,
+                    leader=leader if rules.first_leader == "random" else None)
+        if hands is not None and [list(h) for h in game.dealt] != hands:
+            raise DocumentError("the logged hands are not the deal of the logged seed")
+        if revealed is not None and revealed != game.revealed:
+            raise DocumentError("the logged revealed card is not the seed's")
+        return game
+    if trust.seeded:
+        raise DocumentError("the document has no seed: only seeded standard deals are accepted")
+    if hands is None:
+        raise DocumentError("deal.hands is missing (a document without a seed must list them)")
+    try:
+        return Game.from_deal(
+            rules, hands, players=players,
+            revealed=revealed, leader=None if revealed is not None else (leader or 0),
+        )
+    except ValueError as e:
+        raise DocumentError(f"deal: {e}") from None
 
 
-def replay(log: dict[str, Any] | str) -> Game:
+def replay(log: dict[str, Any] | str, *, rules: Rules | None = None,
+           seeded: bool = False) -> Game:
     """Rebuild a game from a log (:meth:`Game.log` or :meth:`Game.to_json`), re-validating every
-    action. Raises :class:`ReplayError` at the first illegal one (``step``, ``action`` and the
-    ``game`` just before it)."""
-    doc = json.loads(log) if isinstance(log, str) else log
-    if not isinstance(doc, dict) or doc.get("version") != JSON_VERSION:
-        raise ValueError("not a shuangkou log of a supported version")
-    game = _deal_from_log(doc)
-    for i, a in enumerate(doc.get("actions", [])):
+    action. Raises :class:`ReplayError` at the first illegal action (``step``, ``action`` and
+    the ``game`` just before it) and for a malformed document (``step`` −1). ``rules`` and
+    ``seeded`` pin what is accepted, as for :meth:`Game.from_json`."""
+    try:
+        doc = documents.load(log, "log")
+        if doc.get("version") != JSON_VERSION:
+            raise DocumentError("not a shuangkou log of a supported version")
+        return _replay(doc, Trust(rules, seeded))
+    except ReplayError:
+        raise
+    except DocumentError as e:
+        raise ReplayError(str(e), -1, None, None) from None
+
+
+def _replay(doc: dict[str, Any], trust: Trust) -> Game:
+    game = _deal_from_log(doc, trust)
+    actions = documents.get(doc, "actions", list, "log", [])
+    for i, a in enumerate(actions):
         try:
-            if not isinstance(a, (list, tuple)) or len(a) < 2:
-                raise IllegalPlayError(f"malformed action {a!r}")
-            kind, seat = a[0], a[1]
+            if not isinstance(a, list) or not 2 <= len(a) <= 4 or not isinstance(a[0], str):
+                raise IllegalPlayError(f"malformed action {str(a)[:60]}")
+            kind = a[0]
+            seat = documents.integer(a[1], f"actions[{i}] seat", 0, 3)
             if kind == "play":
-                if len(a) < 3:
-                    raise IllegalPlayError(f"malformed play action {a!r}")
-                game.play(a[2], a[3] if len(a) > 3 else None, seat=seat)
-            elif kind == "pass":
+                if len(a) < 3 or not isinstance(a[2], list):
+                    raise IllegalPlayError(f"malformed play action {str(a)[:60]}")
+                cards = documents.int_list(a[2], f"actions[{i}] cards", 0, N_CARDS - 1)
+                kind_name = a[3] if len(a) > 3 else None
+                if kind_name is not None and not isinstance(kind_name, str):
+                    raise IllegalPlayError(f"malformed play kind {str(kind_name)[:20]}")
+                game.play(cards, kind_name, seat=seat)
+            elif kind == "pass" and len(a) == 2:
                 game.pass_(seat=seat)
-            elif kind == "abandon":
+            elif kind == "abandon" and len(a) == 2:
                 game.abandon(seat)
             else:
-                raise IllegalPlayError(f"unknown action {kind!r}")
-        except IllegalPlayError as e:
-            raise ReplayError(f"step {i}: {e}", i, a, game) from e
+                raise IllegalPlayError(f"unknown action {kind[:20]!r}")
+        except (IllegalPlayError, DocumentError) as e:
+            raise ReplayError(f"step {i}: {e}", i, a, game) from None
     return game
 
 
@@ -1146,18 +1231,28 @@ class Match:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> Match:
-        doc = json.loads(text)
+    def from_json(cls, text: str, *, rules: Rules | None = None, seeded: bool = False) -> Match:
+        """Rebuild a match from :meth:`to_json`. Every game must have the match's rules (and
+        ``rules``, if given) and follow from its seed and history; errors as for
+        :meth:`Game.from_json`."""
+        doc = documents.load(text, "match document")
         if doc.get("format") != MATCH_FORMAT or doc.get("version") != JSON_VERSION:
-            raise ValueError("not a shuangkou match document of a supported version")
-        m = cls(Rules.from_dict(doc["rules"]), doc["seed"])
-        for i, gdoc in enumerate(doc["games"]):
+            raise DocumentError("not a shuangkou match document of a supported version")
+        trust = Trust(rules, seeded)
+        m_rules = documents.rules_of(doc, trust, "match")
+        m = cls(m_rules, documents.integer(doc.get("seed"), "match seed", 0, 2**64 - 1))
+        games = documents.get(doc, "games", list, "match")
+        for i, gdoc in enumerate(games):
+            if m.games and not m.games[-1].is_over:
+                raise DocumentError(f"games[{i}]: the deal before it is not over")
             expect = m.deal()
-            got = Game.from_json(gdoc)
+            if not isinstance(gdoc, dict):
+                raise DocumentError(f"games[{i}] must be a game document")
+            got = _from_doc(gdoc, Trust(m_rules, seeded))
             same = (got.seed, got.players, got.first_leader) == (
                 expect.seed, expect.players, expect.first_leader
             )
             if not same:
-                raise ValueError(f"deal {i} does not follow from the match's seed and history")
+                raise DocumentError(f"deal {i} does not follow from the match's seed and history")
             m.games[-1] = got
         return m
