@@ -111,7 +111,7 @@ class Rules:
             raise ArgumentError(
                 f"unknown preset {str(name)[:40]!r}; choose from classic, baibian, jj, qianbian"
             )
-        return _preset(cls, key)
+        return _preset(key)
 
     @classmethod
     def classic(cls) -> Rules:
@@ -218,10 +218,10 @@ _INT_FIELDS = (
 
 
 @cache
-def _preset(cls: type[Rules], key: str) -> Rules:
+def _preset(key: str) -> Rules:
     """One instance per preset (Rules is immutable): ``Rules.preset`` is on hot paths such as
     ``State.deal("baibian", seed)``."""
-    preset: Rules = getattr(cls, key)()
+    preset: Rules = getattr(Rules, key)()
     return preset
 
 
