@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Literal
 
 from ._check import as_int
@@ -108,14 +108,10 @@ class Rules:
         """One of ``classic``, ``baibian`` (百变/火拼), ``jj``, ``qianbian`` (千变)."""
         key = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
         if key is None:
-            raise ValueError(f"unknown preset {name!r}; choose from classic, baibian, jj, qianbian")
-        factory: dict[str, Rules] = {
-            "classic": cls.classic(),
-            "baibian": cls.baibian(),
-            "jj": cls.jj(),
-            "qianbian": cls.qianbian(),
-        }
-        return factory[key]
+            raise ArgumentError(
+                f"unknown preset {str(name)[:40]!r}; choose from classic, baibian, jj, qianbian"
+            )
+        return _preset(key)
 
     @classmethod
     def classic(cls) -> Rules:
@@ -219,6 +215,14 @@ _INT_FIELDS = (
     ("jj_single_win", 0, MAX_UNITS),
     ("escape_penalty", 0, MAX_UNITS),
 )
+
+
+@cache
+def _preset(key: str) -> Rules:
+    """One instance per preset (Rules is immutable): ``Rules.preset`` is on hot paths such as
+    ``State.deal("baibian", seed)``."""
+    preset: Rules = getattr(Rules, key)()
+    return preset
 
 
 def _set(rules: Rules, name: str, value: object) -> None:
