@@ -32,7 +32,7 @@ from shuangkou._reference_scoring import contribution_units
 from shuangkou.game import Game
 from shuangkou.plays import Play
 from shuangkou.rng import SplitMix64
-from shuangkou.scoring import Outcome, Result
+from shuangkou.scoring import Result
 from shuangkou.sim import greedy_policy
 
 from .budget import budget
@@ -58,9 +58,7 @@ def _legal(e: Engine, wilds: str = "all") -> list[Play]:
 def result_facts(e: Engine) -> object:
     """The result as compared. Held bombs (R8.4) count by their value: a hand may split into
     bombs of equal total value in several ways (``check_held`` checks each engine's split is
-    one). Returns (the result, its ranking). Game's own ranking after an abandon with nobody
-    out starts one seat before the first leader (game.py's code, not its documented rule,
-    which the engines follow): for a Game in that case the ranking is left out."""
+    one)."""
     r: Result | None = e.result
     if r is None:
         return None
@@ -70,11 +68,7 @@ def result_facts(e: Engine) -> object:
         if c.held:
             held[c.seat] = [a + b for a, b in zip(held[c.seat], c.contribution)]
     played = tuple(c for c in r.contributions if not c.held)
-    ranking = (r.places, r.first_team)
-    if isinstance(e, Game) and r.outcome is Outcome.ESCAPE and not e.places:
-        ranking = ((), ())
-    r = dataclasses.replace(r, contributions=played, places=(), first_team=(0, 0))
-    return (r, held, r.scores, r.zero_sum), ranking
+    return (dataclasses.replace(r, contributions=played), held, r.scores, r.zero_sum)
 
 
 def check_held(e: Engine, r: Result) -> None:
@@ -129,8 +123,6 @@ def assert_same(ref: RefState, others: Iterable[Engine], wilds: str = "all") -> 
     want = facts(ref, wilds)
     for e in others:
         got = facts(e, wilds)
-        if got["result"] is not None and got["result"][1] == ((), ()):  # type: ignore[index]
-            got["result"] = (got["result"][0], want["result"][1])  # type: ignore[index]
         assert got == want, {k: (got[k], want[k]) for k in want if got[k] != want[k]}
         check_order(e, wilds)
 
