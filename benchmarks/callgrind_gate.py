@@ -30,6 +30,7 @@ TOLERANCE = 0.05
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 TABLES = ("7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "8 8 8 8", "5555 6666 7777")
 GENERATOR = "__pyx_f_*_sk_generate"
+PLAY_LIST = "__pyx_pf_*generate_plays*"  # the kernel's list of Play objects, generation included
 DEAL_LOOP = "__pyx_f_*_play_deal"
 
 
@@ -103,6 +104,14 @@ def chain_bombs() -> int:
                for name in ("baibian", "qianbian"))
 
 
+def api_lead() -> int:
+    """``legal_plays`` (Play objects) on the lead hands of every preset."""
+    from shuangkou import Hand, Rules, legal_plays
+
+    hands = [Hand.from_packed(int(h)) for h in _hands(64)]
+    return sum(len(legal_plays(h, Rules.preset(name))) for name in PRESETS for h in hands)
+
+
 def selfplay(policy: str) -> int:
     from shuangkou.sim import simulate
 
@@ -116,6 +125,7 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     "lead-fewest": (GENERATOR, lead_fewest, "play"),
     **{f"answer-{p}": (GENERATOR, lambda p=p: answer(p), "play") for p in PRESETS},
     "chain-bombs": (GENERATOR, chain_bombs, "play"),
+    "legal-plays": (PLAY_LIST, api_lead, "play"),
     "selfplay-random": (DEAL_LOOP, lambda: selfplay("random"), "decision"),
     "selfplay-greedy": (DEAL_LOOP, lambda: selfplay("greedy"), "decision"),
 }

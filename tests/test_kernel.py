@@ -480,3 +480,28 @@ def test_generate_is_classify_of_every_subset(preset, hand, data):
             table = data.draw(st.sampled_from(tags))
             got = set(zip(*core.generate(hand.packed, flags, table, fewest)))
             assert got == brute_force(hand.packed, flags, table, fewest)
+
+
+# -- Play objects (issue #7 item 6: the kernel's final extension type) -------------------------
+def test_play_is_a_final_untracked_extension_type_with_value_semantics():
+    import gc
+    import pickle
+
+    from shuangkou import plays
+
+    assert plays.Play is core.Play and Play.PASS is plays.PASS and not Play.PASS
+    with pytest.raises(TypeError):
+        type("Sub", (Play,), {})  # final: no subclass can change its layout
+    ps = legal_plays("3 3 4 5 6 7 SJ BJ", QIANBIAN)
+    assert not any(gc.is_tracked(p) for p in ps)  # no GC bookkeeping per play
+    for p in ps:
+        q = pickle.loads(pickle.dumps(p))
+        assert q == p and hash(q) == hash(p) == hash((p.packed, p.tag)) and q is not p
+        assert Play.parse(str(p), QIANBIAN) == p
+    assert sorted(ps) == sorted(ps, key=Play.sort_key)
+    a, b = sorted(ps)[:2]
+    assert a < b and a <= b and b > a and b >= a and a != b and not a == b
+    assert Play("3 3", Kind.PAIR, Rank.THREE, 2, 1, 0, 0) == play("3 3")
+    assert Play._from_codes(0, 0) == Play.PASS and repr(Play.PASS) == "Play.PASS"
+    with pytest.raises(TypeError):
+        core.new_play(int, 0, 0)
