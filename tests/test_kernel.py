@@ -505,3 +505,26 @@ def test_play_is_a_final_untracked_extension_type_with_value_semantics():
     assert Play._from_codes(0, 0) == Play.PASS and repr(Play.PASS) == "Play.PASS"
     with pytest.raises(TypeError):
         core.new_play(int, 0, 0)
+
+
+# -- the self-play pieces: count, then build play k (issue #10) -------------------------------
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_nth_builds_play_k_of_the_list_and_count_matches(preset):
+    """``nth(k)`` is ``generate()[k]`` for every k (leads, answers of every kind, bombs, both
+    wild modes), None past the end; ``count`` is the list's length."""
+    flags = FLAGS[preset]
+    rules = Rules.preset(preset)
+    tables = [0] + [p.tag for p in map(lambda t: Play.parse(t, rules), (
+        "7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "4 4 4 5 5 5 6 6 6", "8 8 8 8"))]
+    rich = ["4 4 4 4 5 5 5 5 5 6 6 6 6 7 7 7 7 9 SJ SJ BJ BJ", "10 10 10 J J J J Q Q Q Q K A SJ BJ"]
+    for hand in [seeded_deal(seed, size).packed for seed, size in enumerate((27, 27, 13, 20))] + [
+            Hand(text).packed for text in rich]:
+        for table in tables + ([] if preset == "classic" else [
+                Play.parse("5555 6666 7777", rules).tag]):
+            for fewest in (False, True):
+                words, tags = core.generate(hand, flags, table, fewest)
+                assert core.count(hand, flags, table, fewest) == len(words)
+                got = [core.nth(hand, flags, table, fewest, k) for k in range(len(words))]
+                assert got == list(zip(words, tags))
+                assert core.nth(hand, flags, table, fewest, len(words)) is None
+                assert core.nth(hand, flags, table, fewest, -1) is None

@@ -31,6 +31,9 @@ def generate(hand: int, flags: int, table: int, fewest: bool) -> tuple[list[int]
 def count(hand: int, flags: int, table: int, fewest: bool) -> int:
     """The number of plays :func:`generate` would return."""
 
+def nth(hand: int, flags: int, table: int, fewest: bool, k: int) -> tuple[int, int] | None:
+    """Play ``k`` of :func:`generate`'s list as ``(word, tag)``; None if out of range."""
+
 def beats(tag: int, table: int, flags: int) -> bool:
     """R4/R5: may the play ``tag`` be played on ``table`` (0 = a free lead)?"""
 

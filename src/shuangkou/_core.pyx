@@ -18,7 +18,7 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF
 
-from _generate cimport sk_generate
+from _generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport valid_word
 cimport _readings as rd
 from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
@@ -156,8 +156,25 @@ def count(hand, flags, table, fewest):
     cdef bint few = bool(fewest)
     cdef int n
     with nogil:
-        n = sk_generate(h, f, t, few, NULL, NULL, 0)
+        n = sk_count(h, f, t, few)
     return n
+
+
+def nth(hand, flags, table, fewest, k):
+    """Play ``k`` of :func:`generate`'s list as ``(word, tag)``, generated without the plays
+    after it (the C-level ``sk_nth`` of random self-play); None if ``k`` is out of range."""
+    cdef uint64_t h = _cards_word(hand, "hand")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    cdef long long i = _int(k)
+    cdef uint64_t word = 0
+    cdef uint32_t tag = 0
+    cdef bint found = False
+    if 0 <= i <= 0x7FFFFFFF:
+        with nogil:
+            found = sk_nth(h, f, t, few, <int>i, &word, &tag)
+    return (word, tag) if found else None
 
 
 def beats(tag, table, flags):
@@ -230,7 +247,7 @@ def count_many(const uint64_t[::1] hands, flags, const uint32_t[::1] tables, few
     cdef int32_t[::1] o = out
     with nogil:
         for i in range(n):
-            o[i] = sk_generate(hands[i], f, tables[i], few, NULL, NULL, 0)
+            o[i] = sk_count(hands[i], f, tables[i], few)
     return out
 
 
@@ -245,7 +262,7 @@ def generate_batch(const uint64_t[::1] hands, flags, const uint32_t[::1] tables,
     cdef int64_t[::1] off = offsets
     with nogil:
         for i in range(n):
-            off[i + 1] = off[i] + sk_generate(hands[i], f, tables[i], few, NULL, NULL, 0)
+            off[i + 1] = off[i] + sk_count(hands[i], f, tables[i], few)
     total = int(offsets[n])
     words = np.empty(total, dtype=np.uint64)
     tags = np.empty(total, dtype=np.uint32)

@@ -49,8 +49,10 @@ cdef enum:
 ctypedef struct Gen:
     uint64_t* words
     uint32_t* tags
-    long long cap     # long long: cannot alias the uint32/uint64 output stores
+    long long first   # plays first..cap-1 are stored, at words[i - first] (long long: cannot
+    long long cap     # alias the uint32/uint64 output stores)
     long long n       # plays found so far (may exceed cap)
+    bint stop         # stop once play cap-1 is stored (sk_nth): n is then not the total
     uint32_t flags
     uint32_t table
     uint32_t tkey     # bomb_key of the table (GEN_BOMB)
@@ -80,27 +82,33 @@ ctypedef struct Fewest:
 
 # -- output -----------------------------------------------------------------------------------
 cdef inline void put(Gen* g, uint64_t word, uint32_t tag) noexcept nogil:
-    cdef long long i = g.n
-    if i < g.cap:
+    cdef long long i = g.n - g.first
+    if <unsigned long long>i < <unsigned long long>(g.cap - g.first):
         g.words[i] = word
         g.tags[i] = tag
-    g.n = i + 1
+    g.n += 1
+
+
+cdef inline bint done(const Gen* g) noexcept nogil:
+    """``sk_nth`` has what it asked for: the generators may return."""
+    return g.stop and g.n >= g.cap
 
 
 cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept nogil:
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
     different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
     cdef int k, m = g.jn[w]
-    cdef long long i = g.n
-    if i + m <= g.cap:
+    cdef long long i = g.n - g.first, room = g.cap - g.first
+    if i >= 0 and i + m <= room:
         for k in range(m):
             g.words[i + k] = nat | g.jw[w][k]
             g.tags[i + k] = tag
-    elif i < g.cap:
-        for k in range(g.cap - i):
-            g.words[i + k] = nat | g.jw[w][k]
-            g.tags[i + k] = tag
-    g.n = i + m
+    elif i < room and i + m > 0:  # the store window ends (or begins) inside this set
+        for k in range(m):
+            if 0 <= i + k < room:
+                g.words[i + k] = nat | g.jw[w][k]
+                g.tags[i + k] = tag
+    g.n += m
 
 
 cdef inline void joker_splits(Gen* g) noexcept nogil:
@@ -160,6 +168,8 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
     for r in range(13):
         if g.h[r] == 0:
             continue
+        if done(g):
+            return
         nmax = g.h[r] + g.wall
         if r >= prmin:
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
@@ -248,6 +258,8 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
             m[r] = g.h[r] if g.h[r] < width else width
         t = R_ACE
         while t >= tmin:
+            if done(g):
+                return
             # grow the window downwards from top t; the missing count d only grows
             d = 0
             base = 0
@@ -345,6 +357,8 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
         for a in range(0, 13 - y):
             if pre[a + y] - pre[a] > g.wall:
                 continue
+            if done(g):
+                return
             chain_rec(g, f, a, y, a, 0, 0)
             if f != NULL:
                 for i in range(few.n_used):
@@ -353,17 +367,17 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
                 few.n_used = 0
 
 
-# -- the entry point ---------------------------------------------------------------------------
-cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
-                            uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
-    """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
-    ``words``/``tags`` (at most ``cap``); return how many there are in all."""
-    cdef Gen g
+# -- the entry points -------------------------------------------------------------------------
+cdef inline void gen_init(Gen* g, uint64_t hand, uint32_t flags, uint32_t table,
+                          bint fewest) noexcept nogil:
+    """Set up ``g`` for the plays of ``hand`` beating ``table``, nothing stored yet."""
     cdef int r
-    g.words = words
-    g.tags = tags
-    g.cap = cap
+    g.words = NULL
+    g.tags = NULL
+    g.first = 0
+    g.cap = 0
     g.n = 0
+    g.stop = False
     g.flags = flags
     g.table = table
     g.fewest = fewest
@@ -371,7 +385,7 @@ cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint 
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    joker_splits(&g)
+    joker_splits(g)
     for r in range(13):
         g.h[r] = nib(hand, r)
     g.tkey = 0
@@ -391,10 +405,57 @@ cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint 
             g.tkey = bomb_key(table, flags)
         else:
             g.mode = GEN_PLAIN
-    gen_jokers(&g)
-    gen_one_rank(&g)
+
+
+cdef inline void gen_run(Gen* g) noexcept nogil:
+    """Every generator, in the order that defines the plays' order (docs/internals.md)."""
+    gen_jokers(g)
+    gen_one_rank(g)
+    if done(g):
+        return
     if g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT):
-        gen_sequences(&g)
-    if flags & FLAG_STARS:
-        gen_chain_bombs(&g)
+        gen_sequences(g)
+    if done(g):
+        return
+    if g.flags & FLAG_STARS:
+        gen_chain_bombs(g)
+
+
+cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                            uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
+    """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
+    ``words``/``tags`` (at most ``cap``); return how many there are in all."""
+    cdef Gen g
+    gen_init(&g, hand, flags, table, fewest)
+    g.words = words
+    g.tags = tags
+    g.cap = cap
+    gen_run(&g)
     return <int>g.n
+
+
+cdef inline int sk_count(uint64_t hand, uint32_t flags, uint32_t table, bint fewest) noexcept nogil:
+    """The number of plays :func:`sk_generate` would write, nothing stored (a set of w wild
+    cards adds its number of joker splits at once)."""
+    cdef Gen g
+    gen_init(&g, hand, flags, table, fewest)
+    gen_run(&g)
+    return <int>g.n
+
+
+cdef inline bint sk_nth(uint64_t hand, uint32_t flags, uint32_t table, bint fewest, int k,
+                        uint64_t* word, uint32_t* tag) noexcept nogil:
+    """Play ``k`` (0-based) of :func:`sk_generate`'s list into ``*word``/``*tag``, generating
+    only up to it (random self-play: ``sk_count``, draw k, ``sk_nth``). False if k is out of
+    range."""
+    cdef Gen g
+    if k < 0:
+        return False
+    gen_init(&g, hand, flags, table, fewest)
+    g.words = word
+    g.tags = tag
+    g.first = k
+    g.cap = <long long>k + 1
+    g.stop = True
+    gen_run(&g)
+    return g.n > k
