@@ -2,7 +2,7 @@
 """Play generators: every distinct (cards ⊆ hand, reading) pair that beats the table
 (docs/internals.md "Plays"; RULES.md R2–R5), written into caller-owned buffers.
 
-C-level entry point (for ``_core.pyx`` and self-play):
+C-level entry points (for ``_core.pyx`` and self-play): ``sk_count`` and ``sk_nth`` (below) and
 
     sk_generate(hand, flags, table, fewest, words, tags, cap) -> total
 
