@@ -3,9 +3,9 @@
 Counts the instructions that fixed, seeded kernel workloads execute under
 ``valgrind --tool=callgrind`` (deterministic for one build on one kind of machine, whatever else
 the machine is doing) and compares each with ``callgrind_baseline.json``: more than 5 % over its
-baseline fails. Only the nogil kernel functions are counted (``--toggle-collect`` on the
-generator and the deal loop, callees included), not Python's start-up, imports or argument
-checks. Beside each total the gate prints the instructions per unit of work — per generated
+baseline fails. Only the kernel is counted (``--toggle-collect`` on the generator's batch entry
+point, the list of Play objects and the deal loop, callees included), not Python's start-up or
+imports. Beside each total the gate prints the instructions per unit of work — per generated
 play for the generator workloads, per decision (play or pass) for self-play — the noise-free
 figures to compare with other engines.
 
@@ -29,8 +29,11 @@ BASELINE = Path(__file__).with_name("callgrind_baseline.json")
 TOLERANCE = 0.05
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 TABLES = ("7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "8 8 8 8", "5555 6666 7777")
-GENERATOR = "__pyx_f_*_sk_generate"
-PLAY_LIST = "__pyx_pf_*generate_plays*"  # the kernel's list of Play objects, generation included
+# Functions counted, callees included: the Python entry points of the generator (one call per
+# workload; argument conversion is a few thousand instructions) and of the Play list, since the
+# C compiler may inline sk_generate into its callers; the self-play deal loop.
+GENERATOR = "__pyx_pw_*generate_many"
+PLAY_LIST = "__pyx_pw_*generate_plays"
 DEAL_LOOP = "__pyx_f_*_play_deal"
 
 
@@ -146,7 +149,10 @@ def measure(name: str) -> dict[str, int]:
         units = int(run.stdout.split()[-1])
         for line in out.read_text().splitlines():
             if line.startswith(("summary:", "totals:")):
-                return {"instructions": int(line.split()[1]), "units": units}
+                count = int(line.split()[1])
+                if count == 0:
+                    raise RuntimeError(f"{name}: no instruction inside {pattern}: renamed?")
+                return {"instructions": count, "units": units}
     raise RuntimeError(f"no instruction total in callgrind's output for {name}")
 
 

@@ -167,14 +167,21 @@ def nth(hand, flags, table, fewest, k):
     cdef uint32_t f = _flags_word(flags)
     cdef uint32_t t = _tag_word(table, "table", True)
     cdef bint few = bool(fewest)
-    cdef long long i = _int(k)
-    cdef uint64_t word = 0
-    cdef uint32_t tag = 0
-    cdef bint found = False
-    if 0 <= i <= 0x7FFFFFFF:
+    k = _int(k)
+    if not 0 <= k < sk_count(h, f, t, few):
+        return None
+    cdef int i = k
+    cdef uint64_t* pw = <uint64_t*>malloc((i + 1) * sizeof(uint64_t))
+    cdef uint32_t* pt = <uint32_t*>malloc((i + 1) * sizeof(uint32_t))
+    try:
+        if pw == NULL or pt == NULL:
+            raise MemoryError()
         with nogil:
-            found = sk_nth(h, f, t, few, <int>i, &word, &tag)
-    return (word, tag) if found else None
+            sk_nth(h, f, t, few, i, pw, pt)
+        return pw[i], pt[i]
+    finally:
+        free(pw)
+        free(pt)
 
 
 def beats(tag, table, flags):

@@ -49,8 +49,7 @@ cdef enum:
 ctypedef struct Gen:
     uint64_t* words
     uint32_t* tags
-    long long first   # plays first..cap-1 are stored, at words[i - first] (long long: cannot
-    long long cap     # alias the uint32/uint64 output stores)
+    long long cap     # long long: cannot alias the uint32/uint64 output stores
     long long n       # plays found so far (may exceed cap)
     bint stop         # stop once play cap-1 is stored (sk_nth): n is then not the total
     uint32_t flags
@@ -82,11 +81,11 @@ ctypedef struct Fewest:
 
 # -- output -----------------------------------------------------------------------------------
 cdef inline void put(Gen* g, uint64_t word, uint32_t tag) noexcept nogil:
-    cdef long long i = g.n - g.first
-    if <unsigned long long>i < <unsigned long long>(g.cap - g.first):
+    cdef long long i = g.n
+    if i < g.cap:
         g.words[i] = word
         g.tags[i] = tag
-    g.n += 1
+    g.n = i + 1
 
 
 cdef inline bint done(const Gen* g) noexcept nogil:
@@ -97,18 +96,12 @@ cdef inline bint done(const Gen* g) noexcept nogil:
 cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept nogil:
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
     different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
-    cdef int k, m = g.jn[w]
-    cdef long long i = g.n - g.first, room = g.cap - g.first
-    if i >= 0 and i + m <= room:
-        for k in range(m):
-            g.words[i + k] = nat | g.jw[w][k]
-            g.tags[i + k] = tag
-    elif i < room and i + m > 0:  # the store window ends (or begins) inside this set
-        for k in range(m):
-            if 0 <= i + k < room:
-                g.words[i + k] = nat | g.jw[w][k]
-                g.tags[i + k] = tag
-    g.n += m
+    cdef int k
+    if w == 0:
+        put(g, nat, tag)
+        return
+    for k in range(g.jn[w]):
+        put(g, nat | g.jw[w][k], tag)
 
 
 cdef inline void joker_splits(Gen* g) noexcept nogil:
@@ -368,16 +361,20 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
 
 
 # -- the entry points -------------------------------------------------------------------------
-cdef inline void gen_init(Gen* g, uint64_t hand, uint32_t flags, uint32_t table,
-                          bint fewest) noexcept nogil:
-    """Set up ``g`` for the plays of ``hand`` beating ``table``, nothing stored yet."""
+cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                              uint64_t* words, uint32_t* tags, long long cap,
+                              bint stop) noexcept nogil:
+    """Run the generators for the plays of ``hand`` beating ``table``, in the order that defines
+    the plays' order (docs/internals.md); store the first ``cap``, stop after them if ``stop``;
+    return the plays found. The one place the generators run, with ``Gen`` local, so
+    that the compiler keeps it in registers."""
+    cdef Gen g
     cdef int r
-    g.words = NULL
-    g.tags = NULL
-    g.first = 0
-    g.cap = 0
+    g.words = words
+    g.tags = tags
+    g.cap = cap
+    g.stop = stop
     g.n = 0
-    g.stop = False
     g.flags = flags
     g.table = table
     g.fewest = fewest
@@ -385,7 +382,7 @@ cdef inline void gen_init(Gen* g, uint64_t hand, uint32_t flags, uint32_t table,
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    joker_splits(g)
+    joker_splits(&g)
     for r in range(13):
         g.h[r] = nib(hand, r)
     g.tkey = 0
@@ -405,57 +402,33 @@ cdef inline void gen_init(Gen* g, uint64_t hand, uint32_t flags, uint32_t table,
             g.tkey = bomb_key(table, flags)
         else:
             g.mode = GEN_PLAIN
-
-
-cdef inline void gen_run(Gen* g) noexcept nogil:
-    """Every generator, in the order that defines the plays' order (docs/internals.md)."""
-    gen_jokers(g)
-    gen_one_rank(g)
-    if done(g):
-        return
-    if g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT):
-        gen_sequences(g)
-    if done(g):
-        return
-    if g.flags & FLAG_STARS:
-        gen_chain_bombs(g)
+    gen_jokers(&g)
+    gen_one_rank(&g)
+    if not done(&g) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
+        gen_sequences(&g)
+    if not done(&g) and flags & FLAG_STARS:
+        gen_chain_bombs(&g)
+    return g.n
 
 
 cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
                             uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
     """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
     ``words``/``tags`` (at most ``cap``); return how many there are in all."""
-    cdef Gen g
-    gen_init(&g, hand, flags, table, fewest)
-    g.words = words
-    g.tags = tags
-    g.cap = cap
-    gen_run(&g)
-    return <int>g.n
+    return <int>gen_all(hand, flags, table, fewest, words, tags, cap, False)
 
 
 cdef inline int sk_count(uint64_t hand, uint32_t flags, uint32_t table, bint fewest) noexcept nogil:
     """The number of plays :func:`sk_generate` would write, nothing stored (a set of w wild
     cards adds its number of joker splits at once)."""
-    cdef Gen g
-    gen_init(&g, hand, flags, table, fewest)
-    gen_run(&g)
-    return <int>g.n
+    return <int>gen_all(hand, flags, table, fewest, NULL, NULL, 0, False)
 
 
 cdef inline bint sk_nth(uint64_t hand, uint32_t flags, uint32_t table, bint fewest, int k,
-                        uint64_t* word, uint32_t* tag) noexcept nogil:
-    """Play ``k`` (0-based) of :func:`sk_generate`'s list into ``*word``/``*tag``, generating
-    only up to it (random self-play: ``sk_count``, draw k, ``sk_nth``). False if k is out of
-    range."""
-    cdef Gen g
+                        uint64_t* words, uint32_t* tags) noexcept nogil:
+    """Generate only plays 0..k of :func:`sk_generate`'s list into ``words``/``tags`` (room for
+    k + 1), so play ``k`` is ``words[k]``/``tags[k]`` (random self-play: ``sk_count``, draw k,
+    ``sk_nth``). False if k is out of range."""
     if k < 0:
         return False
-    gen_init(&g, hand, flags, table, fewest)
-    g.words = word
-    g.tags = tag
-    g.first = k
-    g.cap = <long long>k + 1
-    g.stop = True
-    gen_run(&g)
-    return g.n > k
+    return gen_all(hand, flags, table, fewest, words, tags, <long long>k + 1, True) > k
