@@ -22,7 +22,7 @@ def test_mypy_strict_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("module", ["shuangkou._core", "shuangkou._sim"])
+@pytest.mark.parametrize("module", ["shuangkou._core", "shuangkou._sim", "shuangkou._engine"])
 def test_stubs_match_the_extension(module):
     result = run(sys.executable, "-m", "mypy.stubtest", module)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -30,5 +30,5 @@ def test_stubs_match_the_extension(module):
 
 def test_ruff_is_clean():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-    result = run(ruff, "check", "src", "tests", "benchmarks")
+    result = run(ruff, "check", "src", "tests", "benchmarks", "examples")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -56,7 +56,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .cards import (
     CARD_RANKS,
@@ -407,7 +407,7 @@ class Game:
         return tuple(self._bombs[seat])
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see (DESIGN: observations): own hand, partner's hand under 双明,
+        """What ``seat`` may see: own hand, partner's hand under 双明,
         card counts, table, history."""
         if seat not in range(4):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
@@ -738,7 +738,7 @@ class Game:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.state() == other.state()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         status = "over" if self._over else f"seat {self._to_act} to act"
@@ -883,7 +883,7 @@ class Match:
 
     def __init__(self, rules: Rules, seed: int = 7) -> None:
         self.rules = rules
-        self.seed = int(seed)
+        self.seed: int = int(seed)
         self.games: list[Game] = []
 
     @property

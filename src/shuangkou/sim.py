@@ -46,6 +46,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _sim
+from ._check import as_int
 from .plays import PASS, Play, backend
 from .rng import MASK64, SplitMix64, deal, deal_seed
 from .rules import Rules, as_rules
@@ -223,7 +224,8 @@ class SimResult:
                 "start": str(self.start)}
         if fmt == "npz":
             extra = {f"meta_{k}": np.array(v) for k, v in meta.items()}
-            np.savez_compressed(p, **cast(dict[str, Any], {**self.arrays, **extra}))
+            with open(p, "wb") as f:  # a file object: numpy would append ".npz" to "x.NPZ"
+                np.savez_compressed(f, **cast(dict[str, Any], {**self.arrays, **extra}))
         elif fmt == "csv":
             cols = self.columns()
             names = list(cols)
@@ -391,12 +393,15 @@ class SimStats:
         return Summary(rows)
 
 
-class Summary(dict):  # type: ignore[type-arg]
+class Summary(dict[str, Any]):
     """The summary of a run as a plain dict (JSON-able) whose ``str`` is a table."""
 
     def __str__(self) -> str:
         n = self["n"]
-        out = [f"{n} deals · rules {self['rules']} · policies {'/'.join(self['policies'])}", ""]
+        head = f"{n} deals · rules {self['rules']} · policies {'/'.join(self['policies'])}"
+        if not n:
+            return head + " (nothing to summarise)"
+        out = [head, ""]
         out.append("outcome          share     95% CI")
         for name, en in zip(OUTCOMES, OUTCOMES_EN):
             o = self["outcomes"][name]
@@ -590,8 +595,7 @@ def _row_of(game: Any) -> dict[str, Any]:
 # -- the fast path -----------------------------------------------------------------------------
 def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
     """``(start, count)`` pieces covering deal indices ``start … start+n-1``."""
-    if chunk < 1:
-        raise ValueError("chunk must be >= 1")
+    chunk = as_int(chunk, "chunk", 1)
     return [(start + s, min(chunk, n - s)) for s in range(0, n, chunk)]
 
 
@@ -630,12 +634,10 @@ def simulate(
     ``chunk``. ``progress=True`` shows a tqdm bar (or pass an object with ``update(k)``).
     ``wilds`` ("all"/"fewest") overrides the policies' play generation mode.
     """
-    n = int(n)
-    if n < 0 or start < 0:
-        raise ValueError("n and start must be >= 0")
-    threads = int(threads)
-    if threads < 1:
-        raise ValueError("threads must be >= 1")
+    n = as_int(n, "n (number of deals)", 0)
+    start = as_int(start, "start", 0)
+    threads = as_int(threads, "threads", 1, 1024)
+    seed = as_int(seed, "seed")
     r = as_rules(rules)
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
@@ -656,13 +658,19 @@ def simulate(
                 with ThreadPoolExecutor(threads, thread_name_prefix="shuangkou-sim") as ex:
                     pending = {ex.submit(_sim.run, params, seed64, start + s, c, out, s): c
                                for s, c in jobs}
-                    while pending:
-                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                        for f in done:
-                            f.result()
-                            if bar is not None:
-                                bar.update(pending[f])
-                            del pending[f]
+                    try:
+                        while pending:
+                            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                            for f in done:
+                                f.result()
+                                if bar is not None:
+                                    bar.update(pending[f])
+                                del pending[f]
+                    except BaseException:
+                        # Ctrl-C (or a failed chunk): drop the queued chunks, so leaving the
+                        # `with` waits only for the running ones (≤ 8192 deals each).
+                        ex.shutdown(wait=False, cancel_futures=True)
+                        raise
         else:
             for i in range(n):
                 _, row = play_deal(r, seed64, pols, index=start + i, wilds=wilds)
@@ -690,6 +698,7 @@ def simulate_iter(
 ) -> Iterator[SimResult]:
     """:func:`simulate` in pieces of ``chunk`` deals (constant memory); ``merge`` of the pieces
     equals one ``simulate`` call."""
+    n = as_int(n, "n (number of deals)", 0)
     for s, c in chunk_ranges(n, chunk, start):
         yield simulate(c, rules, policy, threads, seed, start=s, wilds=wilds)
 
@@ -708,6 +717,7 @@ def simulate_stats(
 ) -> SimStats:
     """Run ``n`` deals in chunks and keep only their :class:`SimStats` (constant memory:
     10⁶ deals or more)."""
+    n = as_int(n, "n (number of deals)", 0)
     stats = SimStats()
     bar = _progress_bar(n, progress, "simulate")
     try:
