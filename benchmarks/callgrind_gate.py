@@ -35,6 +35,7 @@ TABLES = ("7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "8 8 8 8", "5555 6666
 GENERATOR = "__pyx_pw_*generate_many"
 PLAY_LIST = "__pyx_pw_*generate_plays"
 DEAL_LOOP = "__pyx_f_*_play_deal"
+STATE_PERFT = "__pyx_pf_*_5State_*perft*"
 
 
 def _hands(n: int):  # type: ignore[no-untyped-def]
@@ -122,6 +123,13 @@ def selfplay(policy: str) -> int:
                for name in PRESETS)
 
 
+def state_search() -> int:
+    """Make/unmake on the game state (_state.pxd): perft 3 from a deal of every preset."""
+    from shuangkou import State
+
+    return sum(int(State.deal(name, 5).perft(3)) for name in PRESETS)
+
+
 # name -> (function counted, workload returning its units of work, unit)
 WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     **{f"lead-{p}": (GENERATOR, lambda p=p: lead(p), "play") for p in PRESETS},
@@ -131,6 +139,7 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     "legal-plays": (PLAY_LIST, api_lead, "play"),
     "selfplay-random": (DEAL_LOOP, lambda: selfplay("random"), "decision"),
     "selfplay-greedy": (DEAL_LOOP, lambda: selfplay("greedy"), "decision"),
+    "state-perft": (STATE_PERFT, state_search, "node"),
 }
 
 

@@ -20,6 +20,10 @@ class ArgumentError(ShuangkouError, ValueError):
     field): names the argument and the value."""
 
 
+class DocumentError(ShuangkouError, ValueError):
+    """A saved document (game, log, match) that is malformed or not allowed: names the field."""
+
+
 class IllegalPlayError(ShuangkouError, ValueError):
     """A play or action that the rules do not allow here: names the play and the reason.
 
