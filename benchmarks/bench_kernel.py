@@ -3,6 +3,10 @@ Python ``legal_plays`` API, and the oracle on the same hands.
 
     python -m pytest benchmarks/bench_kernel.py --benchmark-only
     python benchmarks/bench_kernel.py          # a plain summary table
+    PYTHONPATH=<other checkout>/src python benchmarks/bench_kernel.py   # the same, another build
+
+``floor ns`` is the cost of only storing as many 12-byte records as the kernel generates;
+``api ns/pl`` is ``legal_plays`` (Play objects) per play.
 
 Wall-clock figures are reported, never gating. ``extra_info`` of each benchmark carries the
 number of plays, so ns per generated play = time / plays.
@@ -139,9 +143,24 @@ def test_reference_lead(benchmark, preset):
 
 
 # -- plain summary ------------------------------------------------------------------------------
+def store_floor_ns(plays: int, repeat: int = 5) -> float:
+    """ns per record of just writing ``plays`` (cards word, tag) records, the floor under any
+    generator: numpy fills of the two buffers, best of ``repeat``."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter_ns()
+        for start in range(0, plays, CAP):
+            n = min(CAP, plays - start)
+            WORDS[:n] = 0x1234
+            TAGS[:n] = 0x5678
+        best = min(best, time.perf_counter_ns() - t0)
+    return best / plays
+
+
 def summary() -> None:
-    print(f"{'preset':<9} {'plays/hand':>10} {'ns/play':>8} {'lead µs':>8} {'call µs':>8} "
-          f"{'answer ns':>9} {'api µs':>8} {'ref µs':>9} {'ref/api':>8} {'ref/kern':>8}")
+    print(f"{'preset':<9} {'plays/hand':>10} {'ns/play':>8} {'floor ns':>8} {'lead µs':>8} "
+          f"{'call µs':>8} {'answer ns':>9} {'api µs':>8} {'api ns/pl':>9} {'ref µs':>9} "
+          f"{'ref/api':>8} {'ref/kern':>8}")
     for preset in PRESETS:
         flags = Rules.preset(preset).flags
         plays = core.generate_many(HANDS_ARRAY, flags, 0, False, WORDS, TAGS)
@@ -176,9 +195,12 @@ def summary() -> None:
             ref.generate(h, flags, 0, False)
 
         ref_t = statistics.median(per_call_ns(oracle, HANDS[:N_REF_HANDS], 1))
+        api_plays = sum(core.count(h, flags, 0, False) for h in HANDS[:100])
         print(f"{preset:<9} {plays / len(HANDS):>10.1f} {ns_play:>8.2f} "
+              f"{store_floor_ns(plays):>8.2f} "
               f"{statistics.median(lead) / 1e3:>8.2f} {statistics.median(calls) / 1e3:>8.2f} "
               f"{statistics.median(answers):>9.0f} {statistics.median(api) / 1e3:>8.1f} "
+              f"{sum(api) / api_plays:>9.1f} "
               f"{ref_t / 1e3:>9.0f} {ref_t / statistics.median(api[:N_REF_HANDS]):>8.0f} "
               f"{ref_t / statistics.median(lead[:N_REF_HANDS]):>8.0f}")
 

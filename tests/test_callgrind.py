@@ -3,31 +3,49 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-spec = importlib.util.spec_from_file_location(
-    "callgrind_gate", Path(__file__).resolve().parent.parent / "benchmarks" / "callgrind_gate.py"
-)
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # the gate imports benchmarks/deals.py
+spec = importlib.util.spec_from_file_location("callgrind_gate", BENCHMARKS / "callgrind_gate.py")
 assert spec is not None and spec.loader is not None
 gate = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(gate)
 
 
+def m(instructions: int, units: int = 1) -> dict[str, int]:
+    return {"instructions": instructions, "units": units}
+
+
 def test_compare_flags_only_growth_over_tolerance():
-    base = {"a": 1000, "b": 1000}
-    assert gate.compare({"a": 1050, "b": 10}, base) == []
-    assert [f.split(":")[0] for f in gate.compare({"a": 1051, "b": 1000}, base)] == ["a"]
-    assert "no baseline" in gate.compare({"c": 1}, base)[0]
+    base = {"a": m(1000), "b": m(1000)}
+    assert gate.compare({"a": m(1050), "b": m(10)}, base) == []
+    assert [f.split(":")[0] for f in gate.compare({"a": m(1051), "b": m(1000)}, base)] == ["a"]
+    assert "no baseline" in gate.compare({"c": m(1)}, base)[0]
+
+
+def test_per_unit_and_table():
+    assert gate.per_unit(m(1000, 8)) == 125.0
+    text = gate.table({"lead-classic": m(1000, 8)}, {"lead-classic": m(2000, 8)})
+    assert "125.0/play" in text and "-50.0%" in text
+
+
+def test_chain_bomb_hands_are_27_cards_with_a_chain_bomb_window():
+    for packed in gate.chain_bomb_hands(16):
+        counts = [packed >> (4 * r) & 15 for r in range(15)]
+        assert sum(counts) == 27
+        assert any(all(c >= 4 for c in counts[a:a + 5]) for a in range(8))
 
 
 @pytest.mark.callgrind  # cibuildwheel's test step deselects it (no valgrind there)
 def test_kernel_instruction_counts_within_5_percent_of_baseline():
     assert shutil.which("valgrind"), "the speed gate needs valgrind: apt-get install valgrind"
-    baseline = json.loads(gate.BASELINE.read_text())
+    baseline = gate.load_baseline()
     counts = gate.measure_all()
-    assert all(count > 0 for count in counts.values()), counts  # the toggles found the kernel
+    assert set(counts) == set(baseline), "workloads changed: run the gate with --update"
+    assert all(c["instructions"] > 0 and c["units"] > 0 for c in counts.values()), counts
     assert gate.compare(counts, baseline) == []

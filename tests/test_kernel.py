@@ -480,3 +480,51 @@ def test_generate_is_classify_of_every_subset(preset, hand, data):
             table = data.draw(st.sampled_from(tags))
             got = set(zip(*core.generate(hand.packed, flags, table, fewest)))
             assert got == brute_force(hand.packed, flags, table, fewest)
+
+
+# -- Play objects (issue #7 item 6: the kernel's final extension type) -------------------------
+def test_play_is_a_final_untracked_extension_type_with_value_semantics():
+    import gc
+    import pickle
+
+    from shuangkou import plays
+
+    assert plays.Play is core.Play and Play.PASS is plays.PASS and not Play.PASS
+    with pytest.raises(TypeError):
+        type("Sub", (Play,), {})  # final: no subclass can change its layout
+    ps = legal_plays("3 3 4 5 6 7 SJ BJ", QIANBIAN)
+    assert not any(gc.is_tracked(p) for p in ps)  # no GC bookkeeping per play
+    for p in ps:
+        q = pickle.loads(pickle.dumps(p))
+        assert q == p and hash(q) == hash(p) == hash((p.packed, p.tag)) and q is not p
+        assert Play.parse(str(p), QIANBIAN) == p
+    assert sorted(ps) == sorted(ps, key=Play.sort_key)
+    a, b = sorted(ps)[:2]
+    assert a < b and a <= b and b > a and b >= a and a != b and not a == b
+    assert Play("3 3", Kind.PAIR, Rank.THREE, 2, 1, 0, 0) == play("3 3")
+    assert Play._from_codes(0, 0) == Play.PASS and repr(Play.PASS) == "Play.PASS"
+    with pytest.raises(TypeError):
+        core.new_play(int, 0, 0)
+
+
+# -- the self-play pieces: count, then build play k (issue #10) -------------------------------
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_nth_builds_play_k_of_the_list_and_count_matches(preset):
+    """``nth(k)`` is ``generate()[k]`` for every k (leads, answers of every kind, bombs, both
+    wild modes), None past the end; ``count`` is the list's length."""
+    flags = FLAGS[preset]
+    rules = Rules.preset(preset)
+    tables = [0] + [p.tag for p in map(lambda t: Play.parse(t, rules), (
+        "7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "4 4 4 5 5 5 6 6 6", "8 8 8 8"))]
+    rich = ["4 4 4 4 5 5 5 5 5 6 6 6 6 7 7 7 7 9 SJ SJ BJ BJ", "10 10 10 J J J J Q Q Q Q K A SJ BJ"]
+    for hand in [seeded_deal(seed, size).packed for seed, size in enumerate((27, 27, 13, 20))] + [
+            Hand(text).packed for text in rich]:
+        for table in tables + ([] if preset == "classic" else [
+                Play.parse("5555 6666 7777", rules).tag]):
+            for fewest in (False, True):
+                words, tags = core.generate(hand, flags, table, fewest)
+                assert core.count(hand, flags, table, fewest) == len(words)
+                got = [core.nth(hand, flags, table, fewest, k) for k in range(len(words))]
+                assert got == list(zip(words, tags))
+                assert core.nth(hand, flags, table, fewest, len(words)) is None
+                assert core.nth(hand, flags, table, fewest, -1) is None

@@ -4,11 +4,15 @@ Cards are packed words (4 bits per rank), readings 31-bit tags, rules the flags 
 ``Rules.flags``. Every function raises ``ValueError`` on a malformed word, flags or tag.
 """
 
-from typing import TypeVar
+from collections.abc import Callable
+from typing import ClassVar, final
 
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import disjoint_base
+
+from .cards import Hand, Rank
+from .plays import Kind
+from .rules import Rules
 
 FLAG_WILD_SJ: int
 FLAG_WILD_BJ: int
@@ -26,6 +30,9 @@ def generate(hand: int, flags: int, table: int, fewest: bool) -> tuple[list[int]
 
 def count(hand: int, flags: int, table: int, fewest: bool) -> int:
     """The number of plays :func:`generate` would return."""
+
+def nth(hand: int, flags: int, table: int, fewest: bool, k: int) -> tuple[int, int] | None:
+    """Play ``k`` of :func:`generate`'s list as ``(word, tag)``; None if out of range."""
 
 def beats(tag: int, table: int, flags: int) -> bool:
     """R4/R5: may the play ``tag`` be played on ``table`` (0 = a free lead)?"""
@@ -56,19 +63,72 @@ def generate_many(
 ) -> int:
     """Generate every hand's plays into the same buffers; return the total (benchmarks)."""
 
-@disjoint_base
-class PlayCodes:
-    """Base of ``shuangkou.plays.Play``: the packed cards word and the reading tag."""
+@final
+class Play:
+    """A legal play: the cards taken plus their reading (R3). Immutable and hashable."""
 
+    PASS: ClassVar[Play]
+    def __init__(
+        self,
+        cards: Hand | str,
+        kind: Kind,
+        top: int,
+        width: int,
+        length: int,
+        stars: int,
+        wilds: int,
+    ) -> None: ...
+    @staticmethod
+    def _from_codes(cards: int, tag: int) -> Play:
+        """The play with cards word ``cards`` and reading tag ``tag``, unchecked."""
+    @classmethod
+    def parse(cls, text: str, rules: Rules) -> Play:
+        """Read a card list under ``rules`` (``"… /straight"`` picks a reading)."""
+    def __reduce__(self) -> tuple[Callable[[int, int], Play], tuple[int, int]]: ...
     @property
     def packed(self) -> int: ...
     @property
     def tag(self) -> int: ...
+    @property
+    def cards(self) -> Hand: ...
+    @property
+    def kind(self) -> Kind: ...
+    @property
+    def top(self) -> Rank: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def length(self) -> int: ...
+    @property
+    def stars(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def wilds(self) -> int: ...
+    @property
+    def is_bomb(self) -> bool: ...
+    @property
+    def reading(self) -> tuple[Kind, Rank, int, int, int]:
+        """What the play *is*, whatever cards make it: (kind, top, size, width, length)."""
+    def beats(self, other: Play | None, rules: Rules) -> bool:
+        """True if this play may be played on ``other`` (R4, R5)."""
+    def __bool__(self) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __ne__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def sort_key(self) -> tuple[int, ...]:
+        """Total order for deterministic listings."""
+    def __lt__(self, value: Play, /) -> bool: ...
+    def __le__(self, value: Play, /) -> bool: ...
+    def __gt__(self, value: Play, /) -> bool: ...
+    def __ge__(self, value: Play, /) -> bool: ...
+    def describe(self) -> str:
+        """Human text: ``'straight 4..9 (6 cards)'``, ``'bomb 77777 (5★)'``."""
 
-_P = TypeVar("_P", bound=PlayCodes)
+def new_play(cls: type[Play], packed: int, tag: int) -> Play:
+    """A :class:`Play` holding ``packed`` and ``tag``, unchecked."""
 
-def new_play(cls: type[_P], packed: int, tag: int) -> _P:
-    """A ``cls`` holding ``packed`` and ``tag``, unchecked."""
-
-def generate_plays(hand: int, flags: int, table: int, fewest: bool, cls: type[_P]) -> list[_P]:
-    """:func:`generate`, as a list of ``cls`` objects."""
+def generate_plays(
+    hand: int, flags: int, table: int, fewest: bool, cls: type[Play]
+) -> list[Play]:
+    """:func:`generate`, as a list of :class:`Play` objects."""

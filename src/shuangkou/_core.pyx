@@ -14,8 +14,11 @@ from libc.stdlib cimport free, malloc
 
 cimport cython
 cimport numpy as cnp
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.object cimport PyTypeObject
+from cpython.ref cimport Py_INCREF
 
-from _generate cimport sk_generate
+from _generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport valid_word
 cimport _readings as rd
 from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
@@ -31,6 +34,11 @@ NO_TABLE = rd.NO_TABLE
 
 import numpy as np
 from operator import index as _index
+
+from shuangkou import cards as _cards
+
+cdef extern from "Python.h":
+    void PyType_Modified(type t)
 
 cnp.import_array()
 
@@ -148,8 +156,32 @@ def count(hand, flags, table, fewest):
     cdef bint few = bool(fewest)
     cdef int n
     with nogil:
-        n = sk_generate(h, f, t, few, NULL, NULL, 0)
+        n = sk_count(h, f, t, few)
     return n
+
+
+def nth(hand, flags, table, fewest, k):
+    """Play ``k`` of :func:`generate`'s list as ``(word, tag)``, generated without the plays
+    after it (the C-level ``sk_nth`` of random self-play); None if ``k`` is out of range."""
+    cdef uint64_t h = _cards_word(hand, "hand")
+    cdef uint32_t f = _flags_word(flags)
+    cdef uint32_t t = _tag_word(table, "table", True)
+    cdef bint few = bool(fewest)
+    k = _int(k)
+    if not 0 <= k < sk_count(h, f, t, few):
+        return None
+    cdef int i = k
+    cdef uint64_t* pw = <uint64_t*>malloc((i + 1) * sizeof(uint64_t))
+    cdef uint32_t* pt = <uint32_t*>malloc((i + 1) * sizeof(uint32_t))
+    try:
+        if pw == NULL or pt == NULL:
+            raise MemoryError()
+        with nogil:
+            sk_nth(h, f, t, few, i, pw, pt)
+        return pw[i], pt[i]
+    finally:
+        free(pw)
+        free(pt)
 
 
 def beats(tag, table, flags):
@@ -234,7 +266,7 @@ def count_many(const uint64_t[::1] hands, flags, const uint32_t[::1] tables, few
     cdef int64_t[::1] o = out
     with nogil:
         for i in range(n):
-            o[i] = sk_generate(hs[i], f, ts[i], few, NULL, NULL, 0)
+            o[i] = sk_count(hs[i], f, ts[i], few)
     return out
 
 
@@ -251,7 +283,7 @@ def generate_batch(const uint64_t[::1] hands, flags, const uint32_t[::1] tables,
     cdef int64_t[::1] off = offsets
     with nogil:
         for i in range(n):
-            off[i + 1] = off[i] + sk_generate(hs[i], f, ts[i], few, NULL, NULL, 0)
+            off[i + 1] = off[i] + sk_count(hs[i], f, ts[i], few)
     total = int(offsets[n])
     words = np.empty(total, dtype=np.uint64)
     tags = np.empty(total, dtype=np.uint32)
@@ -291,48 +323,243 @@ def generate_many(const uint64_t[::1] hands, flags, table, fewest, uint64_t[::1]
 
 
 # -- plays as Python objects ------------------------------------------------------------------
-@cython.freelist(512)
-@cython.auto_pickle(False)  # Play pickles itself (__reduce__)
-cdef class PlayCodes:
-    """Base of :class:`shuangkou.plays.Play`: the packed cards word and the reading tag.
+cdef object _plays_module = None
+cdef tuple _KINDS = None
 
-    It lives in the kernel so :func:`generate_plays` can build a play in a few tens of ns
-    (two C fields, no attribute dictionary); ``Play`` adds the readable API on top."""
+
+cdef object _plays():
+    """``shuangkou.plays`` (imported on first use: it imports this module)."""
+    global _plays_module, _KINDS
+    if _plays_module is None:
+        import shuangkou.plays as plays_module
+        _plays_module = plays_module
+        _KINDS = tuple(plays_module.Kind)
+    return _plays_module
+
+
+cdef tuple _RANKS = tuple(_cards.Rank)
+
+
+@cython.final
+@cython.freelist(1024)
+@cython.auto_pickle(False)  # pickled by __reduce__, as shuangkou.plays._play_from_codes
+cdef class Play:
+    """A legal play: the cards taken plus their reading (R3). Immutable and hashable.
+
+    * ``cards`` – a :class:`~shuangkou.cards.Hand` (jokers counted as the physical SJ/BJ
+      they are);
+    * ``kind`` – :class:`~shuangkou.plays.Kind`; ``top`` – the :class:`~shuangkou.cards.Rank`
+      it compares by (R4);
+    * ``size`` – number of cards; ``width`` – cards per rank (X of a bomb, the smallest group
+      of a chain bomb); ``length`` – ranks in a sequence or chain bomb (Y), else 1;
+    * ``stars`` – star level of a bomb (R5), 0 for plain plays and in classic;
+    * ``wilds`` – cards standing for another rank.
+
+    Two C fields, ``packed`` (the cards word) and ``tag`` (the reading tag of
+    docs/internals.md), and nothing else: the kernel builds one without a Python call and it
+    is not tracked by the garbage collector. ``str`` is the canonical card list (plus ``/kind``
+    when a 千变 set of three or more wilds could read as another plain kind);
+    ``Play.parse(str(p), rules) == p``. ``Play.PASS`` is the falsy pass.
+    """
 
     cdef readonly uint64_t packed
     cdef readonly uint32_t tag
 
+    def __init__(self, cards, kind, int top, int width, int length, int stars, int wilds):
+        hand = _cards.Hand.parse(cards) if isinstance(cards, str) else cards
+        self.packed = hand.packed
+        self.tag = rd.make_tag(int(kind), top, width, length, stars, len(hand), wilds)
 
-def new_play(type cls, uint64_t packed, uint32_t tag):
-    """A ``cls`` (subclass of :class:`PlayCodes`) holding ``packed`` and ``tag``, unchecked."""
-    cdef PlayCodes p = PlayCodes.__new__(cls)
+    @staticmethod
+    def _from_codes(uint64_t cards, uint32_t tag):
+        """The play with cards word ``cards`` and reading tag ``tag``, unchecked."""
+        return _new_play(cards, tag)
+
+    @classmethod
+    def parse(cls, text, rules):
+        """Read a card list under ``rules``; ``"… /straight"`` picks one of two plain readings.
+
+        Raises :class:`~shuangkou.errors.IllegalPlayError` if the cards are no valid play, or
+        are two plays and no kind was given."""
+        return _plays().parse_play(text, rules)
+
+    def __reduce__(self):
+        return (_plays()._play_from_codes, (self.packed, self.tag))
+
+    # -- fields ----------------------------------------------------------------------------
+    @property
+    def cards(self):
+        return _cards.Hand._from_packed_unchecked(self.packed)
+
+    @property
+    def kind(self):
+        _plays()
+        return _KINDS[self.tag & 15]
+
+    @property
+    def top(self):
+        return _RANKS[(self.tag >> 4) & 15]
+
+    @property
+    def width(self):
+        return <int>((self.tag >> 8) & 31)
+
+    @property
+    def length(self):
+        return <int>((self.tag >> 13) & 15)
+
+    @property
+    def stars(self):
+        return <int>((self.tag >> 17) & 31)
+
+    @property
+    def size(self):
+        return <int>((self.tag >> 22) & 63)
+
+    @property
+    def wilds(self):
+        return <int>((self.tag >> 28) & 7)
+
+    @property
+    def is_bomb(self):
+        return (self.tag & 15) >= rd.K_BOMB
+
+    @property
+    def reading(self):
+        """What the play *is*, whatever cards make it: (kind, top, size, width, length)."""
+        return (self.kind, self.top, self.size, self.width, self.length)
+
+    def beats(self, other, rules):
+        """True if this play may be played on ``other`` (R4, R5); anything beats ``None``
+        or a pass (a free lead)."""
+        if self.tag == rd.NO_TABLE:
+            return False
+        if not other:
+            return True
+        return bool(_plays().backend.beats(self.tag, (<Play?>other).tag, rules.flags))
+
+    # -- value semantics -------------------------------------------------------------------
+    def __bool__(self):
+        return self.tag != rd.NO_TABLE
+
+    def __eq__(self, other):
+        return (type(other) is Play and self.packed == (<Play>other).packed
+                and self.tag == (<Play>other).tag)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((self.packed, self.tag))
+
+    def sort_key(self):
+        """Total order for deterministic listings (``<``, ``<=``, ``>``, ``>=``): kind, size,
+        length, top, width, wilds, then the cards."""
+        return (self.tag & 15, self.size, self.length, (self.tag >> 4) & 15, self.width,
+                self.wilds) + tuple([<int>((self.packed >> (4 * r)) & 15) for r in range(15)])
+
+    def __lt__(self, other):
+        if type(other) is not Play:
+            return NotImplemented
+        return self.sort_key() < (<Play>other).sort_key()
+
+    def __le__(self, other):
+        if type(other) is not Play:
+            return NotImplemented
+        return self.sort_key() <= (<Play>other).sort_key()
+
+    def __gt__(self, other):
+        if type(other) is not Play:
+            return NotImplemented
+        return self.sort_key() > (<Play>other).sort_key()
+
+    def __ge__(self, other):
+        if type(other) is not Play:
+            return NotImplemented
+        return self.sort_key() >= (<Play>other).sort_key()
+
+    def __str__(self):
+        if self.tag == rd.NO_TABLE:
+            return "pass"
+        text = str(self.cards)
+        if self.wilds >= 3 and not self.is_bomb:
+            text += "/" + self.kind.name.lower()
+        return text
+
+    def __repr__(self):
+        if self.tag == rd.NO_TABLE:
+            return "Play.PASS"
+        return (
+            f"Play({str(self.cards)!r}, Kind.{self.kind.name}, top=Rank.{self.top.name}, "
+            f"width={self.width}, length={self.length}, stars={self.stars}, wilds={self.wilds})"
+        )
+
+    def describe(self):
+        """Human text: ``'straight 4..9 (6 cards)'``, ``'bomb 77777 (5★)'``."""
+        if self.tag == rd.NO_TABLE:
+            return "pass"
+        Kind = type(self.kind)
+        kind = self.kind
+        top = _cards.RANK_SYMBOLS[self.top]
+        name = kind.name.lower().replace("_", " ")
+        if kind.is_sequence or kind == Kind.CHAIN_BOMB:
+            desc = f"{name} {_cards.RANK_SYMBOLS[self.top - self.length + 1]}..{top}"
+            if kind == Kind.CHAIN_BOMB:
+                desc = f"{self.width}相{self.length}连 {desc}"
+        elif kind == Kind.BOMB:
+            desc = f"bomb {top * self.width}"
+        elif kind in (Kind.THREE_JOKERS, Kind.FOUR_JOKERS):
+            desc = "三王" if kind == Kind.THREE_JOKERS else "天王"
+        else:
+            desc = f"{name} of {top}"
+        stars = f", {self.stars}★" if self.stars else ""
+        cards = "1 card" if self.size == 1 else f"{self.size} cards"
+        return f"{desc} ({cards}{stars})"
+
+
+cdef inline Play _new_play(uint64_t packed, uint32_t tag):
+    cdef Play p = Play.__new__(Play)
     p.packed = packed
     p.tag = tag
     return p
 
 
+# Play.PASS: the falsy pass (a class attribute of an extension type is set in its dict)
+(<dict><object>(<PyTypeObject*>Play).tp_dict)["PASS"] = _new_play(0, rd.NO_TABLE)
+PyType_Modified(Play)
+
+
+def new_play(type cls, uint64_t packed, uint32_t tag):
+    """A :class:`Play` holding ``packed`` and ``tag``, unchecked (``cls`` must be ``Play``)."""
+    if cls is not Play:
+        raise TypeError(f"{cls!r} is not Play")
+    return _new_play(packed, tag)
+
+
 def generate_plays(hand, flags, table, fewest, type cls):
-    """:func:`generate`, as a list of ``cls`` objects (``shuangkou.plays.Play``)."""
+    """:func:`generate`, as a list of :class:`Play` objects (``cls`` must be ``Play``)."""
     cdef uint64_t h = _cards_word(hand, "hand")
     cdef uint32_t f = _flags_word(flags)
     cdef uint32_t t = _tag_word(table, "table", True)
     cdef bint few = bool(fewest)
-    if not issubclass(cls, PlayCodes):
-        raise TypeError(f"{cls!r} is not a subclass of PlayCodes")
+    if cls is not Play:
+        raise TypeError(f"{cls!r} is not Play")
     cdef uint64_t sw[_STACK_PLAYS]
     cdef uint32_t st[_STACK_PLAYS]
     cdef uint64_t* pw
     cdef uint32_t* pt
-    cdef int i
+    cdef Py_ssize_t i
     cdef int n = _generate_buffered(h, f, t, few, sw, st, &pw, &pt)
-    cdef PlayCodes p
+    cdef Play p
+    cdef list out
     try:
-        out = [None] * n
+        out = PyList_New(n)
         for i in range(n):
-            p = PlayCodes.__new__(cls)
+            p = Play.__new__(Play)
             p.packed = pw[i]
             p.tag = pt[i]
-            out[i] = p
+            Py_INCREF(p)
+            PyList_SET_ITEM(out, i, p)  # steals the reference
         return out
     finally:
         if pw != sw:

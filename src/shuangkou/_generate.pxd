@@ -2,7 +2,7 @@
 """Play generators: every distinct (cards ⊆ hand, reading) pair that beats the table
 (docs/internals.md "Plays"; RULES.md R2–R5), written into caller-owned buffers.
 
-C-level entry point (for ``_core.pyx`` and self-play):
+C-level entry points (for ``_core.pyx`` and self-play): ``sk_count`` and ``sk_nth`` (below) and
 
     sk_generate(hand, flags, table, fewest, words, tags, cap) -> total
 
@@ -30,11 +30,13 @@ fewest wilds, then fewest big jokers, then the smallest word.
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
-from _packed cimport R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, n_ranks, nib, nib_sum, unit
+from _packed cimport (
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_NIB1, SK_SEQ_MASK, n_ranks, nib, nib_sum, unit,
+)
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
-    bomb_key, chain_bomb_tag, jokers_tag, make_tag, sk_beats, tag_kind, tag_length, tag_size,
-    tag_top, tag_width,
+    ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape, jokers_tag, make_tag, sk_beats,
+    tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
 
 cdef enum:
@@ -49,6 +51,7 @@ ctypedef struct Gen:
     uint32_t* tags
     long long cap     # long long: cannot alias the uint32/uint64 output stores
     long long n       # plays found so far (may exceed cap)
+    bint stop         # stop once play cap-1 is stored (sk_nth): n is then not the total
     uint32_t flags
     uint32_t table
     uint32_t tkey     # bomb_key of the table (GEN_BOMB)
@@ -63,6 +66,8 @@ ctypedef struct Gen:
     int wb            # wild big jokers in hand
     int wall          # ws + wb
     int h[13]         # natural counts
+    int jn[5]         # ways to take w wild cards (splits into small / big jokers), w ≤ wall
+    uint64_t jw[5][3] # their joker words, fewest small jokers first
 
 
 ctypedef struct Fewest:
@@ -83,25 +88,35 @@ cdef inline void put(Gen* g, uint64_t word, uint32_t tag) noexcept nogil:
     g.n = i + 1
 
 
+cdef inline bint done(const Gen* g) noexcept nogil:
+    """``sk_nth`` has what it asked for: the generators may return."""
+    return g.stop and g.n >= g.cap
+
+
 cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept nogil:
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
-    different cards); ``fewest``: only the split spending small jokers first."""
-    cdef int s, smin, smax
+    different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
+    cdef int k
     if w == 0:
         put(g, nat, tag)
         return
-    if g.ws == 0:  # only big jokers are wild (百变, JJ) or held: one way to take them
-        put(g, nat | (<uint64_t>w << SHIFT_BJ), tag)
-        return
-    smax = g.ws if g.ws < w else w
-    if g.fewest:
-        put(g, nat | (<uint64_t>smax << SHIFT_SJ) | (<uint64_t>(w - smax) << SHIFT_BJ), tag)
-        return
-    smin = w - g.wb
-    if smin < 0:
-        smin = 0
-    for s in range(smin, smax + 1):
-        put(g, nat | (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ), tag)
+    for k in range(g.jn[w]):
+        put(g, nat | g.jw[w][k], tag)
+
+
+cdef inline void joker_splits(Gen* g) noexcept nogil:
+    """``g.jn``/``g.jw``: every way to take w wild cards (w ≤ wall) from the hand's wild small
+    and big jokers, small-joker count ascending; ``fewest``: only the one spending small
+    jokers first. With no wild small joker (百变, JJ) there is one way: w big jokers."""
+    cdef int w, s, smin, smax
+    for w in range(g.wall + 1):
+        smax = g.ws if g.ws < w else w
+        smin = w - g.wb if w > g.wb else 0
+        if g.fewest:
+            smin = smax
+        g.jn[w] = smax - smin + 1
+        for s in range(smin, smax + 1):
+            g.jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
@@ -121,37 +136,44 @@ cdef inline void gen_jokers(Gen* g) noexcept nogil:
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
+cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogil:
+    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural)."""
+    cdef int k, hr = g.h[r], kmin, kmax = hr if hr < n else n
+    if g.fewest:
+        kmin = kmax
+    else:
+        kmin = n - g.wall if n - g.wall > 1 else 1
+    for k in range(kmin, kmax + 1):
+        put_wild(g, (<uint64_t>k) << (4 * r), n - k, tag | (<uint32_t>(n - k) << 28))
+
+
 cdef inline void gen_one_rank(Gen* g) noexcept nogil:
-    cdef int r, hr, n, nmax, k, kmin, kmax, stars_on = (g.flags & FLAG_STARS) != 0
-    cdef int plain_n = 0   # the only plain size wanted (answering), 0 = none, -1 = all
-    cdef uint32_t tag
+    """Singles, pairs, triples (sizes ``plo..phi`` over ranks above ``prmin``: all when
+    leading, the table's size over higher ranks when answering one) and X相 bombs (R2, R3);
+    per rank by size, as R3 orders them. Answering a bomb starts at the smallest size that
+    beats it: a one-rank bomb's key grows with its size (R5: more stars or more cards)."""
+    cdef int r, n, nmax, nmin, plo = 1, phi = 0, prmin = 0, stars_on = (g.flags & FLAG_STARS) != 0
     if g.mode == GEN_LEAD:
-        plain_n = -1
+        phi = 3
     elif g.mode == GEN_PLAIN and g.tkind <= 2:
-        plain_n = g.tkind + 1
+        plo = phi = g.tkind + 1
+        prmin = g.ttop + 1
     for r in range(13):
-        hr = g.h[r]
-        if hr == 0:
+        if g.h[r] == 0:
             continue
-        nmax = hr + g.wall
-        for n in range(1, nmax + 1):
-            if n <= 3:
-                if plain_n != -1 and (plain_n != n or r <= g.ttop):
-                    continue
-                tag = make_tag(n - 1, r, n, 1, 0, n, 0)
-            else:
-                tag = make_tag(K_BOMB, r, n, 1, n if stars_on else 0, n, 0)
-                if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
-                    continue
-            kmax = hr if hr < n else n
-            if g.fewest:
-                kmin = kmax
-            else:
-                kmin = n - g.wall
-                if kmin < 1:
-                    kmin = 1
-            for k in range(kmin, kmax + 1):
-                put_wild(g, (<uint64_t>k) << (4 * r), n - k, tag | (<uint32_t>(n - k) << 28))
+        if done(g):
+            return
+        nmax = g.h[r] + g.wall
+        if r >= prmin:
+            for n in range(plo, (phi if phi < nmax else nmax) + 1):
+                one_rank_sets(g, r, n, make_tag(n - 1, r, n, 1, 0, n, 0))
+        nmin = 4
+        if g.mode == GEN_BOMB:
+            while nmin <= nmax and bomb_key(make_tag(K_BOMB, r, nmin, 1, nmin * stars_on, nmin, 0),
+                                            g.flags) <= g.tkey:
+                nmin += 1
+        for n in range(nmin, nmax + 1):
+            one_rank_sets(g, r, n, make_tag(K_BOMB, r, n, 1, n * stars_on, n, 0))
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
@@ -229,6 +251,8 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
             m[r] = g.h[r] if g.h[r] < width else width
         t = R_ACE
         while t >= tmin:
+            if done(g):
+                return
             # grow the window downwards from top t; the missing count d only grows
             d = 0
             base = 0
@@ -272,10 +296,12 @@ cdef inline void chain_rec(Gen* g, Fewest* f, int a, int y, int r, uint64_t nat,
     to reach 4 cards. At the end, every wild count ≥ need is one candidate set."""
     cdef int c, cmin, hr, w, n0, top = a + y - 1
     cdef uint32_t tag
+    cdef ChainShape shape
     if r == a + y:
         n0 = nib_sum(nat)
+        chain_shape(nat, &shape)  # naturals inside the window: always a possible shape
         for w in range(need, g.wall + 1):
-            tag = chain_bomb_tag(nat, n0 + w, w, g.flags)
+            tag = chain_best(&shape, n0 + w, w, g.flags)
             # keep the set only in the window of its biggest reading (R3.1, R3.4)
             if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
                 continue
@@ -290,6 +316,8 @@ cdef inline void chain_rec(Gen* g, Fewest* f, int a, int y, int r, uint64_t nat,
     cmin = 4 - (g.wall - need)
     if cmin < 0:
         cmin = 0
+    if r == a and cmin == 0 and top < R_ACE:
+        cmin = 1  # the reading's top is min(A, lowest natural + y − 1): a must hold a natural
     for c in range(cmin, hr + 1):
         chain_rec(g, f, a, y, r + 1, nat | ((<uint64_t>c) << (4 * r)),
                   need + (4 - c if c < 4 else 0))
@@ -300,6 +328,9 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
     cdef bint any3 = False
     cdef Fewest few
     cdef Fewest* f = NULL
+    cdef uint64_t four = ((g.hand >> 2) | (g.hand >> 3)) & SK_NIB1 & SK_SEQ_MASK  # ranks ≥ 4
+    if g.wall == 0 and (four & (four >> 4) & (four >> 8)) == 0:
+        return  # no wild and no three consecutive ranks of four
     # prefix sums of the cards each rank lacks to hold 4; a window is possible only if it lacks
     # ≤ wall, and every window contains a 3-window, so test those first
     pre[0] = 0
@@ -319,6 +350,8 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
         for a in range(0, 13 - y):
             if pre[a + y] - pre[a] > g.wall:
                 continue
+            if done(g):
+                return
             chain_rec(g, f, a, y, a, 0, 0)
             if f != NULL:
                 for i in range(few.n_used):
@@ -327,16 +360,20 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
                 few.n_used = 0
 
 
-# -- the entry point ---------------------------------------------------------------------------
-cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
-                            uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
-    """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
-    ``words``/``tags`` (at most ``cap``); return how many there are in all."""
+# -- the entry points -------------------------------------------------------------------------
+cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                              uint64_t* words, uint32_t* tags, long long cap,
+                              bint stop) noexcept nogil:
+    """Run the generators for the plays of ``hand`` beating ``table``, in the order that defines
+    the plays' order (docs/internals.md); store the first ``cap``, stop after them if ``stop``;
+    return the plays found. The one place the generators run, with ``Gen`` local, so
+    that the compiler keeps it in registers."""
     cdef Gen g
     cdef int r
     g.words = words
     g.tags = tags
     g.cap = cap
+    g.stop = stop
     g.n = 0
     g.flags = flags
     g.table = table
@@ -345,6 +382,7 @@ cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint 
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
+    joker_splits(&g)
     for r in range(13):
         g.h[r] = nib(hand, r)
     g.tkey = 0
@@ -366,8 +404,31 @@ cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint 
             g.mode = GEN_PLAIN
     gen_jokers(&g)
     gen_one_rank(&g)
-    if g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT):
+    if not done(&g) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
         gen_sequences(&g)
-    if flags & FLAG_STARS:
+    if not done(&g) and flags & FLAG_STARS:
         gen_chain_bombs(&g)
-    return <int>g.n
+    return g.n
+
+
+cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                            uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
+    """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
+    ``words``/``tags`` (at most ``cap``); return how many there are in all."""
+    return <int>gen_all(hand, flags, table, fewest, words, tags, cap, False)
+
+
+cdef inline int sk_count(uint64_t hand, uint32_t flags, uint32_t table, bint fewest) noexcept nogil:
+    """The number of plays :func:`sk_generate` would write, nothing stored (a set of w wild
+    cards adds its number of joker splits at once)."""
+    return <int>gen_all(hand, flags, table, fewest, NULL, NULL, 0, False)
+
+
+cdef inline bint sk_nth(uint64_t hand, uint32_t flags, uint32_t table, bint fewest, int k,
+                        uint64_t* words, uint32_t* tags) noexcept nogil:
+    """Generate only plays 0..k of :func:`sk_generate`'s list into ``words``/``tags`` (room for
+    k + 1), so play ``k`` is ``words[k]``/``tags[k]`` (random self-play: ``sk_count``, draw k,
+    ``sk_nth``). False if k is out of range."""
+    if k < 0:
+        return False
+    return gen_all(hand, flags, table, fewest, words, tags, <long long>k + 1, True) > k

@@ -133,68 +133,88 @@ cdef inline uint32_t jokers_tag(int sj, int bj, uint32_t flags) noexcept nogil:
     return 0
 
 
-cdef inline int chain_x(uint64_t nat, int a, int y, int n, uint32_t flags) noexcept nogil:
-    """X (smallest group) of the best chain-bomb reading on ranks ``a..a+y-1`` of a set with
-    naturals ``nat`` (all inside the window) and ``n`` cards; 0 if there is none.
-
-    R5: every group ≥ 4; equal groups (百变/JJ) make X = n / y; uneven groups (千变) place the
-    wilds freely, so X is the largest value with Σ max(c_r, X) ≤ n."""
-    cdef int r, c, x, s
-    if flags & FLAG_UNEVEN:
-        x = 4
-        while True:
-            s = 0
-            for r in range(a, a + y):
-                c = nib(nat, r)
-                s += c if c > x else x
-            if s > n:
-                break
-            x += 1
-        return x - 1 if x > 4 else 0
-    if n % y:
-        return 0
-    x = n // y
-    if x < 4:
-        return 0
-    for r in range(a, a + y):
-        if nib(nat, r) > x:
-            return 0
-    return x
+ctypedef struct ChainShape:
+    # what the chain-bomb readings of a set depend on besides its size (R5)
+    int lo          # lowest natural rank
+    int span        # ranks lo..highest natural
+    int maxc        # largest natural count
+    int g4          # Σ max(c_r, 4) over lo..hi
+    int le[8]       # le[x]: ranks of lo..hi holding at most x naturals (x < 8; 8 or more: all)
 
 
-cdef inline uint32_t chain_bomb_tag(uint64_t nat, int n, int wilds, uint32_t flags) noexcept nogil:
-    """The biggest chain-bomb reading (R2, R3.1, R5) of a set with naturals ``nat`` (non-zero),
-    ``n`` cards of which ``wilds`` wild; 0 if it has none.
-
-    Chain bombs need stars, 3 ≤ Y ≤ 6 ranks within 3..A, groups ≥ 4. Over every window that
-    holds the naturals: most stars (X + Y), then (same cards) highest top, then larger X
-    (R3.4: tied splits are one play reported with the larger X)."""
-    cdef int lo, hi, y, a, amin, amax, x, key, best = 0
-    if not (flags & FLAG_STARS) or n < 12 or (nat & ~SK_SEQ_MASK):
-        return 0
-    lo = low_rank(nat)
+cdef inline bint chain_shape(uint64_t nat, ChainShape* s) noexcept nogil:
+    """Fill ``s`` for the naturals ``nat`` (non-zero); False if no chain-bomb reading can hold
+    them (a 2, or more than 6 ranks: R2)."""
+    cdef int r, c, x, hi
+    if nat & ~SK_SEQ_MASK:
+        return False
+    s.lo = low_rank(nat)
     hi = high_rank(nat)
-    y = hi - lo + 1
-    if y < 3:
-        y = 3
+    s.span = hi - s.lo + 1
+    if s.span > 6:
+        return False
+    s.maxc = 0
+    s.g4 = 0
+    for x in range(8):
+        s.le[x] = 0
+    for r in range(s.lo, hi + 1):
+        c = nib(nat, r)
+        if c > s.maxc:
+            s.maxc = c
+        s.g4 += c if c > 4 else 4
+        if c < 8:
+            s.le[c] += 1
+    for x in range(1, 8):
+        s.le[x] += s.le[x - 1]
+    return True
+
+
+cdef inline uint32_t chain_best(const ChainShape* s, int n, int wilds, uint32_t flags) noexcept nogil:
+    """The biggest chain-bomb reading of a set of ``n`` cards (``wilds`` wild) whose naturals
+    have the shape ``s``; 0 if none. Flags must have FLAG_STARS.
+
+    Y runs over 3..6 (at least the span, 4Y ≤ n). X, the smallest group, depends only on Y:
+    equal groups (百变/JJ) make X = n / Y, every natural group ≤ X; uneven groups (千变) place
+    the wilds freely, so X is the largest value with Σ max(c_r, X) ≤ n over the Y ranks (the
+    ranks outside the span count X each). For each Y the window with the highest top weighs
+    most: top = min(A, lo + Y − 1). Best: most stars (X + Y), then highest top, then larger X
+    (R3.4: tied splits are one play reported with the larger X)."""
+    cdef int y, x, f, empty, top, key, best = 0
+    y = s.span if s.span > 3 else 3
     while y <= 6 and 4 * y <= n:
-        amin = hi - y + 1
-        if amin < 0:
-            amin = 0
-        amax = R_ACE + 1 - y
-        if amax > lo:
-            amax = lo
-        for a in range(amin, amax + 1):
-            x = chain_x(nat, a, y, n, flags)
-            if x:
-                key = (x + y) << 8 | (a + y - 1) << 4 | x
-                if key > best:
-                    best = key
+        empty = y - s.span
+        x = 0
+        if flags & FLAG_UNEVEN:
+            f = s.g4 + 4 * empty  # Σ max(c_r, 4) over the window
+            if f <= n:
+                x = 4
+                while True:  # Σ max(c_r, x + 1) − Σ max(c_r, x) = ranks holding ≤ x
+                    f += (s.le[x] if x < 8 else s.span) + empty
+                    if f > n:
+                        break
+                    x += 1
+        elif n % y == 0 and n // y >= 4 and n // y >= s.maxc:
+            x = n // y
+        if x:
+            top = s.lo + y - 1 if s.lo + y - 1 < R_ACE else R_ACE
+            key = (x + y) << 8 | top << 4 | x
+            if key > best:
+                best = key
         y += 1
     if best == 0:
         return 0
     x = best & 15
     return make_tag(K_CHAIN_BOMB, (best >> 4) & 15, x, (best >> 8) - x, best >> 8, n, wilds)
+
+
+cdef inline uint32_t chain_bomb_tag(uint64_t nat, int n, int wilds, uint32_t flags) noexcept nogil:
+    """The biggest chain-bomb reading (R2, R3.1, R5; :func:`chain_best`) of a set with
+    naturals ``nat`` (non-zero), ``n`` cards of which ``wilds`` wild; 0 if it has none.
+    Chain bombs need stars, 3 ≤ Y ≤ 6 ranks within 3..A, groups ≥ 4."""
+    cdef ChainShape s
+    if not (flags & FLAG_STARS) or n < 12 or not chain_shape(nat, &s):
+        return 0
+    return chain_best(&s, n, wilds, flags)
 
 
 cdef inline int max_nibble(uint64_t nat, int lo, int hi) noexcept nogil:

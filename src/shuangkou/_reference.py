@@ -23,12 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._core import PlayCodes
-
-_P = TypeVar("_P", bound="PlayCodes")
+    from ._core import Play
 
 WILD_SJ, WILD_BJ, STARS, UNEVEN, MORE_CARDS_BIGGER, FOUR_JOKERS_SMALLEST = (
     1 << i for i in range(6)
@@ -284,7 +282,9 @@ def count(hand: int, flags: int, table: int, fewest: bool) -> int:
     return len(generate(hand, flags, table, fewest)[0])
 
 
-def generate_plays(hand: int, flags: int, table: int, fewest: bool, cls: type[_P]) -> list[_P]:
+def generate_plays(
+    hand: int, flags: int, table: int, fewest: bool, cls: type[Play]
+) -> list[Play]:
     """:func:`generate` as objects of ``cls`` (``shuangkou.plays.Play``), built as the kernel
     builds them."""
     from ._core import new_play
