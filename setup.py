@@ -27,8 +27,9 @@ def extension(name: str) -> Extension:
     )
 
 
-# _core: play generation; _sim: the self-play deal loop and batch loops; _engine: State.
-extensions = [extension("_core"), extension("_sim"), extension("_engine")]
+# _core: play generation; _sim: the self-play deal loop and batch loops; _engine: State;
+# _physical: the physical card ids of a Game.
+extensions = [extension(name) for name in ("_core", "_sim", "_engine", "_physical")]
 
 setup(
     ext_modules=cythonize(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--wilds", choices=("all", "fewest"), default=None,
                      help="play generation mode for every seat (default: per policy)")
     sim.add_argument("--out", help="write every deal to FILE (.npz, .csv or .parquet)")
+    sim.add_argument("--force", action="store_true", help="overwrite an existing --out/--plot")
     sim.add_argument("--plot", help="write a PNG of the distributions to FILE (needs matplotlib)")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -83,7 +85,10 @@ def _simulate(args: argparse.Namespace) -> int:
     rules = Rules.preset(args.rules)
     if args.deals < 0:
         raise ValueError("-n must be >= 0")
-    if args.out and output_format(args.out) == "parquet":  # check before a long run
+    for path in (args.out, args.plot):  # fail before a long run, not after it
+        if path:
+            _check_writable(path, args.force)
+    if args.out and output_format(args.out) == "parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError:
@@ -112,6 +117,18 @@ def _simulate(args: argparse.Namespace) -> int:
         plot(res, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+def _check_writable(path: str, force: bool) -> None:
+    """``path`` can be written: its folder exists and is writable, and it is a new file (or
+    ``--force`` allows overwriting it)."""
+    if os.path.isdir(path):
+        raise ValueError(f"{path!r} is a directory")
+    if os.path.exists(path) and not force:
+        raise ValueError(f"{path!r} exists: use --force to overwrite it")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write {path!r}: {folder!r} is not a writable directory")
 
 
 def plot(res: object, path: str) -> None:
@@ -177,6 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: the runs stop promptly; no traceback for a user's stop
+        print("shuangkou: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover
