@@ -14,10 +14,12 @@ from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
 from .sim import SimResult, simulate
+from .solve import Decomposition, decompose
 
 __all__ = [
     "PASS",
     "PRESETS",
+    "Decomposition",
     "Game",
     "Hand",
     "IllegalPlayError",
@@ -35,6 +37,7 @@ __all__ = [
     "SimResult",
     "classify",
     "count_plays",
+    "decompose",
     "format_cards",
     "legal_plays",
     "parse_cards",
