@@ -14,7 +14,7 @@ from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
 from .sim import SimResult, simulate
-from .solve import Decomposition, decompose
+from .solve import Decomposition, Solution, decompose, solve
 
 __all__ = [
     "PASS",
@@ -35,6 +35,7 @@ __all__ = [
     "Rules",
     "ShuangkouError",
     "SimResult",
+    "Solution",
     "classify",
     "count_plays",
     "decompose",
@@ -43,5 +44,6 @@ __all__ = [
     "parse_cards",
     "replay",
     "simulate",
+    "solve",
 ]
 __version__ = "0.1.0"

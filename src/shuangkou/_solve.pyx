@@ -3,7 +3,15 @@
 state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is the Python API.
 """
 
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memset
+
+from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
+from _state cimport (
+    SkParams, SkScore, SkState, SkUndo, sk_init, sk_legal, sk_pass, sk_play, sk_rehash,
+    sk_restore, sk_save, sk_score,
+)
 
 from _solve cimport (
     DECO_COUNT, DECO_KEEP_BOMBS, DECO_UNIT, Deco, deco_best, deco_cost, deco_free, deco_init,
@@ -71,3 +79,439 @@ def decompose_split(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
 def decompose_nodes() -> int:
     """Sub-hands solved by the Python-level memo so far (tests, benchmarks)."""
     return _memo_d.nodes
+
+
+# == the endgame search (docs/solver.md "Value", "Search") ======================================
+# Team negamax with alpha-beta over the engine's C state (_state.pxd: sk_legal, sk_play,
+# sk_pass, sk_score; no rule is written here). A value is always seen from the seat to act:
+# its team's R8 total minus the other team's, so a child whose seat to act is an opponent is
+# negated, a partner's is not.
+
+
+cdef extern from *:
+    """
+    #ifdef _WIN32
+    #include <windows.h>
+    static double sv_now(void) {
+        LARGE_INTEGER f, t; QueryPerformanceFrequency(&f); QueryPerformanceCounter(&t);
+        return (double)t.QuadPart / (double)f.QuadPart;
+    }
+    #else
+    #include <time.h>
+    static double sv_now(void) {
+        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
+    #endif
+    """
+    double sv_now() noexcept nogil
+
+cdef enum:
+    SV_INF = 1 << 28
+    SV_EXACT_DEPTH = 0x7FFF     # an entry whose subtree met no horizon: exact at any depth
+    SV_LOWER = 1
+    SV_UPPER = 2
+    SV_EXACT = 3
+    SV_STACK0 = 8192
+    SV_OBJ_SCORE = 0
+    SV_OBJ_BASE = 1
+    SV_CHECK_EVERY = 4095       # nodes between limit checks (mask)
+
+
+ctypedef struct TTEntry:
+    uint64_t key
+    int32_t value
+    int16_t depth
+    uint8_t flag
+    uint8_t pad
+    uint32_t best               # 0: none; else 1 + index of the move in generation order
+
+
+ctypedef struct Search:
+    SkParams p
+    int objective
+    TTEntry* tt
+    uint64_t tt_mask
+    uint64_t* words             # move stack: plays of each ply, then pass as (0, 0)
+    uint32_t* tags
+    int32_t* keys
+    int32_t* order
+    long long cap
+    long long top
+    long long nodes
+    long long max_nodes         # 0: none
+    double deadline             # 0: none
+    bint stopped
+    bint oom
+    bint horizon                # a horizon evaluation happened in the current subtree
+    Deco deco                   # 手数 for the horizon evaluation
+
+
+cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
+    cdef long long cap = s.cap
+    cdef void* q
+    while cap - s.top < need:
+        cap *= 2
+    q = realloc(s.words, cap * sizeof(uint64_t))
+    if q == NULL:
+        s.oom = True
+        return False
+    s.words = <uint64_t*>q
+    q = realloc(s.tags, cap * sizeof(uint32_t))
+    if q == NULL:
+        s.oom = True
+        return False
+    s.tags = <uint32_t*>q
+    q = realloc(s.keys, cap * sizeof(int32_t))
+    if q == NULL:
+        s.oom = True
+        return False
+    s.keys = <int32_t*>q
+    q = realloc(s.order, cap * sizeof(int32_t))
+    if q == NULL:
+        s.oom = True
+        return False
+    s.order = <int32_t*>q
+    s.cap = cap
+    return True
+
+
+cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept nogil:
+    """The value of a finished deal (or of ``st`` read as finished) for ``seat``'s team."""
+    cdef SkScore sc
+    cdef int t
+    cdef int32_t v = 0, x
+    sk_score(&s.p, st, False, &sc)
+    for t in range(4):
+        x = sc.units[t] if s.objective == SV_OBJ_SCORE else sc.base[t]
+        v += x if ((t ^ seat) & 1) == 0 else -x
+    return v
+
+
+cdef inline int32_t sv_eval(Search* s, const SkState* st, int seat) noexcept nogil:
+    """Horizon evaluation (depth-limited search only, never in an exact value): the deal
+    scored as if the seats still in went out in order of fewer plays left (手数, ties to the
+    seat to act), with the hands as they are (R8.4 held bombs)."""
+    cdef SkState guess = st[0]
+    cdef int t, k
+    for t in range(4):
+        if guess.ncards[t]:
+            k = deco_plays(deco_cost(&s.deco, guess.hand[t], s.p.flags, DECO_COUNT))
+            guess.ncards[t] = <int8_t>(2 * k - (1 if t == st.to_act else 0))
+    return sv_units(s, &guess, seat)
+
+
+cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int seat) noexcept nogil:
+    """Move ordering (speed only): going out, then a pass on the partner's play, plain plays
+    (bigger sets, lower tops first), a pass on an opponent's play, bombs (smaller first)."""
+    if tag == 0:
+        return (1 << 20) if ((st.owner ^ seat) & 1) == 0 else -(1 << 20)
+    if word == st.hand[seat]:
+        return 1 << 29
+    if tag_kind(tag) >= K_BOMB:
+        return -(1 << 21) - tag_size(tag) * 16 - tag_top(tag)
+    return tag_size(tag) * 16 - tag_top(tag)
+
+
+cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
+    """Push the moves of ``st`` (plays in sk_legal order, then pass if a table is up) on the
+    move stack at ``top``; return how many (−1: out of memory)."""
+    cdef long long start = s.top
+    cdef int n = sk_legal(&s.p, st, False, s.words + start, s.tags + start,
+                          <int>(s.cap - start - 1))
+    if n + 1 > s.cap - start - 1:
+        if not sv_grow(s, n + 2):
+            return -1
+        sk_legal(&s.p, st, False, s.words + start, s.tags + start, n)
+    if st.table:
+        s.words[start + n] = 0
+        s.tags[start + n] = 0
+        n += 1
+    return n
+
+
+cdef inline void sv_apply(SkState* st, uint64_t word, uint32_t tag) noexcept nogil:
+    if tag == 0:
+        sk_pass(st)
+    else:
+        sk_play(st, word, tag)
+
+
+cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, int32_t beta,
+                             int depth) noexcept nogil:
+    """Value for ``seat`` of the position ``st`` reached by ``seat``'s move."""
+    if st.over:
+        return sv_units(s, st, seat)
+    if ((st.to_act ^ seat) & 1) == 0:
+        return sv_search(s, st, alpha, beta, depth)
+    return -sv_search(s, st, -beta, -alpha, depth)
+
+
+cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
+                       int depth) noexcept nogil:
+    """Fail-soft alpha-beta value of ``st`` for its seat to act, within ``depth`` moves."""
+    cdef int seat = st.to_act, n, k, i, j, bi
+    cdef int32_t best = -SV_INF, v, a0 = alpha, kb
+    cdef uint32_t hint = 0, best_code = 0
+    cdef long long start
+    cdef bint outer_horizon
+    cdef TTEntry* e
+    cdef SkUndo u
+    s.nodes += 1
+    if (s.nodes & SV_CHECK_EVERY) == 0:
+        if (s.max_nodes and s.nodes >= s.max_nodes) or (s.deadline and sv_now() >= s.deadline):
+            s.stopped = True
+    if s.stopped:
+        return 0
+    if depth <= 0:
+        s.horizon = True
+        return sv_eval(s, st, seat)
+    e = &s.tt[st.hash & s.tt_mask]
+    if e.key == st.hash and e.flag:
+        if e.depth >= depth and (e.flag == SV_EXACT or (e.flag == SV_LOWER and e.value >= beta)
+                                 or (e.flag == SV_UPPER and e.value <= alpha)):
+            if e.depth != SV_EXACT_DEPTH:
+                s.horizon = True
+            return e.value
+        hint = e.best
+    start = s.top
+    n = sv_moves(s, st)
+    if n < 0:
+        s.stopped = True
+        return 0
+    s.top = start + n
+    for i in range(n):
+        s.order[start + i] = i
+        s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
+            st, s.words[start + i], s.tags[start + i], seat)
+    outer_horizon = s.horizon
+    s.horizon = False
+    sk_save(st, &u)
+    for k in range(n):
+        # selection: the best-keyed move not tried yet (cut-offs usually come early)
+        bi = k
+        kb = s.keys[start + s.order[start + k]]
+        for j in range(k + 1, n):
+            if s.keys[start + s.order[start + j]] > kb:
+                bi = j
+                kb = s.keys[start + s.order[start + j]]
+        i = s.order[start + bi]
+        s.order[start + bi] = s.order[start + k]
+        s.order[start + k] = i
+        sv_apply(st, s.words[start + i], s.tags[start + i])
+        v = sv_child(s, st, seat, alpha, beta, depth - 1)
+        sk_restore(st, &u)
+        if s.stopped:
+            s.top = start
+            return 0
+        if v > best:
+            best = v
+            best_code = <uint32_t>(i + 1)
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    s.top = start
+    e = &s.tt[st.hash & s.tt_mask]
+    e.key = st.hash
+    e.value = best
+    e.best = best_code
+    e.depth = <int16_t>(depth if s.horizon else SV_EXACT_DEPTH)
+    e.flag = SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT)
+    s.horizon = s.horizon or outer_horizon
+    return best
+
+
+EXACT_DEPTH = SV_EXACT_DEPTH - 1
+"""The depth of an exact search (longer than any deal: it never meets a horizon)."""
+OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
+
+
+cdef class Searcher:
+    """One search context: the rules, the objective, a transposition table of
+    ``2**tt_bits`` entries (24 bytes each; bounded memory, always-replace) and a root position.
+    Reusable across positions of the same rules (the table keys are the positions' hashes)."""
+
+    cdef Search s
+    cdef SkState root
+
+    def __cinit__(self, tuple params, str objective="score", int tt_bits=20):
+        memset(&self.s, 0, sizeof(Search))
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be 'score' or 'base', not {objective!r}")
+        if not 4 <= tt_bits <= 30:
+            raise ValueError(f"tt_bits must be 4..30, got {tt_bits}")
+        (self.s.p.flags, self.s.p.mode, self.s.p.base_score, self.s.p.four_jokers_multiplier,
+         self.s.p.jj_single_win, self.s.p.held_bombs, self.s.p.score_cap) = params
+        self.s.p.escape_penalty = 0     # abandoning is not a move
+        self.s.objective = OBJECTIVES[objective]
+        self.s.tt_mask = ((<uint64_t>1) << tt_bits) - 1
+        self.s.tt = <TTEntry*>calloc(self.s.tt_mask + 1, sizeof(TTEntry))
+        self.s.cap = SV_STACK0
+        self.s.words = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
+        self.s.tags = <uint32_t*>calloc(self.s.cap, sizeof(uint32_t))
+        self.s.keys = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
+        self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
+        ok = deco_init(&self.s.deco, 14)
+        if (not ok or self.s.tt == NULL or self.s.words == NULL or self.s.tags == NULL
+                or self.s.keys == NULL or self.s.order == NULL):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.s.tt)
+        free(self.s.words)
+        free(self.s.tags)
+        free(self.s.keys)
+        free(self.s.order)
+        deco_free(&self.s.deco)
+
+    def set_position(self, hands, int to_act, uint64_t table_word, uint32_t table_tag,
+                     int owner, int passes, places, bombs, int leader):
+        """The root: packed ``hands``, the seat to act, the table (word, tag; 0, 0 leading) and
+        its owner (−1), passes since it, the seats out in order, the bombs played as
+        ``(seat, word, tag)`` in play order, the trick's leader. Trusted: the caller (solve.py)
+        reads them from a validated position."""
+        cdef uint64_t h[4]
+        cdef int i
+        for i in range(4):
+            h[i] = hands[i]
+        sk_init(&self.root, h, to_act)
+        self.root.table_word = table_word
+        self.root.table = table_tag
+        self.root.owner = owner
+        self.root.passes = passes
+        self.root.leader = leader
+        self.root.nplaces = len(places)
+        for i, seat in enumerate(places):
+            self.root.places[i] = seat
+        if len(bombs) > 40:
+            raise ValueError("more bombs than a deal can hold")
+        self.root.nbombs = len(bombs)
+        for i, (seat, word, tag) in enumerate(bombs):
+            self.root.bomb_seat[i] = seat
+            self.root.bomb_word[i] = word
+            self.root.bomb_tag[i] = tag
+        self.root.hash = sk_rehash(&self.root)
+
+    @property
+    def hash(self) -> int:
+        """The root's Zobrist hash (the engine's)."""
+        return self.root.hash
+
+    def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
+                    bint all_values=False):
+        """Search the root's moves (plays in generation order, then pass as ``(0, 0)``).
+
+        Returns ``(moves, values, optimal, nodes, stopped, horizon)``. ``all_values``: each
+        move's value is exact (full window). Otherwise the best value is exact and every other
+        move is only tested against it: ``values[i]`` is then an upper bound for a move that is
+        not optimal. ``optimal`` lists the indices of the moves reaching the best value.
+        Moves not searched when a limit stopped the search have value ``None``; ``horizon``
+        says whether a depth-limited evaluation entered any value."""
+        cdef Search* s = &self.s
+        cdef SkState st = self.root
+        cdef SkUndo u
+        cdef int seat = st.to_act, n, i, k
+        cdef int32_t v, best = -SV_INF
+        cdef long long start
+        cdef bint first = True
+        if st.over or seat < 0:
+            raise ValueError("the deal is over: there is no move to search")
+        s.nodes = 0
+        s.stopped = False
+        s.horizon = False
+        s.max_nodes = max_nodes
+        s.deadline = sv_now() + time_limit if time_limit > 0 else 0.0
+        s.top = 0
+        n = sv_moves(s, &st)
+        if n < 0:
+            raise MemoryError()
+        s.top = n
+        moves = [(s.words[i], s.tags[i]) for i in range(n)]
+        keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
+        e = &s.tt[st.hash & s.tt_mask]
+        if e.key == st.hash and e.flag and 0 < e.best <= <uint32_t>n:
+            keys[e.best - 1] = 1 << 30
+        values = [None] * n
+        optimal = []
+        sk_save(&st, &u)
+        for i in sorted(range(n), key=lambda j: -keys[j]):
+            with nogil:
+                sv_apply(&st, s.words[i], s.tags[i])
+                if all_values or first:
+                    v = sv_child(s, &st, seat, -SV_INF, SV_INF, depth - 1)
+                else:
+                    # window (best − 1, best + 1): inside it the value is exact (== best)
+                    v = sv_child(s, &st, seat, best - 1, best + 1, depth - 1)
+                    if v > best and not s.stopped:   # a better move: its exact value
+                        v = sv_child(s, &st, seat, -SV_INF, SV_INF, depth - 1)
+                sk_restore(&st, &u)
+            if s.stopped:
+                break
+            if s.oom:
+                raise MemoryError()
+            values[i] = v
+            first = False
+            if v > best:
+                best = v
+                optimal = [i]
+            elif v == best:
+                optimal.append(i)
+        s.top = 0
+        e = &s.tt[st.hash & s.tt_mask]
+        if optimal and not s.stopped:
+            e.key = st.hash
+            e.value = best
+            e.best = optimal[0] + 1
+            e.depth = <int16_t>(depth if s.horizon else SV_EXACT_DEPTH)
+            e.flag = SV_EXACT
+        return moves, values, optimal, s.nodes, bool(s.stopped), bool(s.horizon)
+
+    def principal_variation(self, int first, int value, int max_length=1000):
+        """The line from the root playing move ``first`` (an index of :meth:`root_values`),
+        whose exact value is ``value``: at each later position a move reaching that
+        position's value (TT move tried first, each checked by a null-window search)."""
+        cdef Search* s = &self.s
+        cdef SkState st = self.root
+        cdef SkUndo u
+        cdef int seat, n, k, i, j
+        cdef int32_t v = value, w
+        cdef uint32_t hint
+        cdef long long nodes = s.nodes
+        cdef bint found
+        s.max_nodes = 0
+        s.deadline = 0.0
+        s.stopped = False
+        s.top = 0
+        n = sv_moves(s, &st)
+        line = [(s.words[first], s.tags[first])]
+        seat = st.to_act
+        sv_apply(&st, s.words[first], s.tags[first])
+        while not st.over and len(line) < max_length:
+            v = v if ((st.to_act ^ seat) & 1) == 0 else -v
+            seat = st.to_act
+            s.top = 0
+            n = sv_moves(s, &st)
+            if n < 0:
+                raise MemoryError()
+            s.top = n
+            e = &s.tt[st.hash & s.tt_mask]
+            hint = e.best if e.key == st.hash else 0
+            order = sorted(range(n), key=lambda j: (<uint32_t>(j + 1)) != hint)
+            found = False
+            sk_save(&st, &u)
+            for i in order:
+                with nogil:
+                    sv_apply(&st, s.words[i], s.tags[i])
+                    w = sv_child(s, &st, seat, v - 1, v, SV_EXACT_DEPTH - 1)
+                    sk_restore(&st, &u)
+                if w >= v:
+                    line.append((s.words[i], s.tags[i]))
+                    sv_apply(&st, s.words[i], s.tags[i])
+                    found = True
+                    break
+            if not found:   # cannot happen for an exact value; never loop forever
+                raise RuntimeError("principal variation: no move reaches the value")
+        s.top = 0
+        s.nodes = nodes
+        return line

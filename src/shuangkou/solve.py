@@ -11,13 +11,14 @@ the exact endgame solver and a PIMC policy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from . import _solve
 from .cards import Hand
-from .plays import Kind, Play
+from .plays import PASS, Kind, Play
 from .rules import Rules, as_rules
 
-__all__ = ["Decomposition", "decompose"]
+__all__ = ["Decomposition", "Solution", "decompose", "solve"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +56,141 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
     )
     return Decomposition(count, plays, _bomb_cards(plays))
 
+
+
+# -- the exact endgame solver ----------------------------------------------------------------
+Objective = Literal["score", "base"]
+
+
+class Position(Protocol):
+    """What :func:`solve` reads from a position: :class:`~shuangkou.Game`, ``State`` and
+    ``RefState`` all have it (a Game's ranks come from ``hand_ranks``)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def to_act(self) -> int | None: ...
+    @property
+    def table(self) -> Play | None: ...
+    @property
+    def table_owner(self) -> int | None: ...
+    @property
+    def passes(self) -> int: ...
+    @property
+    def places(self) -> tuple[int, ...]: ...
+    @property
+    def leader(self) -> int: ...
+    def bombs_played(self, seat: int) -> tuple[Play, ...]: ...
+
+
+def _ranks(position: Position, seat: int) -> Hand:
+    """A seat's rank multiset: ``hand_ranks`` on a Game (whose ``hand`` is card ids)."""
+    get = getattr(position, "hand_ranks", None) or position.hand  # type: ignore[attr-defined]
+    hand: Hand = get(seat)
+    return hand
+
+
+def _params(rules: Rules) -> tuple[int, int, int, int, int, int, int]:
+    """The engine's SkParams fields of ``rules`` (docs/internals.md "The game state")."""
+    return (
+        rules.flags, _MODES[rules.scoring], rules.base_score, rules.four_jokers_multiplier,
+        rules.jj_single_win, int(rules.held_bombs_score), rules.score_cap or 0,
+    )
+
+
+_MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
+
+
+def searcher(rules: Rules, objective: Objective = "score", tt_bits: int = 20) -> _solve.Searcher:
+    """A reusable search context (transposition table of ``2**tt_bits`` entries of 24 bytes)
+    for positions of ``rules``."""
+    return _solve.Searcher(_params(rules), objective, tt_bits)
+
+
+def _load(s: _solve.Searcher, position: Position) -> int:
+    """Set ``position`` as ``s``'s root; return the seat to act."""
+    if position.to_act is None:
+        raise ValueError("the deal is over: there is nothing to solve")
+    table = position.table
+    bombs: list[tuple[int, int, int]] = []
+    # the engine keeps bombs in play order; R8 reads them per seat, so seat order is as good
+    for seat in range(4):
+        bombs.extend((seat, b.packed, b.tag) for b in position.bombs_played(seat))
+    s.set_position(
+        [_ranks(position, seat).packed for seat in range(4)], position.to_act,
+        table.packed if table else 0, table.tag if table else 0,
+        -1 if position.table_owner is None else position.table_owner, position.passes,
+        position.places, bombs, position.leader,
+    )
+    return position.to_act
+
+
+def _play(word: int, tag: int) -> Play:
+    return PASS if tag == 0 else Play._from_codes(word, tag)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What :func:`solve` found (docs/solver.md "Value").
+
+    ``value`` – the exact value for the side to act (``None`` if a limit stopped the search
+    first); ``best`` – every optimal play of the side to act (:data:`~shuangkou.PASS` when
+    passing is one); ``pv`` – a principal variation starting with ``best[0]``, each play
+    optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
+    the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
+    ``upper`` is ``None`` when a limit stopped the search before every play was searched);
+    ``values`` – per play, its exact value or (when it is not optimal) an upper bound."""
+
+    value: int | None
+    best: tuple[Play, ...]
+    pv: tuple[Play, ...]
+    nodes: int
+    exact: bool
+    lower: int | None
+    upper: int | None
+    objective: str
+    seat: int
+    values: tuple[tuple[Play, int | None], ...]
+
+    def __str__(self) -> str:
+        if not self.exact:
+            return f"not solved ({self.nodes} nodes): value in [{self.lower}, {self.upper}]"
+        best = ", ".join(str(p) if p else "pass" for p in self.best)
+        line = " ; ".join(str(p) if p else "pass" for p in self.pv)
+        return (
+            f"value {self.value:+d} ({self.objective}) for seat {self.seat}'s team\n"
+            f"optimal: {best}\nline: {line}\nnodes: {self.nodes}"
+        )
+
+
+def solve(
+    position: Position,
+    objective: Objective = "score",
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    *,
+    tt_bits: int = 20,
+) -> Solution:
+    """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
+    :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released.
+
+    The value (docs/solver.md) is the side to act's team total minus the other team's, of the
+    final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
+    four seats (partners cooperate). ``max_nodes``/``time_limit`` (seconds) stop the search:
+    the solution is then ``exact=False`` with the bounds proven so far."""
+    s = searcher(position.rules, objective, tt_bits)
+    seat = _load(s, position)
+    moves, values, optimal, nodes, stopped, _ = s.root_values(
+        max_nodes or 0, time_limit or 0.0
+    )
+    plays = [_play(w, t) for w, t in moves]
+    vals = tuple(zip(plays, values))
+    if stopped:
+        done = [v for v in values if v is not None]
+        lower = max(done) if done else None
+        upper = lower if all(v is not None for v in values) else None
+        return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals)
+    value = values[optimal[0]]
+    pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
+    best = tuple(plays[i] for i in optimal)
+    return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals)

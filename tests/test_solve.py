@@ -1,0 +1,106 @@
+"""sk.solve against a plain minimax over the reference engine (RefState: the plays oracle, R7
+flow and R8 arithmetic written out in Python), on random small positions of every preset —
+mid-trick, after passes, after a seat went out, after bombs — for both objectives: the value
+and the set of optimal plays; a principal variation, replayed, scores the value."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from shuangkou import PASS, Game, Hand, Play, Rules, solve
+from shuangkou._reference_game import RefState
+from tests.budget import budget
+from tests.conftest import PRESET_NAMES
+
+
+def team_value(state: RefState, seat: int, objective: str) -> int:
+    """docs/solver.md: the seat's team total minus the other team's."""
+    result = state.result
+    assert result is not None
+    units = result.units if objective == "score" else result.base
+    return sum(u if (t ^ seat) & 1 == 0 else -u for t, u in enumerate(units))
+
+
+def moves(state: RefState) -> list[Play]:
+    return list(state.legal()) + ([PASS] if state.table is not None else [])
+
+
+def minimax(state: RefState, objective: str) -> int:
+    """Plain negamax, no pruning, no table: the value for the seat to act."""
+    seat = state.to_act
+    assert seat is not None
+    best = None
+    for m in moves(state):
+        v = child_value(state, m, seat, objective)
+        best = v if best is None or v > best else best
+    assert best is not None
+    return best
+
+
+def child_value(state: RefState, move: Play, seat: int, objective: str) -> int:
+    state.play(move)
+    try:
+        if state.is_over:
+            return team_value(state, seat, objective)
+        v = minimax(state, objective)
+        return v if (state.to_act ^ seat) & 1 == 0 else -v  # type: ignore[operator]
+    finally:
+        state.undo()
+
+
+def random_position(rng: random.Random, rules: Rules, cards: int) -> RefState:
+    """Hands of up to ``cards`` cards from a narrow rank window plus jokers (bombs, chains and
+    wild readings are common), then a few random actions: positions mid-trick, after passes,
+    after a seat went out, after bombs."""
+    while True:
+        lo = rng.randrange(0, 10)
+        pool = [r for r in range(lo, lo + 4) for _ in range(8)] + [13, 13, 14, 14]
+        rng.shuffle(pool)
+        hands = []
+        for _ in range(4):
+            counts = [0] * 15
+            for _ in range(rng.randint(1, cards)):
+                counts[pool.pop()] += 1
+            hands.append(Hand.from_counts(counts))
+        state = RefState.from_position(rules, hands, rng.randrange(4))
+        for _ in range(rng.randint(0, 6)):
+            ms = moves(state)
+            bombs = [m for m in ms if m and m.is_bomb]
+            state.play(rng.choice(bombs) if bombs and rng.random() < 0.5 else rng.choice(ms))
+            if state.is_over:
+                break
+        if not state.is_over:
+            return state
+
+
+def check(state: RefState, objective: str) -> None:
+    seat = state.to_act
+    assert seat is not None
+    values = {m: child_value(state, m, seat, objective) for m in moves(state)}
+    value = max(values.values())
+    sol = solve(state, objective)
+    assert sol.exact and sol.value == value, str(state)
+    assert set(sol.best) == {m for m, v in values.items() if v == value}, str(state)
+    # the principal variation, replayed, ends the deal with that value
+    replay = state.copy()
+    for p in sol.pv:
+        replay.play(p)
+    assert replay.is_over and team_value(replay, seat, objective) == value
+
+
+@pytest.mark.parametrize("objective", ["score", "base"])
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_solve_equals_plain_minimax(preset: str, objective: str) -> None:
+    rules = Rules.preset(preset)
+    rng = random.Random(f"solve-{preset}-{objective}")
+    seen = {"mid-trick": 0, "after passes": 0, "a seat out": 0, "after bombs": 0}
+    for i in range(budget(ci=40, full=400)):
+        state = random_position(rng, rules, 3 if i % 4 else 4)
+        seen["mid-trick"] += state.table is not None
+        seen["after passes"] += state.passes > 0
+        seen["a seat out"] += bool(state.places)
+        seen["after bombs"] += any(state.bombs_played(s) for s in range(4))
+        check(state, objective)
+    assert all(seen.values()), seen  # every kind of position was met
