@@ -4,7 +4,9 @@ Hands are packed words, rules the flags word (docs/internals.md); :mod:`shuangko
 public API.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from typing_extensions import disjoint_base
 
 DECO_SLOTS_LOG2: int
 UNIT: int
@@ -23,3 +25,37 @@ def decompose_split(
 
 def decompose_nodes() -> int:
     """Sub-hands solved by the shared memo so far."""
+
+EXACT_DEPTH: int
+OBJECTIVES: dict[str, int]
+
+@disjoint_base
+class Searcher:
+    """A search context: rules (the engine's SkParams fields), objective, transposition table
+    of ``2**tt_bits`` entries, a root position."""
+
+    def __init__(
+        self, params: tuple[int, int, int, int, int, int, int], objective: str = ...,
+        tt_bits: int = ...,
+    ) -> None: ...
+    def set_position(
+        self,
+        hands: Sequence[int],
+        to_act: int,
+        table_word: int,
+        table_tag: int,
+        owner: int,
+        passes: int,
+        places: Sequence[int],
+        bombs: Sequence[tuple[int, int, int]],
+        leader: int,
+    ) -> None: ...
+    @property
+    def hash(self) -> int: ...
+    def root_values(
+        self, max_nodes: int = ..., time_limit: float = ..., depth: int = ...,
+        all_values: bool = ...,
+    ) -> tuple[list[tuple[int, int]], list[int | None], list[int], int, bool, bool]: ...
+    def principal_variation(
+        self, first: int, value: int, max_length: int = ...
+    ) -> list[tuple[int, int]]: ...

@@ -1,8 +1,9 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, binding=True
 """The solver extension: hand decomposition (``_solve.pxd``) and, on top of the engine's C
 state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is the Python API.
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memset
@@ -327,6 +328,7 @@ EXACT_DEPTH = SV_EXACT_DEPTH - 1
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 
 
+@cython.auto_pickle(False)
 cdef class Searcher:
     """One search context: the rules, the objective, a transposition table of
     ``2**tt_bits`` entries (24 bytes each; bounded memory, always-replace) and a root position.
@@ -335,8 +337,12 @@ cdef class Searcher:
     cdef Search s
     cdef SkState root
 
-    def __cinit__(self, tuple params, str objective="score", int tt_bits=20):
+    def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
+
+    def __init__(self, tuple params, str objective="score", int tt_bits=20):
+        if self.s.tt != NULL:
+            raise RuntimeError("a Searcher is set up once")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be 'score' or 'base', not {objective!r}")
         if not 4 <= tt_bits <= 30:

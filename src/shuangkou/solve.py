@@ -169,7 +169,7 @@ def solve(
     max_nodes: int | None = None,
     time_limit: float | None = None,
     *,
-    tt_bits: int = 20,
+    tt_bits: int = 18,
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
     :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released.
@@ -191,6 +191,7 @@ def solve(
         upper = lower if all(v is not None for v in values) else None
         return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals)
     value = values[optimal[0]]
+    assert value is not None
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
     best = tuple(plays[i] for i in optimal)
     return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals)
