@@ -14,7 +14,7 @@ from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
 from .sim import SimResult, simulate
-from .solve import Decomposition, Solution, decompose, solve
+from .solve import Decomposition, Solution, decompose, hints, solve
 
 __all__ = [
     "PASS",
@@ -40,6 +40,7 @@ __all__ = [
     "count_plays",
     "decompose",
     "format_cards",
+    "hints",
     "legal_plays",
     "parse_cards",
     "replay",

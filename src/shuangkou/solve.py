@@ -10,15 +10,17 @@ the exact endgame solver and a PIMC policy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cmp_to_key
 from typing import Literal, Protocol
 
 from . import _solve
 from .cards import Hand
-from .plays import PASS, Kind, Play
+from .plays import PASS, Kind, Play, legal_plays
 from .rules import Rules, as_rules
 
-__all__ = ["Decomposition", "Solution", "decompose", "solve"]
+__all__ = ["Decomposition", "Solution", "decompose", "hints", "solve"]
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,7 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
 
 
 
-# -- the exact endgame solver ----------------------------------------------------------------
-Objective = Literal["score", "base"]
-
-
+# -- positions ---------------------------------------------------------------------------------
 class Position(Protocol):
     """What :func:`solve` reads from a position: :class:`~shuangkou.Game`, ``State`` and
     ``RefState`` all have it (a Game's ranks come from ``hand_ranks``)."""
@@ -88,6 +87,65 @@ def _ranks(position: Position, seat: int) -> Hand:
     get = getattr(position, "hand_ranks", None) or position.hand  # type: ignore[attr-defined]
     hand: Hand = get(seat)
     return hand
+
+
+# -- hints (提示) ------------------------------------------------------------------------------
+def _breaks(hand: Hand, plays: list[Play], rules: Rules) -> list[int]:
+    """How much each play spoils the rest of the hand (docs/solver.md "Hints"): the valued split
+    cost (keep-bombs) of the play plus the rest, minus the hand's own; 0 when the play is part
+    of an optimal split of the hand, one ``UNIT`` per extra play needed, a little more for
+    each card a split loses from its bombs."""
+    base = _solve.decompose_cost(hand.packed, rules.flags, True)
+    rest = _solve.decompose_costs(hand.packed, rules.flags, True, [p.packed for p in plays])
+    unit = _solve.UNIT
+    return [
+        (unit - p.size if p.is_bomb else unit) + c - base for p, c in zip(plays, rest)
+    ]
+
+
+def _bomb_order(rules: Rules) -> Callable[[Play, Play], int]:
+    def cmp(a: Play, b: Play) -> int:
+        return 1 if a.beats(b, rules) else (-1 if b.beats(a, rules) else 0)
+
+    return cmp
+
+
+def hints(position: Position) -> list[Play]:
+    """What a 提示 button cycles through for the seat to act, in the order of docs/solver.md
+    ("Hints"); passing is never a hint (an empty list: nothing beats the table).
+
+    Answering: the plays of the table's kind first — wild-free before wild-using, then those
+    that break nothing (part of an optimal valued split of the hand, :func:`decompose`) before
+    those that break a bomb, chain or bigger group (least damage first), then the smallest top
+    — and then the bombs, from the smallest (R5), each rank's wild-free and unbroken first.
+    Leading: the plays that shed the hand best — parts of an optimal split first (least damage
+    first), plain before bombs, wild-free first, lowest top first, more cards first."""
+    seat = position.to_act
+    if seat is None:
+        return []
+    rules = position.rules
+    hand = _ranks(position, seat)
+    plays = legal_plays(hand, rules, position.table)
+    damage = dict(zip(plays, _breaks(hand, plays, rules)))
+    if position.table is not None:
+        plain = sorted(
+            (p for p in plays if not p.is_bomb),
+            key=lambda p: (p.wilds > 0, damage[p], p.top, p.wilds, p.packed),
+        )
+        bombs = sorted(
+            (p for p in plays if p.is_bomb),
+            key=lambda p: (p.wilds > 0, damage[p], p.wilds, p.packed),
+        )
+        bombs.sort(key=cmp_to_key(_bomb_order(rules)))  # stable: R5 order first
+        return plain + bombs
+    return sorted(
+        plays,
+        key=lambda p: (damage[p], p.is_bomb, p.wilds > 0, p.top, -p.size, p.wilds, p.packed),
+    )
+
+
+# -- the exact endgame solver ----------------------------------------------------------------
+Objective = Literal["score", "base"]
 
 
 def _params(rules: Rules) -> tuple[int, int, int, int, int, int, int]:
