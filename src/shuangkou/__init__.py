@@ -14,7 +14,7 @@ from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
 from .sim import SimResult, simulate
-from .solve import Decomposition, Solution, decompose, hints, solve
+from .solve import Decomposition, Solution, decompose, hints, sample_deals, sample_worlds, solve
 
 __all__ = [
     "PASS",
@@ -44,6 +44,8 @@ __all__ = [
     "legal_plays",
     "parse_cards",
     "replay",
+    "sample_deals",
+    "sample_worlds",
     "simulate",
     "solve",
 ]

@@ -10,17 +10,20 @@ the exact endgame solver and a PIMC policy.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Literal, Protocol
 
 from . import _solve
-from .cards import Hand
+from ._reference_game import RefState
+from .cards import Hand, card_face, face_copies
+from .game import Game
 from .plays import PASS, Kind, Play, legal_plays
 from .rules import Rules, as_rules
 
-__all__ = ["Decomposition", "Solution", "decompose", "hints", "solve"]
+__all__ = ["Decomposition", "Solution", "decompose", "hints", "sample_deals", "sample_worlds", "solve"]
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,74 @@ def hints(position: Position) -> list[Play]:
         plays,
         key=lambda p: (damage[p], p.is_bomb, p.wilds > 0, p.top, -p.size, p.wilds, p.packed),
     )
+
+
+# -- sampling the hidden hands -------------------------------------------------------------------
+def _other_copy(card: int) -> int:
+    """The same rank and suit in the other deck (R7 明牌: the leader's partner holds it)."""
+    a, b = face_copies(card_face(card))
+    return b if card == a else a
+
+
+def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, Hand, Hand, Hand]]:
+    """``n`` current hands of the four seats, drawn uniformly among the deals consistent with
+    what ``seat`` knows (docs/solver.md "Sampling"): its own hand, the partner's under 双明,
+    every card played and by whom, the cards left per seat, and R7 明牌: the revealed card was
+    dealt to the first leader, its other copy to the leader or the leader's partner (to the
+    partner when a swap was made). Cards nobody was dealt (a scripted deal) stay out."""
+    if seat not in range(4):
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n!r}")
+    known = {seat, seat ^ 2} if game.rules.partner_visible else {seat}
+    hidden = [s for s in range(4) if s not in known and game.cards_left(s)]
+    unseen = set().union(*map(set, game.initial_hands))
+    for a in game.actions:
+        unseen.difference_update(a.cards)
+    for s in known:
+        unseen.difference_update(game.hand(s))
+    # R7 明牌: where the revealed card and its other copy must be, if nobody has seen them
+    forced: dict[int, list[int]] = {}
+    if game.revealed is not None:
+        lead = game.first_leader
+        forced[game.revealed] = [lead]
+        forced[_other_copy(game.revealed)] = [lead ^ 2] if game.swap else [lead, lead ^ 2]
+    pinned = [(c, [s for s in seats if s in hidden]) for c, seats in forced.items() if c in unseen]
+    free = sorted(unseen.difference(c for c, _ in pinned))
+    rng = random.Random(seed)
+    known_hands = {s: game.hand_ranks(s) for s in range(4) if s not in hidden}
+    out = []
+    for _ in range(n):
+        slots = {s: game.cards_left(s) for s in hidden}
+        dealt: dict[int, list[int]] = {s: [] for s in hidden}
+        for card, seats in pinned:
+            # uniform over the completions: a seat is as likely as the free slots it has
+            s = rng.choices(seats, [slots[t] for t in seats])[0]
+            dealt[s].append(card)
+            slots[s] -= 1
+        rest = free[:]
+        rng.shuffle(rest)
+        k = 0
+        for s in hidden:
+            dealt[s].extend(rest[k : k + slots[s]])
+            k += slots[s]
+        hands = [known_hands[s] if s in known_hands else Hand.from_cards(dealt[s]) for s in range(4)]
+        out.append((hands[0], hands[1], hands[2], hands[3]))
+    return out
+
+
+def sample_worlds(game: Game, seat: int, n: int, seed: int) -> list[RefState]:
+    """:func:`sample_deals` as positions: the current position of ``game`` with the hidden
+    hands replaced by each sample (ready for :func:`solve`)."""
+    bombs = [game.bombs_played(s) for s in range(4)]
+    return [
+        RefState.from_position(
+            game.rules, hands, game.to_act, table=game.table, table_owner=game.table_owner,
+            passes=game.passes, places=game.places, bombs=bombs, leader=game.leader,
+            trick=game.trick,
+        )
+        for hands in sample_deals(game, seat, n, seed)
+    ]
 
 
 # -- the exact endgame solver ----------------------------------------------------------------
