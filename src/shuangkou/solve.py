@@ -23,7 +23,9 @@ from .game import Game
 from .plays import PASS, Kind, Play, legal_plays
 from .rules import Rules, as_rules
 
-__all__ = ["Decomposition", "Solution", "decompose", "hints", "sample_deals", "sample_worlds", "solve"]
+__all__ = [
+    "Decomposition", "Solution", "decompose", "hints", "sample_deals", "sample_worlds", "solve",
+]
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, H
         for s in hidden:
             dealt[s].extend(rest[k : k + slots[s]])
             k += slots[s]
-        hands = [known_hands[s] if s in known_hands else Hand.from_cards(dealt[s]) for s in range(4)]
+        hands = [known_hands.get(s) or Hand.from_cards(dealt[s]) for s in range(4)]
         out.append((hands[0], hands[1], hands[2], hands[3]))
     return out
 
