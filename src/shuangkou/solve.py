@@ -198,7 +198,9 @@ def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, H
         for s in hidden:
             dealt[s].extend(rest[k : k + slots[s]])
             k += slots[s]
-        hands = [known_hands.get(s) or Hand.from_cards(dealt[s]) for s in range(4)]
+        hands = [
+            Hand.from_cards(dealt[s]) if s in dealt else known_hands[s] for s in range(4)
+        ]
         out.append((hands[0], hands[1], hands[2], hands[3]))
     return out
 
