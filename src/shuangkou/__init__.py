@@ -14,7 +14,16 @@ from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
 from .sim import SimResult, simulate
-from .solve import Decomposition, Solution, decompose, hints, sample_deals, sample_worlds, solve
+from .solve import (
+    Decomposition,
+    Solution,
+    decompose,
+    hints,
+    pimc_policy,
+    sample_deals,
+    sample_worlds,
+    solve,
+)
 
 __all__ = [
     "PASS",
@@ -43,6 +52,7 @@ __all__ = [
     "hints",
     "legal_plays",
     "parse_cards",
+    "pimc_policy",
     "replay",
     "sample_deals",
     "sample_worlds",

@@ -12,6 +12,8 @@ C-level entry points (``noexcept nogil``; the search and the Python wrapper use 
   with the fewest plays the one with the most cards in bombs wins (the valued split of hints).
   ``deco_plays(cost)`` recovers the number of plays from either cost.
 * ``deco_best(d, hand, flags, mode, word, tag)`` – the first play of an optimal split.
+* ``d.limit`` (0: exact) – a node count past which the search only descends greedily (the
+  largest play holding the lowest rank): an upper bound, for evaluations; never memoised.
 
 Why it is exact: in any split of a hand into plays, the lowest natural card (or, once only
 jokers are left, the lowest joker) lies in some play; so the least cost is the minimum, over
@@ -50,6 +52,8 @@ ctypedef struct Deco:
     long long cap
     long long top
     long long nodes         # sub-hands solved (not found in the table)
+    long long limit         # 0: exact; else past this many nodes, only the largest play
+                            # holding the lowest rank is tried (an upper bound, not stored)
     bint oom                # an allocation failed (the caller raises MemoryError)
 
 
@@ -61,6 +65,7 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
     d.tags = <uint32_t*>calloc(d.cap, sizeof(uint32_t))
     d.top = 0
     d.nodes = 0
+    d.limit = 0
     d.oom = d.table == NULL or d.words == NULL or d.tags == NULL
     return not d.oom
 
@@ -115,7 +120,7 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
     cdef uint32_t ctx = flags | (<uint32_t>mode << 8) | ((<uint32_t>1) << 31)
     cdef uint64_t slot, rank_mask, nat, w, best_word = 0
     cdef uint32_t best_tag = 0
-    cdef long long start, n, i
+    cdef long long start, n, i, greedy
     cdef int32_t c, best
     cdef DecoEntry* e
     if hand == 0:
@@ -136,9 +141,16 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
         sk_generate(hand, flags, NO_TABLE, False, d.words + start, d.tags + start, <int>n)
     d.top = start + n
     best = 0x7FFFFFFF
+    greedy = -1
+    if d.limit and d.nodes > d.limit:
+        # over budget: one play only, the largest holding the lowest rank
+        for i in range(start, start + n):
+            if d.words[i] & rank_mask and (greedy < 0 or
+                                           tag_size(d.tags[i]) > tag_size(d.tags[greedy])):
+                greedy = i
     for i in range(start, start + n):
         w = d.words[i]
-        if not (w & rank_mask):
+        if not (w & rank_mask) or (greedy >= 0 and i != greedy):
             continue
         c = play_cost(d.tags[i], mode)
         if c >= best:
@@ -152,6 +164,8 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
             best_word = d.words[i]
             best_tag = d.tags[i]
     d.top = start
+    if greedy >= 0:
+        return best     # a bound, not the value: never stored
     e = &d.table[slot]
     e.hand = hand
     e.ctx = ctx

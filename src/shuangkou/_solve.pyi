@@ -28,6 +28,7 @@ def decompose_nodes() -> int:
 
 EXACT_DEPTH: int
 OBJECTIVES: dict[str, int]
+EVALUATIONS: dict[str, int]
 
 @disjoint_base
 class Searcher:
@@ -36,7 +37,7 @@ class Searcher:
 
     def __init__(
         self, params: tuple[int, int, int, int, int, int, int], objective: str = ...,
-        tt_bits: int = ...,
+        tt_bits: int = ..., evaluation: str = ...,
     ) -> None: ...
     def set_position(
         self,

@@ -9,6 +9,7 @@ from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memset
 
 from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
+from _selfplay cimport greedy_choose
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_init, sk_legal, sk_pass, sk_play, sk_rehash,
     sk_restore, sk_save, sk_score,
@@ -117,6 +118,10 @@ cdef enum:
     SV_OBJ_SCORE = 0
     SV_OBJ_BASE = 1
     SV_CHECK_EVERY = 4095       # nodes between limit checks (mask)
+    SV_EVAL_SLOTS = 4096
+    SV_EVAL_HAND_COUNT = 0
+    SV_EVAL_ROLLOUT = 1
+    SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
 
 
 ctypedef struct TTEntry:
@@ -145,7 +150,10 @@ ctypedef struct Search:
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
-    Deco deco                   # 手数 for the horizon evaluation
+    int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
+    Deco deco                   # 手数 for the horizon evaluation (budgeted: see sv_eval)
+    uint64_t eval_hand[SV_EVAL_SLOTS]   # its results per hand (direct-mapped)
+    int8_t eval_plays[SV_EVAL_SLOTS]
 
 
 cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
@@ -192,14 +200,53 @@ cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept no
 cdef inline int32_t sv_eval(Search* s, const SkState* st, int seat) noexcept nogil:
     """Horizon evaluation (depth-limited search only, never in an exact value): the deal
     scored as if the seats still in went out in order of fewer plays left (手数, ties to the
-    seat to act), with the hands as they are (R8.4 held bombs)."""
+    seat to act), with the hands as they are (R8.4 held bombs). A hand's 手数 is exact when
+    its decomposition fits in SV_EVAL_BUDGET nodes, else a greedy upper bound."""
     cdef SkState guess = st[0]
     cdef int t, k
+    cdef uint64_t h
+    cdef int slot
     for t in range(4):
         if guess.ncards[t]:
-            k = deco_plays(deco_cost(&s.deco, guess.hand[t], s.p.flags, DECO_COUNT))
+            h = guess.hand[t]
+            slot = <int>(((h * 0x9E3779B97F4A7C15ULL) >> 52) & (SV_EVAL_SLOTS - 1))
+            if s.eval_hand[slot] == h:
+                k = s.eval_plays[slot]
+            else:
+                s.deco.limit = s.deco.nodes + SV_EVAL_BUDGET
+                k = deco_plays(deco_cost(&s.deco, h, s.p.flags, DECO_COUNT))
+                s.eval_hand[slot] = h
+                s.eval_plays[slot] = <int8_t>k
             guess.ncards[t] = <int8_t>(2 * k - (1 if t == st.to_act else 0))
     return sv_units(s, &guess, seat)
+
+
+cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept nogil:
+    """Horizon evaluation by a playout: every seat plays the kernel's greedy policy
+    (``_selfplay.greedy_choose``, its plays listed with the fewest wilds) to the end."""
+    cdef SkState play = st[0]
+    cdef long long start = s.top
+    cdef int n, t, me, choice, opp_min
+    while not play.over:
+        me = play.to_act
+        n = sk_legal(&s.p, &play, True, s.words + start, s.tags + start, <int>(s.cap - start))
+        if n > s.cap - start:
+            if not sv_grow(s, n):
+                s.stopped = True
+                return 0
+            sk_legal(&s.p, &play, True, s.words + start, s.tags + start, n)
+        opp_min = 99
+        for t in range(4):
+            if (t ^ me) & 1 and play.ncards[t] and play.ncards[t] < opp_min:
+                opp_min = play.ncards[t]
+        choice = greedy_choose(play.hand[me], play.table,
+                               play.table != 0 and play.owner == (me ^ 2), opp_min,
+                               play.ncards[me], s.words + start, s.tags + start, n, s.p.flags)
+        if choice >= 0:
+            sk_play(&play, s.words[start + choice], s.tags[start + choice])
+        else:
+            sk_pass(&play)
+    return sv_units(s, &play, seat)
 
 
 cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int seat) noexcept nogil:
@@ -266,6 +313,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         return 0
     if depth <= 0:
         s.horizon = True
+        if s.evaluation == SV_EVAL_ROLLOUT:
+            return sv_rollout(s, st, seat)
         return sv_eval(s, st, seat)
     e = &s.tt[st.hash & s.tt_mask]
     if e.key == st.hash and e.flag:
@@ -326,13 +375,16 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
 EXACT_DEPTH = SV_EXACT_DEPTH - 1
 """The depth of an exact search (longer than any deal: it never meets a horizon)."""
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
+EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 
 
 @cython.auto_pickle(False)
 cdef class Searcher:
     """One search context: the rules, the objective, a transposition table of
-    ``2**tt_bits`` entries (24 bytes each; bounded memory, always-replace) and a root position.
-    Reusable across positions of the same rules (the table keys are the positions' hashes)."""
+    ``2**tt_bits`` entries (24 bytes each; bounded memory, always-replace), the horizon
+    evaluation of depth-limited searches (``"hand_count"``: 手数 ranking, ``"rollout"``: greedy
+    playout) and a root position. Reusable across positions of the same rules (the table keys
+    are the positions' hashes)."""
 
     cdef Search s
     cdef SkState root
@@ -340,7 +392,8 @@ cdef class Searcher:
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
 
-    def __init__(self, tuple params, str objective="score", int tt_bits=20):
+    def __init__(self, tuple params, str objective="score", int tt_bits=20,
+                 str evaluation="hand_count"):
         if self.s.tt != NULL:
             raise RuntimeError("a Searcher is set up once")
         if objective not in OBJECTIVES:
@@ -351,6 +404,9 @@ cdef class Searcher:
          self.s.p.jj_single_win, self.s.p.held_bombs, self.s.p.score_cap) = params
         self.s.p.escape_penalty = 0     # abandoning is not a move
         self.s.objective = OBJECTIVES[objective]
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation must be 'hand_count' or 'rollout', not {evaluation!r}")
+        self.s.evaluation = EVALUATIONS[evaluation]
         self.s.tt_mask = ((<uint64_t>1) << tt_bits) - 1
         self.s.tt = <TTEntry*>calloc(self.s.tt_mask + 1, sizeof(TTEntry))
         self.s.cap = SV_STACK0
@@ -358,7 +414,7 @@ cdef class Searcher:
         self.s.tags = <uint32_t*>calloc(self.s.cap, sizeof(uint32_t))
         self.s.keys = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
-        ok = deco_init(&self.s.deco, 14)
+        ok = deco_init(&self.s.deco, 16)
         if (not ok or self.s.tt == NULL or self.s.words == NULL or self.s.tags == NULL
                 or self.s.keys == NULL or self.s.order == NULL):
             raise MemoryError()

@@ -24,7 +24,8 @@ from .plays import PASS, Kind, Play, legal_plays
 from .rules import Rules, as_rules
 
 __all__ = [
-    "Decomposition", "Solution", "decompose", "hints", "sample_deals", "sample_worlds", "solve",
+    "Decomposition", "Solution", "decompose", "hints", "pimc_policy", "sample_deals", "sample_worlds",
+    "solve",
 ]
 
 
@@ -234,10 +235,16 @@ def _params(rules: Rules) -> tuple[int, int, int, int, int, int, int]:
 _MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
 
 
-def searcher(rules: Rules, objective: Objective = "score", tt_bits: int = 20) -> _solve.Searcher:
+Evaluation = Literal["hand_count", "rollout"]
+
+
+def searcher(
+    rules: Rules, objective: Objective = "score", tt_bits: int = 20,
+    evaluation: Evaluation = "hand_count",
+) -> _solve.Searcher:
     """A reusable search context (transposition table of ``2**tt_bits`` entries of 24 bytes)
-    for positions of ``rules``."""
-    return _solve.Searcher(_params(rules), objective, tt_bits)
+    for positions of ``rules``; ``evaluation`` scores the horizon of depth-limited searches."""
+    return _solve.Searcher(_params(rules), objective, tt_bits, evaluation)
 
 
 def _load(s: _solve.Searcher, position: Position) -> int:
@@ -328,3 +335,72 @@ def solve(
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
     best = tuple(plays[i] for i in optimal)
     return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals)
+
+
+# -- PIMC ----------------------------------------------------------------------------------------
+def _world_values(
+    s: _solve.Searcher, max_nodes: int, max_depth: int
+) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """Each root move's value in the loaded world: iterative deepening from depth 2 (the
+    horizon scored by :func:`decompose` counts, docs/solver.md "PIMC") until a search meets no
+    horizon (exact) or the node budget runs out (the last completed depth is kept)."""
+    best: tuple[list[tuple[int, int]], list[int]] | None = None
+    left = max_nodes
+    depth = 1
+    while left > 0:
+        moves, values, _, nodes, stopped, horizon = s.root_values(
+            left, 0.0, depth if depth < max_depth else _solve.EXACT_DEPTH, True
+        )
+        left -= nodes
+        if stopped:
+            break
+        best = moves, [v for v in values if v is not None]
+        if not horizon or depth >= max_depth:
+            break
+        depth += 1
+    return best
+
+
+def pimc_policy(
+    worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
+    max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
+) -> Callable[[Game, list[Play], object], Play | None]:
+    """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate`'s Python loop
+    and :class:`~shuangkou.Game` loops: ``policy(game, plays, rng)``.
+
+    Each decision samples ``worlds`` deals consistent with what the seat knows
+    (:func:`sample_deals`), searches each (exactly once it fits in ``max_nodes`` nodes, else a
+    depth-limited search scored by hand counts at the horizon) and makes the play (or pass)
+    with the best mean value. The sampling seed comes from ``rng`` (the deal's generator), so
+    a seeded game is reproducible."""
+    searchers: dict[Rules, _solve.Searcher] = {}
+
+    def policy(game: Game, plays: list[Play], rng: object) -> Play | None:
+        if len(plays) + (game.table is not None) == 1:
+            return plays[0] if plays else None
+        seat = game.to_act
+        assert seat is not None
+        rules = game.rules
+        s = searchers.get(rules)
+        if s is None:
+            s = searchers[rules] = searcher(rules, objective, tt_bits, evaluation)
+        total: dict[tuple[int, int], float] = {}
+        seed = rng.next() if hasattr(rng, "next") else 0
+        for world in sample_worlds(game, seat, worlds, seed):
+            _load(s, world)
+            found = _world_values(s, max_nodes, max_depth)
+            if found is None:
+                continue
+            for move, v in zip(*found):
+                total[move] = total.get(move, 0.0) + v
+        by_codes = {(p.packed, p.tag): p for p in plays}
+        ranked = sorted(
+            (m for m in total if m in by_codes or m == (0, 0)), key=lambda m: -total[m]
+        )
+        if not ranked:  # no world searched within the budget: the first play
+            return plays[0] if plays else None
+        move = ranked[0]
+        return None if move == (0, 0) else by_codes[move]
+
+    policy.wilds = "all"  # type: ignore[attr-defined]
+    return policy
