@@ -24,8 +24,8 @@ from .plays import PASS, Kind, Play, legal_plays
 from .rules import Rules, as_rules
 
 __all__ = [
-    "Decomposition", "Solution", "decompose", "hints", "pimc_policy", "sample_deals", "sample_worlds",
-    "solve",
+    "Decomposition", "Solution", "decompose", "hints", "pimc_policy", "sample_deals",
+    "sample_worlds", "solve",
 ]
 
 
