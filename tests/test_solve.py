@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from shuangkou import PASS, Hand, Play, Rules, classify, solve
+from shuangkou import PASS, Game, Hand, Play, Rules, classify, solve
 from shuangkou._reference_game import RefState
 from tests.budget import budget
 from tests.conftest import PRESET_NAMES
@@ -137,3 +137,42 @@ def test_solve_equals_plain_minimax(preset: str, objective: str) -> None:
         seen["after bombs"] += any(state.bombs_played(s) for s in range(4))
         check(state, values, objective)
     assert all(seen.values()), seen  # every kind of position was met
+
+
+def test_limits_stop_the_search_with_bounds() -> None:
+    state = RefState.parse("baibian 35/-/336/356 3 - 0 1 -/-/-/- -")
+    full = solve(state)
+    assert full.exact and full.value == 8 and full.lower == full.upper == 8
+    cut = solve(state, max_nodes=full.nodes // 2)
+    assert not cut.exact and cut.value is None and cut.best == () and cut.upper is None
+    assert cut.lower is None or cut.lower <= full.value
+    assert cut.nodes <= full.nodes // 2 + 1
+    timed = solve(state, time_limit=60.0)
+    assert timed.exact and timed.value == 8
+
+
+def test_solve_a_game_and_its_errors() -> None:
+    game = Game.from_deal(Rules.preset("classic"), ["3s 4s", "5s", "6s", "7s"], leader=0)
+    sol = solve(game)
+    assert sol.exact and sol.seat == 0
+    game.play(game.legal_plays()[0])
+    assert solve(game).seat == 1
+    with pytest.raises(ValueError, match="objective"):
+        solve(game, "points")  # type: ignore[arg-type]
+    while not game.is_over:
+        plays = game.legal_plays()
+        game.play(plays[0]) if plays else game.pass_()
+    with pytest.raises(ValueError, match="over"):
+        solve(game)
+
+
+def test_cli_solve_and_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    from shuangkou.cli import main
+
+    assert main(["solve", "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"]) == 0
+    out = capsys.readouterr().out
+    assert "value +8 (score) for seat 3's team" in out and "optimal: 5" in out
+    assert main(["hint", "classic 3345/3/3/3 0 - 0 - -/-/-/- -"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["3", "3"]
+    assert main(["solve", "baibian 35/-/336/356 3 - 0 1"]) == 2
+    assert "8 fields" in capsys.readouterr().err

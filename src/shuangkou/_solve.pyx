@@ -117,7 +117,7 @@ cdef enum:
     SV_STACK0 = 8192
     SV_OBJ_SCORE = 0
     SV_OBJ_BASE = 1
-    SV_CHECK_EVERY = 4095       # nodes between limit checks (mask)
+    SV_CHECK_EVERY = 1023       # nodes between clock checks (mask)
     SV_EVAL_SLOTS = 4096
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
@@ -306,9 +306,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef TTEntry* e
     cdef SkUndo u
     s.nodes += 1
-    if (s.nodes & SV_CHECK_EVERY) == 0:
-        if (s.max_nodes and s.nodes >= s.max_nodes) or (s.deadline and sv_now() >= s.deadline):
-            s.stopped = True
+    if (s.max_nodes and s.nodes > s.max_nodes) or (
+            s.deadline and (s.nodes & SV_CHECK_EVERY) == 0 and sv_now() >= s.deadline):
+        s.stopped = True
     if s.stopped:
         return 0
     if depth <= 0:

@@ -294,7 +294,8 @@ class Solution:
 
     def __str__(self) -> str:
         if not self.exact:
-            return f"not solved ({self.nodes} nodes): value in [{self.lower}, {self.upper}]"
+            bound = "unknown" if self.lower is None else f">= {self.lower:+d}"
+            return f"not solved: a limit stopped the search after {self.nodes} nodes; value {bound}"
         best = ", ".join(str(p) if p else "pass" for p in self.best)
         line = " ; ".join(str(p) if p else "pass" for p in self.pv)
         return (
