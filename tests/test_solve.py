@@ -176,3 +176,16 @@ def test_cli_solve_and_hint(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["3", "3"]
     assert main(["solve", "baibian 35/-/336/356 3 - 0 1"]) == 2
     assert "8 fields" in capsys.readouterr().err
+
+
+def test_all_values_are_exact() -> None:
+    rng = random.Random("all-values")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for _ in range(5):
+            state = random_position(rng, rules, 3)
+            values = oracle_values(state, "score")
+            if values is None:
+                continue
+            sol = solve(state, all_values=True)
+            assert dict(sol.values) == values, str(state)

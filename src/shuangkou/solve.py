@@ -279,7 +279,8 @@ class Solution:
     optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
     the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
     ``upper`` is ``None`` when a limit stopped the search before every play was searched);
-    ``values`` – per play, its exact value or (when it is not optimal) an upper bound."""
+    ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
+    asked for ``all_values``) an upper bound."""
 
     value: int | None
     best: tuple[Play, ...]
@@ -310,6 +311,7 @@ def solve(
     max_nodes: int | None = None,
     time_limit: float | None = None,
     *,
+    all_values: bool = False,
     tt_bits: int = 18,
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
@@ -318,11 +320,13 @@ def solve(
     The value (docs/solver.md) is the side to act's team total minus the other team's, of the
     final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
     four seats (partners cooperate). ``max_nodes``/``time_limit`` (seconds) stop the search:
-    the solution is then ``exact=False`` with the bounds proven so far."""
+    the solution is then ``exact=False`` with the bounds proven so far. ``all_values``: every
+    move's value exact in ``Solution.values`` (else only the optimal ones are). ``tt_bits``:
+    the transposition table holds ``2**tt_bits`` entries of 24 bytes."""
     s = searcher(position.rules, objective, tt_bits)
     seat = _load(s, position)
     moves, values, optimal, nodes, stopped, _ = s.root_values(
-        max_nodes or 0, time_limit or 0.0
+        max_nodes or 0, time_limit or 0.0, _solve.EXACT_DEPTH, all_values
     )
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
