@@ -25,7 +25,9 @@ from shuangkou.sim import play_deal
 
 
 def run(rules: str, start: int, deals: int, worlds: int, nodes: int, seed: int,
-        evaluation: str) -> dict[str, Any]:
+        evaluation: str, save: str | None = None) -> dict[str, Any]:
+    """Play the deals; with ``save``, the raw figures are rewritten there every 10 deals (a
+    long run can be reported on while it goes)."""
     policy = pimc_policy(worlds=worlds, max_nodes=nodes, evaluation=evaluation)  # type: ignore[arg-type]
     spent = [0, 0.0]
 
@@ -37,7 +39,9 @@ def run(rules: str, start: int, deals: int, worlds: int, nodes: int, seed: int,
         return choice
 
     timed.wilds = "all"  # type: ignore[attr-defined]
-    margins = []
+    margins: list[int] = []
+    out = {"rules": rules, "worlds": worlds, "nodes": nodes, "evaluation": evaluation,
+           "margins": margins, "decisions": 0, "seconds": 0.0}
     for i in range(start, start + deals):
         pimc = (0, 2) if i % 2 == 0 else (1, 3)
         pols = [timed if s in pimc else "greedy" for s in range(4)]
@@ -45,8 +49,11 @@ def run(rules: str, start: int, deals: int, worlds: int, nodes: int, seed: int,
         assert game.result is not None
         u = game.result.units
         margins.append(sum(u[s] if s in pimc else -u[s] for s in range(4)))
-    return {"rules": rules, "worlds": worlds, "nodes": nodes, "evaluation": evaluation,
-            "margins": margins, "decisions": spent[0], "seconds": spent[1]}
+        out["decisions"], out["seconds"] = spent
+        if save and (len(margins) % 10 == 0 or i == start + deals - 1):
+            with open(save, "w") as f:
+                json.dump(out, f)
+    return out
 
 
 def report(parts: list[dict[str, Any]]) -> str:
@@ -79,7 +86,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=300)
     ap.add_argument("--evaluation", default="rollout", choices=["rollout", "hand_count"])
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", help="write the raw margins here")
+    ap.add_argument("--json", help="write the raw margins here (every 10 deals)")
     ap.add_argument("--merge", nargs="+", help="report on saved --json parts instead")
     a = ap.parse_args()
     if a.merge:
@@ -88,10 +95,8 @@ def main() -> None:
             with open(path) as f:
                 parts.append(json.load(f))
     else:
-        parts = [run(a.rules, a.start, a.deals, a.worlds, a.nodes, a.seed, a.evaluation)]
-        if a.json:
-            with open(a.json, "w") as f:
-                json.dump(parts[0], f)
+        parts = [run(a.rules, a.start, a.deals, a.worlds, a.nodes, a.seed, a.evaluation,
+                     a.json)]
     print(report(parts))
 
 
