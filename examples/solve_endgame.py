@@ -10,13 +10,12 @@ samples the rest (docs/solver.md).
 from __future__ import annotations
 
 import shuangkou as sk
-from shuangkou._reference_game import RefState
 
 TEXT = "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
 
 
 def main() -> None:
-    state = RefState.parse(TEXT)
+    state = sk.State.parse(TEXT, "baibian")
     sol = sk.solve(state, all_values=True)  # every move's exact value, not only the best
     print(f"position: {TEXT}")
     print(sol)

@@ -1,8 +1,9 @@
 """Every scripted deal of ``tests/test_game.py`` (R7/R8 worked by hand) run on the reference
-engine too: each test of that module runs with its ``Game`` replaced by a subclass that mirrors
-every action it makes onto a :class:`~shuangkou._reference_game.RefState` set up at the same
-position, and compares the two after each one (``test_engine_diff.facts``: to act, table,
-owner, passes, leader, trick, places, hands, bombs, pass, legal plays, result)."""
+engine and the kernel's ``State`` too: each test of that module runs with its ``Game`` replaced
+by a subclass that mirrors every action it makes onto each engine class
+(``test_engine_diff.CLASSES``), set up at the same position, and compares them after each one
+(``test_engine_diff.assert_same``: to act, table, owner, passes, leader, trick, places, hands,
+bombs, pass, legal plays, result)."""
 
 from __future__ import annotations
 
@@ -12,57 +13,60 @@ from typing import Any
 
 import pytest
 
-from shuangkou._reference_game import RefState
 from shuangkou.game import Game
 
 from . import test_game
-from .test_engine_diff import facts
+from .test_engine_diff import CLASSES, assert_same
 
 MIRRORED: list[int] = []  # actions mirrored in the current test
 
 
 class MirroredGame(Game):
-    """A Game that replays each of its actions on a reference engine and compares."""
+    """A Game that replays each of its actions on every engine class (the reference first),
+    each set up at the game's starting position, and compares them after each action."""
 
-    def _ref(self) -> RefState:
-        ref: RefState | None = self.__dict__.get("ref")
-        if ref is None:  # first action: the game is still at its start
+    def _mirrors(self) -> list[Any]:
+        mirrors: list[Any] | None = self.__dict__.get("mirrors")
+        if mirrors is None:  # first action: the game is still at its start
             assert not self.actions
             hands = [self.hand_ranks(s) for s in range(4)]
-            ref = RefState.from_position(self.rules, hands, self.to_act, leader=self.first_leader)
+            mirrors = [
+                cls.from_position(self.rules, hands, self.to_act, leader=self.first_leader)
+                for cls in CLASSES
+            ]
             if self.seed is not None and self.players == (0, 1, 2, 3):
-                dealt = RefState.deal(self.rules, self.seed)
-                if self.rules.first_leader == "revealed" or dealt.to_act == self.to_act:
-                    assert dealt == ref  # R7: the seeded deal and the 明牌 swap agree
-            self.__dict__["ref"] = ref
-            self.__dict__["depth"] = 0
-        return ref
+                for cls, m in zip(CLASSES, mirrors):
+                    dealt = cls.deal(self.rules, self.seed)
+                    if self.rules.first_leader == "revealed" or dealt.to_act == self.to_act:
+                        assert dealt == m  # R7: the seeded deal and the 明牌 swap agree
+            self.__dict__.update(mirrors=mirrors, depth=0, mirrored=[])
+        return mirrors
 
     def _run(self, action: Callable[[], Any]) -> Any:
-        ref = self._ref()
+        mirrors = self._mirrors()
         self.__dict__["depth"] += 1
         try:
             out = action()
         finally:
             self.__dict__["depth"] -= 1
         if self.__dict__["depth"] == 0:
-            while len(self._ref_actions()) > len(self.actions):
-                ref.undo()
-                self._ref_actions().pop()
-            for a in self.actions[len(self._ref_actions()):]:
-                if a.kind == "play":
-                    ref.play(a.play)  # type: ignore[arg-type]
-                elif a.kind == "pass":
-                    ref.pass_()
-                else:
-                    ref.abandon(a.seat)
-                self._ref_actions().append(a)
+            done: list[Any] = self.__dict__["mirrored"]
+            while len(done) > len(self.actions):
+                for m in mirrors:
+                    m.undo()
+                done.pop()
+            for a in self.actions[len(done):]:
+                for m in mirrors:
+                    if a.kind == "play":
+                        m.play(a.play)
+                    elif a.kind == "pass":
+                        m.pass_()
+                    else:
+                        m.abandon(a.seat)
+                done.append(a)
                 MIRRORED.append(1)
-            assert facts(self) == facts(ref)
+            assert_same(mirrors[0], [self, *mirrors[1:]])
         return out
-
-    def _ref_actions(self) -> list[Any]:
-        return self.__dict__.setdefault("ref_actions", [])  # type: ignore[no-any-return]
 
     def play(self, *args: Any, **kwargs: Any) -> Any:
         return self._run(lambda: super(MirroredGame, self).play(*args, **kwargs))

@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import shuangkou as sk
-from shuangkou import NotationError, Play
+from shuangkou import NotationError, Play, State
 from shuangkou._reference_game import RefState
 from shuangkou.position import FIELDS, MAX_LENGTH, format_position, parse_position
 
 from .conftest import PRESET_NAMES
+from .test_engine_diff import CLASSES
 
 R = {name: sk.Rules.preset(name) for name in PRESET_NAMES}
-ENGINES = [RefState]
 
 
 def P(text: str, rules: sk.Rules) -> Play:
@@ -83,8 +83,8 @@ def test_abandon_before_anyone_finished_ranks_from_the_first_leader() -> None:
     s = RefState.from_position(c, ["3", "4", "5", "6"], 2)
     s.abandon(3)
     assert str(s) == "classic 3/4/5/6 - - 0 - -/-/-/- 3"
-    # Game's rule: play order from the seat before the first leader (seat 2 here).
-    assert s.result is not None and s.result.places == (1, 2, 3, 0)
+    # Ties in play order from the first leader (seat 2 here, the seat to act when set up).
+    assert s.result is not None and s.result.places == (2, 3, 0, 1)
     back = RefState.parse(str(s), c)
     assert back == s and back.result is not None and back.result.units == s.result.units
 
@@ -119,13 +119,16 @@ def test_round_trip_along_random_games(preset: str) -> None:
         while True:
             text = str(s)
             texts.add(text)
-            for cls in ENGINES:
+            for cls in CLASSES:
+                if s.is_over and cls is State:
+                    continue  # test_state_reads_finished_text
                 back = cls.parse(text, rules)
-                assert str(back) == text and back == s and back.hash == s.hash
+                assert str(back) == text and back.hash == cls.parse(text, rules).hash
+                assert back == s if cls is RefState else str(back) == str(s)
             if s.is_over:
                 break
             plays = s.legal()
-            k = rnd.randrange(len(plays) + s.can_pass)
+            k = rnd.randrange(len(plays) + s.can_pass())
             s.pass_() if k == len(plays) else s.play(plays[k])
         assert len(texts) > 20
 
@@ -242,3 +245,15 @@ def test_mutated_good_text_parses_or_raises_notation_error(pos: int, junk: str) 
 def test_parse_position_builds_through_the_class_given() -> None:
     s = parse_position(GOOD, R["baibian"], RefState)
     assert isinstance(s, RefState) and str(s) == GOOD
+    k = parse_position(GOOD, "baibian")
+    assert isinstance(k, State) and str(k) == GOOD and k == State.parse(GOOD, "baibian")
+    assert k.bombs_played(1) == s.bombs_played(1) and k.table == s.table and k.to_act == 0
+
+
+@pytest.mark.xfail(strict=True, reason="State.from_position refuses finished positions")
+def test_state_reads_finished_text() -> None:
+    """``str(state)`` of a finished deal should read back, as it does for RefState."""
+    s = State.from_position(R["classic"], ["3", "4 4", "5", "6"], 0)
+    s.play(P("3", R["classic"]))
+    s.abandon(3)
+    assert str(State.parse(str(s), R["classic"])) == str(s)

@@ -160,10 +160,10 @@ def _plays(args: argparse.Namespace) -> int:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from ._reference_game import RefState
+    from .position import parse_position
     from .solve import hints, solve
 
-    position = RefState.parse(args.position)
+    position = parse_position(args.position)
     if args.command == "hint":
         found = hints(position)
         print(f"{len(found)} hints for seat {position.to_act}" + (":" if found else ""))

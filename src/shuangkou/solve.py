@@ -17,7 +17,7 @@ from functools import cmp_to_key
 from typing import Literal, Protocol
 
 from . import _solve
-from ._reference_game import RefState
+from ._engine import State
 from .cards import Hand, card_face, face_copies
 from .game import Game
 from .plays import PASS, Kind, Play, legal_plays
@@ -206,12 +206,12 @@ def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, H
     return out
 
 
-def sample_worlds(game: Game, seat: int, n: int, seed: int) -> list[RefState]:
+def sample_worlds(game: Game, seat: int, n: int, seed: int) -> list[State]:
     """:func:`sample_deals` as positions: the current position of ``game`` with the hidden
     hands replaced by each sample (ready for :func:`solve`)."""
     bombs = [game.bombs_played(s) for s in range(4)]
     return [
-        RefState.from_position(
+        State.from_position(
             game.rules, hands, game.to_act, table=game.table, table_owner=game.table_owner,
             passes=game.passes, places=game.places, bombs=bombs, leader=game.leader,
             trick=game.trick,
