@@ -209,6 +209,8 @@ def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, H
 def sample_worlds(game: Game, seat: int, n: int, seed: int) -> list[State]:
     """:func:`sample_deals` as positions: the current position of ``game`` with the hidden
     hands replaced by each sample (ready for :func:`solve`)."""
+    if game.to_act is None:
+        raise ValueError("the deal is over: there is no world to sample")
     bombs = [game.bombs_played(s) for s in range(4)]
     return [
         State.from_position(
