@@ -4,9 +4,12 @@ Hands are packed words, rules the flags word (docs/internals.md); :mod:`shuangko
 public API.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from typing_extensions import disjoint_base
+
+from ._engine import State
+from .rules import Rules
 
 DECO_SLOTS_LOG2: int
 UNIT: int
@@ -35,22 +38,12 @@ class Searcher:
     """A search context: rules (the engine's SkParams fields), objective, transposition table
     of ``2**tt_bits`` entries, a root position."""
 
+    @property
+    def rules(self) -> Rules: ...
     def __init__(
-        self, params: tuple[int, int, int, int, int, int, int], objective: str = ...,
-        tt_bits: int = ..., evaluation: str = ...,
+        self, state: State, objective: str = ..., tt_bits: int = ..., evaluation: str = ...
     ) -> None: ...
-    def set_position(
-        self,
-        hands: Sequence[int],
-        to_act: int,
-        table_word: int,
-        table_tag: int,
-        owner: int,
-        passes: int,
-        places: Sequence[int],
-        bombs: Sequence[tuple[int, int, int]],
-        leader: int,
-    ) -> None: ...
+    def set_position(self, state: State) -> None: ...
     @property
     def hash(self) -> int: ...
     def root_values(

@@ -8,11 +8,12 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memset
 
+from shuangkou._engine cimport State
 from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
 from _selfplay cimport greedy_choose
 from _state cimport (
-    SkParams, SkScore, SkState, SkUndo, sk_init, sk_legal, sk_pass, sk_play, sk_rehash,
-    sk_restore, sk_save, sk_score,
+    SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
+    sk_score,
 )
 
 from _solve cimport (
@@ -388,21 +389,22 @@ cdef class Searcher:
 
     cdef Search s
     cdef SkState root
+    cdef readonly object rules
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
 
-    def __init__(self, tuple params, str objective="score", int tt_bits=20,
+    def __init__(self, State state, str objective="score", int tt_bits=20,
                  str evaluation="hand_count"):
+        """For the rules of ``state`` (a ``shuangkou.State``: its engine parameters)."""
         if self.s.tt != NULL:
             raise RuntimeError("a Searcher is set up once")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be 'score' or 'base', not {objective!r}")
         if not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be 4..30, got {tt_bits}")
-        (self.s.p.flags, self.s.p.mode, self.s.p.base_score, self.s.p.four_jokers_multiplier,
-         self.s.p.jj_single_win, self.s.p.held_bombs, self.s.p.score_cap) = params
-        self.s.p.escape_penalty = 0     # abandoning is not a move
+        self.s.p = state.p
+        self.rules = state.rules
         self.s.objective = OBJECTIVES[objective]
         if evaluation not in EVALUATIONS:
             raise ValueError(f"evaluation must be 'hand_count' or 'rollout', not {evaluation!r}")
@@ -427,33 +429,11 @@ cdef class Searcher:
         free(self.s.order)
         deco_free(&self.s.deco)
 
-    def set_position(self, hands, int to_act, uint64_t table_word, uint32_t table_tag,
-                     int owner, int passes, places, bombs, int leader):
-        """The root: packed ``hands``, the seat to act, the table (word, tag; 0, 0 leading) and
-        its owner (−1), passes since it, the seats out in order, the bombs played as
-        ``(seat, word, tag)`` in play order, the trick's leader. Trusted: the caller (solve.py)
-        reads them from a validated position."""
-        cdef uint64_t h[4]
-        cdef int i
-        for i in range(4):
-            h[i] = hands[i]
-        sk_init(&self.root, h, to_act)
-        self.root.table_word = table_word
-        self.root.table = table_tag
-        self.root.owner = owner
-        self.root.passes = passes
-        self.root.leader = leader
-        self.root.nplaces = len(places)
-        for i, seat in enumerate(places):
-            self.root.places[i] = seat
-        if len(bombs) > 40:
-            raise ValueError("more bombs than a deal can hold")
-        self.root.nbombs = len(bombs)
-        for i, (seat, word, tag) in enumerate(bombs):
-            self.root.bomb_seat[i] = seat
-            self.root.bomb_word[i] = word
-            self.root.bomb_tag[i] = tag
-        self.root.hash = sk_rehash(&self.root)
+    def set_position(self, State state):
+        """The root: a copy of ``state``'s position (a ``shuangkou.State`` of the same rules)."""
+        if state.rules != self.rules:
+            raise ValueError("the position's rules are not the searcher's")
+        self.root = state.st
 
     @property
     def hash(self) -> int:

@@ -226,45 +226,31 @@ def sample_worlds(game: Game, seat: int, n: int, seed: int) -> list[State]:
 Objective = Literal["score", "base"]
 
 
-def _params(rules: Rules) -> tuple[int, int, int, int, int, int, int]:
-    """The engine's SkParams fields of ``rules`` (docs/internals.md "The game state")."""
-    return (
-        rules.flags, _MODES[rules.scoring], rules.base_score, rules.four_jokers_multiplier,
-        rules.jj_single_win, int(rules.held_bombs_score), rules.score_cap or 0,
-    )
-
-
-_MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
-
-
 Evaluation = Literal["hand_count", "rollout"]
 
 
-def searcher(
-    rules: Rules, objective: Objective = "score", tt_bits: int = 20,
-    evaluation: Evaluation = "hand_count",
-) -> _solve.Searcher:
-    """A reusable search context (transposition table of ``2**tt_bits`` entries of 24 bytes)
-    for positions of ``rules``; ``evaluation`` scores the horizon of depth-limited searches."""
-    return _solve.Searcher(_params(rules), objective, tt_bits, evaluation)
-
-
-def _load(s: _solve.Searcher, position: Position) -> int:
-    """Set ``position`` as ``s``'s root; return the seat to act."""
+def as_state(position: Position) -> State:
+    """``position`` as the engine's :class:`~shuangkou.State` (itself if it is one)."""
+    if isinstance(position, State):
+        return position
     if position.to_act is None:
         raise ValueError("the deal is over: there is nothing to solve")
-    table = position.table
-    bombs: list[tuple[int, int, int]] = []
-    # the engine keeps bombs in play order; R8 reads them per seat, so seat order is as good
-    for seat in range(4):
-        bombs.extend((seat, b.packed, b.tag) for b in position.bombs_played(seat))
-    s.set_position(
-        [_ranks(position, seat).packed for seat in range(4)], position.to_act,
-        table.packed if table else 0, table.tag if table else 0,
-        -1 if position.table_owner is None else position.table_owner, position.passes,
-        position.places, bombs, position.leader,
+    return State.from_position(
+        position.rules, [_ranks(position, s) for s in range(4)], position.to_act,
+        table=position.table, table_owner=position.table_owner, passes=position.passes,
+        places=position.places, bombs=[position.bombs_played(s) for s in range(4)],
+        leader=position.leader,
     )
-    return position.to_act
+
+
+def searcher(
+    state: State, objective: Objective = "score", tt_bits: int = 20,
+    evaluation: Evaluation = "hand_count",
+) -> _solve.Searcher:
+    """A reusable search context for positions of ``state``'s rules (transposition table of
+    ``2**tt_bits`` entries of 24 bytes); ``evaluation`` scores the horizon of depth-limited
+    searches."""
+    return _solve.Searcher(state, objective, tt_bits, evaluation)
 
 
 def _play(word: int, tag: int) -> Play:
@@ -325,8 +311,12 @@ def solve(
     the solution is then ``exact=False`` with the bounds proven so far. ``all_values``: every
     move's value exact in ``Solution.values`` (else only the optimal ones are). ``tt_bits``:
     the transposition table holds ``2**tt_bits`` entries of 24 bytes."""
-    s = searcher(position.rules, objective, tt_bits)
-    seat = _load(s, position)
+    state = as_state(position)
+    if state.to_act is None:
+        raise ValueError("the deal is over: there is nothing to solve")
+    seat = state.to_act
+    s = searcher(state, objective, tt_bits)
+    s.set_position(state)
     moves, values, optimal, nodes, stopped, _ = s.root_values(
         max_nodes or 0, time_limit or 0.0, _solve.EXACT_DEPTH, all_values
     )
@@ -387,14 +377,13 @@ def pimc_policy(
             return plays[0] if plays else None
         seat = game.to_act
         assert seat is not None
-        rules = game.rules
-        s = searchers.get(rules)
-        if s is None:
-            s = searchers[rules] = searcher(rules, objective, tt_bits, evaluation)
         total: dict[tuple[int, int], float] = {}
         seed = rng.next() if hasattr(rng, "next") else 0
         for world in sample_worlds(game, seat, worlds, seed):
-            _load(s, world)
+            s = searchers.get(game.rules)
+            if s is None:
+                s = searchers[game.rules] = searcher(world, objective, tt_bits, evaluation)
+            s.set_position(world)
             found = _world_values(s, max_nodes, max_depth)
             if found is None:
                 continue
