@@ -121,21 +121,8 @@ IMPOSSIBLE: list[tuple[dict[str, Any], str]] = [
 ]
 
 
-# The kernel's State takes this one (R7: nobody can have played since the owner went out,
-# so the owner of the table is the last seat out): reported, a strict xfail until it refuses.
-_OWNER_OUT = next(i for i, (_, m) in enumerate(IMPOSSIBLE) if "last to go out" in m)
-CASES = [
-    pytest.param(
-        cls, changes, message,
-        marks=[pytest.mark.xfail(strict=True, reason="State accepts it")]
-        if cls is not RefState and i == _OWNER_OUT else [],
-    )
-    for cls in CLASSES
-    for i, (changes, message) in enumerate(IMPOSSIBLE)
-]
-
-
-@pytest.mark.parametrize("cls, changes, message", CASES)
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("changes, message", IMPOSSIBLE)
 def test_impossible_positions_raise(cls: Any, changes: dict[str, Any], message: str) -> None:
     """Each engine refuses; the reference's message is checked (the kernel words its own)."""
     c = R["classic"]

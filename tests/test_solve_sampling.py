@@ -151,3 +151,26 @@ def test_bad_arguments() -> None:
         sample_deals(game, 4, 1, seed=0)
     with pytest.raises(ValueError):
         sample_deals(game, 0, -1, seed=0)
+
+
+def test_a_seat_view_samples_rank_hands_uniformly_over_physical_deals() -> None:
+    # a real deal played on until few cards are hidden: the view (rank level) samples the
+    # unseen ranks; each rank world weighs as many physical deals as the multinomials count
+    game = Game(Rules.preset("baibian"), seed=11)
+    while sum(game.card_counts) - game.cards_left(0) > 7 and not game.is_over:
+        plays = game.legal_plays()
+        game.play(plays[0]) if plays else game.pass_()
+    assert not game.is_over
+    view = game.view(0)
+    hidden = [s for s in range(1, 4) if game.cards_left(s)]
+    pool = [r for s in hidden for r in game.hand_ranks(s)]  # the unseen ranks, as a multiset
+    expected: Counter[World] = Counter()
+    for groups in splits(list(range(len(pool))), [game.cards_left(s) for s in hidden]):
+        hands = {s: Hand.from_counts([sum(pool[i] == r for i in g) for r in range(15)])
+                 for s, g in zip(hidden, groups)}
+        hands[0] = game.hand_ranks(0)
+        expected[tuple(hands.get(s, Hand()) for s in range(4))] += 1
+    samples = [tuple(d) for d in sample_deals(view, 0, 20_000, seed=3)]
+    assert z_score(samples, expected) < 4.0
+    with pytest.raises(ValueError, match="seat"):
+        sample_deals(view, 1, 1, seed=0)

@@ -14,11 +14,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from . import _solve
 from ._engine import State
-from .cards import Hand, card_face, face_copies
+from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .game import Game
 from .plays import PASS, Kind, Play, legal_plays
 from .rules import Rules, as_rules
@@ -157,18 +157,61 @@ def _other_copy(card: int) -> int:
     return b if card == a else a
 
 
-def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, Hand, Hand, Hand]]:
-    """``n`` current hands of the four seats, drawn uniformly among the deals consistent with
-    what ``seat`` knows (docs/solver.md "Sampling"): its own hand, the partner's under 双明,
-    every card played and by whom, the cards left per seat, and R7 明牌: the revealed card was
-    dealt to the first leader, its other copy to the leader or the leader's partner (to the
-    partner when a swap was made). Cards nobody was dealt (a scripted deal) stay out."""
-    if seat not in range(4):
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n!r}")
+class SeatKnowledge(Protocol):
+    """What a seat's view (``State.view(seat)``, ``Game.view(seat)``) tells the sampler."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def hand(self) -> Hand: ...
+    @property
+    def partner_hand(self) -> Hand | None: ...
+    def cards_left(self, seat: int) -> int: ...
+    def cards_played(self, seat: int) -> Hand: ...
+
+
+def _hidden_seats(known: set[int], cards_left: Callable[[int], int]) -> list[int]:
+    return [s for s in range(4) if s not in known and cards_left(s)]
+
+
+def _deal_view(view: SeatKnowledge, n: int, rng: random.Random) -> list[tuple[Hand, ...]]:
+    """A view has no physical cards: the unseen cards are the 108-card deck (R1) less the
+    seat's hand, the partner's when visible and every card played; dealt uniformly."""
+    seat = view.seat
+    partner = view.partner_hand
+    known = {seat} if partner is None else {seat, seat ^ 2}
+    hidden = _hidden_seats(known, view.cards_left)
+    unseen = list(MAX_COPIES)
+    for h in [view.hand, partner or Hand(), *(view.cards_played(s) for s in range(4))]:
+        for r, c in enumerate(h.counts):
+            unseen[r] -= c
+    pool = [r for r, c in enumerate(unseen) for _ in range(c)]
+    if len(pool) != sum(view.cards_left(s) for s in hidden):
+        raise ValueError("the view is not of a full deal: the unseen cards do not fill the hands")
+    out = []
+    for _ in range(n):
+        rng.shuffle(pool)
+        hands = {seat: view.hand}
+        if partner is not None:
+            hands[seat ^ 2] = partner
+        k = 0
+        for s in range(4):
+            if s in hidden:
+                counts = [0] * N_RANKS
+                for r in pool[k : k + view.cards_left(s)]:
+                    counts[r] += 1
+                k += view.cards_left(s)
+                hands[s] = Hand.from_counts(counts)
+            elif s not in hands:
+                hands[s] = Hand()
+        out.append(tuple(hands[s] for s in range(4)))
+    return out
+
+
+def _deal_game(game: Game, seat: int, n: int, rng: random.Random) -> list[tuple[Hand, ...]]:
+    """A Game's seat also knows the physical cards played and R7 明牌 (see sample_deals)."""
     known = {seat, seat ^ 2} if game.rules.partner_visible else {seat}
-    hidden = [s for s in range(4) if s not in known and game.cards_left(s)]
+    hidden = _hidden_seats(known, game.cards_left)
     unseen = set().union(*map(set, game.initial_hands))
     for a in game.actions:
         unseen.difference_update(a.cards)
@@ -182,7 +225,6 @@ def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, H
         forced[_other_copy(game.revealed)] = [lead ^ 2] if game.swap else [lead, lead ^ 2]
     pinned = [(c, [s for s in seats if s in hidden]) for c, seats in forced.items() if c in unseen]
     free = sorted(unseen.difference(c for c, _ in pinned))
-    rng = random.Random(seed)
     known_hands = {s: game.hand_ranks(s) for s in range(4) if s not in hidden}
     out = []
     for _ in range(n):
@@ -199,24 +241,47 @@ def sample_deals(game: Game, seat: int, n: int, seed: int) -> list[tuple[Hand, H
         for s in hidden:
             dealt[s].extend(rest[k : k + slots[s]])
             k += slots[s]
-        hands = [
+        out.append(tuple(
             Hand.from_cards(dealt[s]) if s in dealt else known_hands[s] for s in range(4)
-        ]
-        out.append((hands[0], hands[1], hands[2], hands[3]))
+        ))
     return out
 
 
-def sample_worlds(game: Game, seat: int, n: int, seed: int) -> list[State]:
-    """:func:`sample_deals` as positions: the current position of ``game`` with the hidden
-    hands replaced by each sample (ready for :func:`solve`)."""
-    if game.to_act is None:
+def sample_deals(
+    game: Game | SeatKnowledge, seat: int, n: int, seed: int
+) -> list[tuple[Hand, ...]]:
+    """``n`` current hands of the four seats, drawn uniformly among the deals consistent with
+    what ``seat`` knows (docs/solver.md "Sampling"): its own hand, the partner's under 双明,
+    the cards played by each seat, the cards left per seat. From a :class:`Game` (a trusted
+    caller) also the physical cards played and R7 明牌: the revealed card was dealt to the
+    first leader, its other copy to the leader or the leader's partner (to the partner when a
+    swap was made); cards nobody was dealt (a scripted deal) stay out. From a seat's view
+    (``view(seat)``, what ``simulate`` hands a policy) the rank-level facts only, over the full
+    108-card deck."""
+    if seat not in range(4):
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n!r}")
+    rng = random.Random(seed)
+    if isinstance(game, Game):
+        return _deal_game(game, seat, n, rng)
+    if game.seat != seat:
+        raise ValueError(f"a view of seat {game.seat} cannot sample for seat {seat}")
+    return _deal_view(game, n, rng)
+
+
+def sample_worlds(game: Game | SeatKnowledge, seat: int, n: int, seed: int) -> list[State]:
+    """:func:`sample_deals` as positions: the current position of ``game`` (a Game or a seat's
+    view) with the hidden hands replaced by each sample (ready for :func:`solve`)."""
+    pos: Any = game
+    if pos.to_act is None:
         raise ValueError("the deal is over: there is no world to sample")
-    bombs = [game.bombs_played(s) for s in range(4)]
+    bombs = [pos.bombs_played(s) for s in range(4)]
     return [
         State.from_position(
-            game.rules, hands, game.to_act, table=game.table, table_owner=game.table_owner,
-            passes=game.passes, places=game.places, bombs=bombs, leader=game.leader,
-            trick=game.trick,
+            pos.rules, hands, pos.to_act, table=pos.table, table_owner=pos.table_owner,
+            passes=pos.passes, places=pos.places, bombs=bombs, leader=pos.leader,
+            trick=pos.trick,
         )
         for hands in sample_deals(game, seat, n, seed)
     ]
@@ -361,28 +426,31 @@ def _world_values(
 def pimc_policy(
     worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
     max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
-) -> Callable[[Game, list[Play], object], Play | None]:
-    """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate`'s Python loop
-    and :class:`~shuangkou.Game` loops: ``policy(game, plays, rng)``.
+) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
+    """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
+    :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
+    ``simulate`` hands policies) or, wrapped in ``sim.with_game``, the Game (then R7 明牌 is
+    known too).
 
     Each decision samples ``worlds`` deals consistent with what the seat knows
     (:func:`sample_deals`), searches each (exactly once it fits in ``max_nodes`` nodes, else a
-    depth-limited search scored by hand counts at the horizon) and makes the play (or pass)
+    depth-limited search, the horizon scored by ``evaluation``) and makes the play (or pass)
     with the best mean value. The sampling seed comes from ``rng`` (the deal's generator), so
     a seeded game is reproducible."""
     searchers: dict[Rules, _solve.Searcher] = {}
 
-    def policy(game: Game, plays: list[Play], rng: object) -> Play | None:
-        if len(plays) + (game.table is not None) == 1:
+    def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
+        pos: Any = game  # a Game (with_game) or the seat's view
+        if len(plays) + (pos.table is not None) == 1:
             return plays[0] if plays else None
-        seat = game.to_act
+        seat = pos.to_act
         assert seat is not None
         total: dict[tuple[int, int], float] = {}
         seed = rng.next() if hasattr(rng, "next") else 0
         for world in sample_worlds(game, seat, worlds, seed):
-            s = searchers.get(game.rules)
+            s = searchers.get(pos.rules)
             if s is None:
-                s = searchers[game.rules] = searcher(world, objective, tt_bits, evaluation)
+                s = searchers[pos.rules] = searcher(world, objective, tt_bits, evaluation)
             s.set_position(world)
             found = _world_values(s, max_nodes, max_depth)
             if found is None:
