@@ -28,8 +28,8 @@ def extension(name: str) -> Extension:
 
 
 # _core: play generation; _sim: the self-play deal loop and batch loops; _engine: State;
-# _physical: the physical card ids of a Game.
-extensions = [extension(name) for name in ("_core", "_sim", "_engine", "_physical")]
+# _physical: the physical card ids of a Game; _solve: the solver.
+extensions = [extension(name) for name in ("_core", "_sim", "_engine", "_physical", "_solve")]
 
 setup(
     ext_modules=cythonize(

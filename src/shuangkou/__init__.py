@@ -15,10 +15,21 @@ from .plays import PASS, Kind, Play, classify, count_plays, legal_plays
 from .rules import PRESETS, Rules
 from .scoring import Outcome, Result
 from .sim import SimResult, simulate
+from .solve import (
+    Decomposition,
+    Solution,
+    decompose,
+    hints,
+    pimc_policy,
+    sample_deals,
+    sample_worlds,
+    solve,
+)
 
 __all__ = [
     "PASS",
     "PRESETS",
+    "Decomposition",
     "Game",
     "Hand",
     "IllegalPlayError",
@@ -34,13 +45,20 @@ __all__ = [
     "Rules",
     "ShuangkouError",
     "SimResult",
+    "Solution",
     "State",
     "classify",
     "count_plays",
+    "decompose",
     "format_cards",
+    "hints",
     "legal_plays",
     "parse_cards",
+    "pimc_policy",
     "replay",
+    "sample_deals",
+    "sample_worlds",
     "simulate",
+    "solve",
 ]
 __version__ = "0.1.0"

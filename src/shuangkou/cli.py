@@ -5,6 +5,8 @@
     shuangkou simulate -n 100000 --rules baibian --policy greedy --threads 2 --seed 1 \\
         --out deals.parquet --plot deals.png
     shuangkou plays "3 3 4 4 5 5 7 8 9 10 J BJ" --on "5 6 7 8 9" --rules baibian
+    shuangkou solve "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
+    shuangkou hint "classic 33456789/3/3/3 0 - 0 - -/-/-/- -"
 """
 
 from __future__ import annotations
@@ -76,6 +78,15 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     pl.add_argument("--fewest", action="store_true",
                     help="one play per reading (fewest wilds) instead of every way of taking cards")
+
+    so = sub.add_parser("solve", help="solve a position exactly (all hands visible)")
+    so.add_argument("position", help="position text (docs/position.md)")
+    so.add_argument("--objective", choices=("score", "base"), default="score")
+    so.add_argument("--max-nodes", type=int, default=None, help="stop after N positions")
+    so.add_argument("--time-limit", type=float, default=None, help="stop after S seconds")
+
+    hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
+    hi.add_argument("position", help="position text (docs/position.md)")
     return ap
 
 
@@ -182,11 +193,28 @@ def _plays(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solve(args: argparse.Namespace) -> int:
+    from .position import parse_position
+    from .solve import hints, solve
+
+    position = parse_position(args.position)
+    if args.command == "hint":
+        found = hints(position)
+        print(f"{len(found)} hints for seat {position.to_act}" + (":" if found else ""))
+        for p in found:
+            print(f"  {str(p):<40} {p.describe()}")
+        return 0
+    print(solve(position, args.objective, args.max_nodes, args.time_limit))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "simulate":
             return _simulate(args)
+        if args.command in ("solve", "hint"):
+            return _solve(args)
         return _plays(args)
     except (ShuangkouError, ValueError) as e:
         print(f"shuangkou: error: {e}", file=sys.stderr)

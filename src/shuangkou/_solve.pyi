@@ -1,0 +1,55 @@
+"""Stub of the solver extension ``shuangkou._solve`` (hand-written; checked by stubtest).
+
+Hands are packed words, rules the flags word (docs/internals.md); :mod:`shuangkou.solve` is the
+public API.
+"""
+
+from collections.abc import Iterable
+
+from typing_extensions import disjoint_base
+
+from ._engine import State
+from .rules import Rules
+
+DECO_SLOTS_LOG2: int
+UNIT: int
+
+def decompose_cost(hand: int, flags: int, keep_bombs: bool) -> int:
+    """Least split cost of ``hand``: ``UNIT`` per play (a bomb ``UNIT`` − its cards with
+    ``keep_bombs``)."""
+
+def decompose_costs(hand: int, flags: int, keep_bombs: bool, words: Iterable[int]) -> list[int]:
+    """:func:`decompose_cost` of ``hand − w`` for each ``w`` of ``words``."""
+
+def decompose_split(
+    hand: int, flags: int, keep_bombs: bool
+) -> tuple[int, int, list[int], list[int]]:
+    """``(plays, cost, words, tags)`` of an optimal split."""
+
+def decompose_nodes() -> int:
+    """Sub-hands solved by the shared memo so far."""
+
+EXACT_DEPTH: int
+OBJECTIVES: dict[str, int]
+EVALUATIONS: dict[str, int]
+
+@disjoint_base
+class Searcher:
+    """A search context: rules (the engine's SkParams fields), objective, transposition table
+    of ``2**tt_bits`` entries, a root position."""
+
+    @property
+    def rules(self) -> Rules: ...
+    def __init__(
+        self, state: State, objective: str = ..., tt_bits: int = ..., evaluation: str = ...
+    ) -> None: ...
+    def set_position(self, state: State) -> None: ...
+    @property
+    def hash(self) -> int: ...
+    def root_values(
+        self, max_nodes: int = ..., time_limit: float = ..., depth: int = ...,
+        all_values: bool = ...,
+    ) -> tuple[list[tuple[int, int]], list[int | None], list[int], int, bool, bool]: ...
+    def principal_variation(
+        self, first: int, value: int, max_length: int = ...
+    ) -> list[tuple[int, int]]: ...

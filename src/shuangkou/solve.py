@@ -1,0 +1,470 @@
+"""Solvers (docs/solver.md): hand decomposition (手数), hints (提示), sampling of hidden hands,
+the exact endgame solver and a PIMC policy.
+
+::
+
+    import shuangkou as sk
+    rules = sk.Rules.preset("baibian")
+    sk.decompose("3 4 5 6 7 7 7 BJ", rules).count      # 2: 3..7 and 777+BJ (7777)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cmp_to_key
+from typing import Any, Literal, Protocol
+
+from . import _solve
+from ._engine import State
+from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
+from .game import Game
+from .plays import PASS, Kind, Play, legal_plays
+from .rules import Rules, as_rules
+
+__all__ = [
+    "Decomposition", "Solution", "decompose", "hints", "pimc_policy", "sample_deals",
+    "sample_worlds", "solve",
+]
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """An optimal split of a hand into plays: ``count`` is its 手数 (the fewest plays that
+    empty the hand), ``plays`` one split reaching it (largest plays first), ``bomb_cards`` the
+    number of cards of that split that are in bombs."""
+
+    count: int
+    plays: tuple[Play, ...]
+    bomb_cards: int
+
+    def __str__(self) -> str:
+        return f"{self.count}: " + " | ".join(str(p) for p in self.plays)
+
+
+def _bomb_cards(plays: tuple[Play, ...]) -> int:
+    return sum(p.size for p in plays if p.kind >= Kind.BOMB)
+
+
+def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False) -> Decomposition:
+    """The fewest plays that empty ``hand`` (手数) and one split that reaches it, exact with
+    wilds (the kernel's plays, R2/R3: any card set that is a legal play).
+
+    With ``keep_bombs`` the split is, among those with the fewest plays, one with the most cards
+    in bombs (the valued split that hints use: bombs kept whole). The count is the same."""
+    h = hand if isinstance(hand, Hand) else Hand.parse(hand)
+    r = as_rules(rules)
+    count, _, words, tags = _solve.decompose_split(h.packed, r.flags, keep_bombs)
+    plays = tuple(
+        sorted(
+            (Play._from_codes(w, t) for w, t in zip(words, tags)),
+            key=lambda p: (-p.size, p.tag, p.packed),
+        )
+    )
+    return Decomposition(count, plays, _bomb_cards(plays))
+
+
+
+# -- positions ---------------------------------------------------------------------------------
+class Position(Protocol):
+    """What :func:`solve` reads from a position: :class:`~shuangkou.Game`, ``State`` and
+    ``RefState`` all have it (a Game's ranks come from ``hand_ranks``)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def to_act(self) -> int | None: ...
+    @property
+    def table(self) -> Play | None: ...
+    @property
+    def table_owner(self) -> int | None: ...
+    @property
+    def passes(self) -> int: ...
+    @property
+    def places(self) -> tuple[int, ...]: ...
+    @property
+    def leader(self) -> int: ...
+    def bombs_played(self, seat: int) -> tuple[Play, ...]: ...
+
+
+def _ranks(position: Position, seat: int) -> Hand:
+    """A seat's rank multiset: ``hand_ranks`` on a Game (whose ``hand`` is card ids)."""
+    get = getattr(position, "hand_ranks", None) or position.hand  # type: ignore[attr-defined]
+    hand: Hand = get(seat)
+    return hand
+
+
+# -- hints (提示) ------------------------------------------------------------------------------
+def _breaks(hand: Hand, plays: list[Play], rules: Rules) -> list[int]:
+    """How much each play spoils the rest of the hand (docs/solver.md "Hints"): the valued split
+    cost (keep-bombs) of the play plus the rest, minus the hand's own; 0 when the play is part
+    of an optimal split of the hand, one ``UNIT`` per extra play needed, a little more for
+    each card a split loses from its bombs."""
+    base = _solve.decompose_cost(hand.packed, rules.flags, True)
+    rest = _solve.decompose_costs(hand.packed, rules.flags, True, [p.packed for p in plays])
+    unit = _solve.UNIT
+    return [
+        (unit - p.size if p.is_bomb else unit) + c - base for p, c in zip(plays, rest)
+    ]
+
+
+def _bomb_order(rules: Rules) -> Callable[[Play, Play], int]:
+    def cmp(a: Play, b: Play) -> int:
+        return 1 if a.beats(b, rules) else (-1 if b.beats(a, rules) else 0)
+
+    return cmp
+
+
+def hints(position: Position) -> list[Play]:
+    """What a 提示 button cycles through for the seat to act, in the order of docs/solver.md
+    ("Hints"); passing is never a hint (an empty list: nothing beats the table).
+
+    Answering: the plays of the table's kind first — wild-free before wild-using, then those
+    that break nothing (part of an optimal valued split of the hand, :func:`decompose`) before
+    those that break a bomb, chain or bigger group (least damage first), then the smallest top
+    — and then the bombs, from the smallest (R5), each rank's wild-free and unbroken first.
+    Leading: the plays that shed the hand best — parts of an optimal split first (least damage
+    first), plain before bombs, wild-free first, lowest top first, more cards first."""
+    seat = position.to_act
+    if seat is None:
+        return []
+    rules = position.rules
+    hand = _ranks(position, seat)
+    plays = legal_plays(hand, rules, position.table)
+    damage = dict(zip(plays, _breaks(hand, plays, rules)))
+    if position.table is not None:
+        plain = sorted(
+            (p for p in plays if not p.is_bomb),
+            key=lambda p: (p.wilds > 0, damage[p], p.top, p.wilds, p.packed),
+        )
+        bombs = sorted(
+            (p for p in plays if p.is_bomb),
+            key=lambda p: (p.wilds > 0, damage[p], p.wilds, p.packed),
+        )
+        bombs.sort(key=cmp_to_key(_bomb_order(rules)))  # stable: R5 order first
+        return plain + bombs
+    return sorted(
+        plays,
+        key=lambda p: (damage[p], p.is_bomb, p.wilds > 0, p.top, -p.size, p.wilds, p.packed),
+    )
+
+
+# -- sampling the hidden hands -------------------------------------------------------------------
+def _other_copy(card: int) -> int:
+    """The same rank and suit in the other deck (R7 明牌: the leader's partner holds it)."""
+    a, b = face_copies(card_face(card))
+    return b if card == a else a
+
+
+class SeatKnowledge(Protocol):
+    """What a seat's view (``State.view(seat)``, ``Game.view(seat)``) tells the sampler."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def hand(self) -> Hand: ...
+    @property
+    def partner_hand(self) -> Hand | None: ...
+    def cards_left(self, seat: int) -> int: ...
+    def cards_played(self, seat: int) -> Hand: ...
+
+
+def _hidden_seats(known: set[int], cards_left: Callable[[int], int]) -> list[int]:
+    return [s for s in range(4) if s not in known and cards_left(s)]
+
+
+def _deal_view(view: SeatKnowledge, n: int, rng: random.Random) -> list[tuple[Hand, ...]]:
+    """A view has no physical cards: the unseen cards are the 108-card deck (R1) less the
+    seat's hand, the partner's when visible and every card played; dealt uniformly."""
+    seat = view.seat
+    partner = view.partner_hand
+    known = {seat} if partner is None else {seat, seat ^ 2}
+    hidden = _hidden_seats(known, view.cards_left)
+    unseen = list(MAX_COPIES)
+    for h in [view.hand, partner or Hand(), *(view.cards_played(s) for s in range(4))]:
+        for r, c in enumerate(h.counts):
+            unseen[r] -= c
+    pool = [r for r, c in enumerate(unseen) for _ in range(c)]
+    if len(pool) != sum(view.cards_left(s) for s in hidden):
+        raise ValueError("the view is not of a full deal: the unseen cards do not fill the hands")
+    out = []
+    for _ in range(n):
+        rng.shuffle(pool)
+        hands = {seat: view.hand}
+        if partner is not None:
+            hands[seat ^ 2] = partner
+        k = 0
+        for s in range(4):
+            if s in hidden:
+                counts = [0] * N_RANKS
+                for r in pool[k : k + view.cards_left(s)]:
+                    counts[r] += 1
+                k += view.cards_left(s)
+                hands[s] = Hand.from_counts(counts)
+            elif s not in hands:
+                hands[s] = Hand()
+        out.append(tuple(hands[s] for s in range(4)))
+    return out
+
+
+def _deal_game(game: Game, seat: int, n: int, rng: random.Random) -> list[tuple[Hand, ...]]:
+    """A Game's seat also knows the physical cards played and R7 明牌 (see sample_deals)."""
+    known = {seat, seat ^ 2} if game.rules.partner_visible else {seat}
+    hidden = _hidden_seats(known, game.cards_left)
+    unseen = set().union(*map(set, game.initial_hands))
+    for a in game.actions:
+        unseen.difference_update(a.cards)
+    for s in known:
+        unseen.difference_update(game.hand(s))
+    # R7 明牌: where the revealed card and its other copy must be, if nobody has seen them
+    forced: dict[int, list[int]] = {}
+    if game.revealed is not None:
+        lead = game.first_leader
+        forced[game.revealed] = [lead]
+        forced[_other_copy(game.revealed)] = [lead ^ 2] if game.swap else [lead, lead ^ 2]
+    pinned = [(c, [s for s in seats if s in hidden]) for c, seats in forced.items() if c in unseen]
+    free = sorted(unseen.difference(c for c, _ in pinned))
+    known_hands = {s: game.hand_ranks(s) for s in range(4) if s not in hidden}
+    out = []
+    for _ in range(n):
+        slots = {s: game.cards_left(s) for s in hidden}
+        dealt: dict[int, list[int]] = {s: [] for s in hidden}
+        for card, seats in pinned:
+            # uniform over the completions: a seat is as likely as the free slots it has
+            s = rng.choices(seats, [slots[t] for t in seats])[0]
+            dealt[s].append(card)
+            slots[s] -= 1
+        rest = free[:]
+        rng.shuffle(rest)
+        k = 0
+        for s in hidden:
+            dealt[s].extend(rest[k : k + slots[s]])
+            k += slots[s]
+        out.append(tuple(
+            Hand.from_cards(dealt[s]) if s in dealt else known_hands[s] for s in range(4)
+        ))
+    return out
+
+
+def sample_deals(
+    game: Game | SeatKnowledge, seat: int, n: int, seed: int
+) -> list[tuple[Hand, ...]]:
+    """``n`` current hands of the four seats, drawn uniformly among the deals consistent with
+    what ``seat`` knows (docs/solver.md "Sampling"): its own hand, the partner's under 双明,
+    the cards played by each seat, the cards left per seat. From a :class:`Game` (a trusted
+    caller) also the physical cards played and R7 明牌: the revealed card was dealt to the
+    first leader, its other copy to the leader or the leader's partner (to the partner when a
+    swap was made); cards nobody was dealt (a scripted deal) stay out. From a seat's view
+    (``view(seat)``, what ``simulate`` hands a policy) the rank-level facts only, over the full
+    108-card deck."""
+    if seat not in range(4):
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n!r}")
+    rng = random.Random(seed)
+    if isinstance(game, Game):
+        return _deal_game(game, seat, n, rng)
+    if game.seat != seat:
+        raise ValueError(f"a view of seat {game.seat} cannot sample for seat {seat}")
+    return _deal_view(game, n, rng)
+
+
+def sample_worlds(game: Game | SeatKnowledge, seat: int, n: int, seed: int) -> list[State]:
+    """:func:`sample_deals` as positions: the current position of ``game`` (a Game or a seat's
+    view) with the hidden hands replaced by each sample (ready for :func:`solve`)."""
+    pos: Any = game
+    if pos.to_act is None:
+        raise ValueError("the deal is over: there is no world to sample")
+    bombs = [pos.bombs_played(s) for s in range(4)]
+    return [
+        State.from_position(
+            pos.rules, hands, pos.to_act, table=pos.table, table_owner=pos.table_owner,
+            passes=pos.passes, places=pos.places, bombs=bombs, leader=pos.leader,
+            trick=pos.trick,
+        )
+        for hands in sample_deals(game, seat, n, seed)
+    ]
+
+
+# -- the exact endgame solver ----------------------------------------------------------------
+Objective = Literal["score", "base"]
+
+
+Evaluation = Literal["hand_count", "rollout"]
+
+
+def as_state(position: Position) -> State:
+    """``position`` as the engine's :class:`~shuangkou.State` (itself if it is one)."""
+    if isinstance(position, State):
+        return position
+    if position.to_act is None:
+        raise ValueError("the deal is over: there is nothing to solve")
+    return State.from_position(
+        position.rules, [_ranks(position, s) for s in range(4)], position.to_act,
+        table=position.table, table_owner=position.table_owner, passes=position.passes,
+        places=position.places, bombs=[position.bombs_played(s) for s in range(4)],
+        leader=position.leader,
+    )
+
+
+def searcher(
+    state: State, objective: Objective = "score", tt_bits: int = 20,
+    evaluation: Evaluation = "hand_count",
+) -> _solve.Searcher:
+    """A reusable search context for positions of ``state``'s rules (transposition table of
+    ``2**tt_bits`` entries of 24 bytes); ``evaluation`` scores the horizon of depth-limited
+    searches."""
+    return _solve.Searcher(state, objective, tt_bits, evaluation)
+
+
+def _play(word: int, tag: int) -> Play:
+    return PASS if tag == 0 else Play._from_codes(word, tag)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What :func:`solve` found (docs/solver.md "Value").
+
+    ``value`` – the exact value for the side to act (``None`` if a limit stopped the search
+    first); ``best`` – every optimal play of the side to act (:data:`~shuangkou.PASS` when
+    passing is one); ``pv`` – a principal variation starting with ``best[0]``, each play
+    optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
+    the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
+    ``upper`` is ``None`` when a limit stopped the search before every play was searched);
+    ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
+    asked for ``all_values``) an upper bound."""
+
+    value: int | None
+    best: tuple[Play, ...]
+    pv: tuple[Play, ...]
+    nodes: int
+    exact: bool
+    lower: int | None
+    upper: int | None
+    objective: str
+    seat: int
+    values: tuple[tuple[Play, int | None], ...]
+
+    def __str__(self) -> str:
+        if not self.exact:
+            bound = "unknown" if self.lower is None else f">= {self.lower:+d}"
+            return f"not solved: a limit stopped the search after {self.nodes} nodes; value {bound}"
+        best = ", ".join(str(p) if p else "pass" for p in self.best)
+        line = " ; ".join(str(p) if p else "pass" for p in self.pv)
+        return (
+            f"value {self.value:+d} ({self.objective}) for seat {self.seat}'s team\n"
+            f"optimal: {best}\nline: {line}\nnodes: {self.nodes}"
+        )
+
+
+def solve(
+    position: Position,
+    objective: Objective = "score",
+    max_nodes: int | None = None,
+    time_limit: float | None = None,
+    *,
+    all_values: bool = False,
+    tt_bits: int = 18,
+) -> Solution:
+    """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
+    :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released.
+
+    The value (docs/solver.md) is the side to act's team total minus the other team's, of the
+    final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
+    four seats (partners cooperate). ``max_nodes``/``time_limit`` (seconds) stop the search:
+    the solution is then ``exact=False`` with the bounds proven so far. ``all_values``: every
+    move's value exact in ``Solution.values`` (else only the optimal ones are). ``tt_bits``:
+    the transposition table holds ``2**tt_bits`` entries of 24 bytes."""
+    state = as_state(position)
+    if state.to_act is None:
+        raise ValueError("the deal is over: there is nothing to solve")
+    seat = state.to_act
+    s = searcher(state, objective, tt_bits)
+    s.set_position(state)
+    moves, values, optimal, nodes, stopped, _ = s.root_values(
+        max_nodes or 0, time_limit or 0.0, _solve.EXACT_DEPTH, all_values
+    )
+    plays = [_play(w, t) for w, t in moves]
+    vals = tuple(zip(plays, values))
+    if stopped:
+        done = [v for v in values if v is not None]
+        lower = max(done) if done else None
+        upper = lower if all(v is not None for v in values) else None
+        return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals)
+    value = values[optimal[0]]
+    assert value is not None
+    pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
+    best = tuple(plays[i] for i in optimal)
+    return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals)
+
+
+# -- PIMC ----------------------------------------------------------------------------------------
+def _world_values(
+    s: _solve.Searcher, max_nodes: int, max_depth: int
+) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """Each root move's value in the loaded world: iterative deepening from depth 2 (the
+    horizon scored by :func:`decompose` counts, docs/solver.md "PIMC") until a search meets no
+    horizon (exact) or the node budget runs out (the last completed depth is kept)."""
+    best: tuple[list[tuple[int, int]], list[int]] | None = None
+    left = max_nodes
+    depth = 1
+    while left > 0:
+        moves, values, _, nodes, stopped, horizon = s.root_values(
+            left, 0.0, depth if depth < max_depth else _solve.EXACT_DEPTH, True
+        )
+        left -= nodes
+        if stopped:
+            break
+        best = moves, [v for v in values if v is not None]
+        if not horizon or depth >= max_depth:
+            break
+        depth += 1
+    return best
+
+
+def pimc_policy(
+    worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
+    max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
+) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
+    """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
+    :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
+    ``simulate`` hands policies) or, wrapped in ``sim.with_game``, the Game (then R7 明牌 is
+    known too).
+
+    Each decision samples ``worlds`` deals consistent with what the seat knows
+    (:func:`sample_deals`), searches each (exactly once it fits in ``max_nodes`` nodes, else a
+    depth-limited search, the horizon scored by ``evaluation``) and makes the play (or pass)
+    with the best mean value. The sampling seed comes from ``rng`` (the deal's generator), so
+    a seeded game is reproducible."""
+    searchers: dict[Rules, _solve.Searcher] = {}
+
+    def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
+        pos: Any = game  # a Game (with_game) or the seat's view
+        if len(plays) + (pos.table is not None) == 1:
+            return plays[0] if plays else None
+        seat = pos.to_act
+        assert seat is not None
+        total: dict[tuple[int, int], float] = {}
+        seed = rng.next() if hasattr(rng, "next") else 0
+        for world in sample_worlds(game, seat, worlds, seed):
+            s = searchers.get(pos.rules)
+            if s is None:
+                s = searchers[pos.rules] = searcher(world, objective, tt_bits, evaluation)
+            s.set_position(world)
+            found = _world_values(s, max_nodes, max_depth)
+            if found is None:
+                continue
+            for move, v in zip(*found):
+                total[move] = total.get(move, 0.0) + v
+        by_codes = {(p.packed, p.tag): p for p in plays}
+        ranked = sorted(
+            (m for m in total if m in by_codes or m == (0, 0)), key=lambda m: -total[m]
+        )
+        if not ranked:  # no world searched within the budget: the first play
+            return plays[0] if plays else None
+        move = ranked[0]
+        return None if move == (0, 0) else by_codes[move]
+
+    policy.wilds = "all"  # type: ignore[attr-defined]
+    return policy

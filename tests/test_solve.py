@@ -1,0 +1,191 @@
+"""sk.solve against a plain minimax over the reference engine (RefState: the plays oracle, R7
+flow and R8 arithmetic written out in Python), on random small positions of every preset —
+mid-trick, after passes, after a seat went out, after bombs — for both objectives: the value
+and the set of optimal plays; a principal variation, replayed, scores the value."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from shuangkou import PASS, Game, Hand, Play, Rules, classify, solve
+from shuangkou._reference_game import RefState
+from tests.budget import budget
+from tests.conftest import PRESET_NAMES
+
+
+def team_value(state: RefState, seat: int, objective: str) -> int:
+    """docs/solver.md: the seat's team total minus the other team's."""
+    result = state.result
+    assert result is not None
+    units = result.units if objective == "score" else result.base
+    return sum(u if (t ^ seat) & 1 == 0 else -u for t, u in enumerate(units))
+
+
+def moves(state: RefState) -> list[Play]:
+    return list(state.legal()) + ([PASS] if state.table is not None else [])
+
+
+class TooBig(Exception):
+    """The oracle's tree is over its budget: the test draws another position."""
+
+
+def minimax(state: RefState, objective: str, budget: list[int]) -> int:
+    """Plain negamax, no pruning, no table: the value for the seat to act. ``budget`` counts
+    down the positions the oracle may still visit."""
+    seat = state.to_act
+    assert seat is not None
+    best = None
+    for m in moves(state):
+        v = child_value(state, m, seat, objective, budget)
+        best = v if best is None or v > best else best
+    assert best is not None
+    return best
+
+
+def child_value(state: RefState, move: Play, seat: int, objective: str, budget: list[int]) -> int:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TooBig
+    state.play(move)
+    try:
+        if state.is_over:
+            return team_value(state, seat, objective)
+        v = minimax(state, objective, budget)
+        return v if (state.to_act ^ seat) & 1 == 0 else -v  # type: ignore[operator]
+    finally:
+        state.undo()
+
+
+def random_position(rng: random.Random, rules: Rules, cards: int) -> RefState:
+    """Hands of up to ``cards`` cards from a narrow rank window plus jokers (bombs, chains and
+    wild readings are common), then a few random actions: positions mid-trick, after passes,
+    after a seat went out, after bombs."""
+    while True:
+        lo = rng.randrange(0, 10)
+        pool = [r for r in range(lo, lo + 4) for _ in range(8)] + [13, 13, 14, 14]
+        rng.shuffle(pool)
+        hands = []
+        for _ in range(4):
+            counts = [0] * 15
+            for _ in range(rng.randint(1, cards)):
+                counts[pool.pop()] += 1
+            hands.append(Hand.from_counts(counts))
+        bombs: list[list[Play]] = [[], [], [], []]
+        if rng.random() < 0.4:  # a bomb played earlier in the deal, of a rank nobody holds
+            rank = rng.choice([r for r in range(13) if not lo <= r < lo + 4])
+            counts = [0] * 15
+            counts[rank] = rng.randint(4, 7)
+            bomb = classify(Hand.from_counts(counts), rules)[0]
+            bombs[rng.randrange(4)].append(bomb)
+        state = RefState.from_position(rules, hands, rng.randrange(4), bombs=bombs)
+        for _ in range(rng.randint(0, 6)):
+            ms = moves(state)
+            bombs = [m for m in ms if m and m.is_bomb]
+            state.play(rng.choice(bombs) if bombs and rng.random() < 0.5 else rng.choice(ms))
+            if state.is_over:
+                break
+        if not state.is_over:
+            return state
+
+
+ORACLE_NODES = 20_000
+
+
+def oracle_values(state: RefState, objective: str) -> dict[Play, int] | None:
+    """Each move's exact value by plain minimax, or None if the tree is over budget."""
+    seat = state.to_act
+    assert seat is not None
+    budget = [ORACLE_NODES]
+    try:
+        return {m: child_value(state, m, seat, objective, budget) for m in moves(state)}
+    except TooBig:
+        return None
+
+
+def check(state: RefState, values: dict[Play, int], objective: str) -> None:
+    seat = state.to_act
+    assert seat is not None
+    value = max(values.values())
+    sol = solve(state, objective)
+    assert sol.exact and sol.value == value, str(state)
+    assert set(sol.best) == {m for m, v in values.items() if v == value}, str(state)
+    # the principal variation, replayed, ends the deal with that value
+    replay = state.copy()
+    for p in sol.pv:
+        replay.play(p)
+    assert replay.is_over and team_value(replay, seat, objective) == value
+
+
+@pytest.mark.parametrize("objective", ["score", "base"])
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_solve_equals_plain_minimax(preset: str, objective: str) -> None:
+    rules = Rules.preset(preset)
+    rng = random.Random(f"solve-{preset}-{objective}")
+    seen = {"mid-trick": 0, "after passes": 0, "a seat out": 0, "after bombs": 0}
+    n = 0
+    while n < budget(ci=40, full=400):
+        state = random_position(rng, rules, 3 if n % 4 else 4)
+        values = oracle_values(state, objective)
+        if values is None:
+            continue
+        n += 1
+        seen["mid-trick"] += state.table is not None
+        seen["after passes"] += state.passes > 0
+        seen["a seat out"] += bool(state.places)
+        seen["after bombs"] += any(state.bombs_played(s) for s in range(4))
+        check(state, values, objective)
+    assert all(seen.values()), seen  # every kind of position was met
+
+
+def test_limits_stop_the_search_with_bounds() -> None:
+    state = RefState.parse("baibian 35/-/336/356 3 - 0 1 -/-/-/- -")
+    full = solve(state)
+    assert full.exact and full.value == 8 and full.lower == full.upper == 8
+    cut = solve(state, max_nodes=full.nodes // 2)
+    assert not cut.exact and cut.value is None and cut.best == () and cut.upper is None
+    assert cut.lower is None or cut.lower <= full.value
+    assert cut.nodes <= full.nodes // 2 + 1
+    timed = solve(state, time_limit=60.0)
+    assert timed.exact and timed.value == 8
+
+
+def test_solve_a_game_and_its_errors() -> None:
+    game = Game.from_deal(Rules.preset("classic"), ["3s 4s", "5s", "6s", "7s"], leader=0)
+    sol = solve(game)
+    assert sol.exact and sol.seat == 0
+    game.play(game.legal_plays()[0])
+    assert solve(game).seat == 1
+    with pytest.raises(ValueError, match="objective"):
+        solve(game, "points")  # type: ignore[arg-type]
+    while not game.is_over:
+        plays = game.legal_plays()
+        game.play(plays[0]) if plays else game.pass_()
+    with pytest.raises(ValueError, match="over"):
+        solve(game)
+
+
+def test_cli_solve_and_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    from shuangkou.cli import main
+
+    assert main(["solve", "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"]) == 0
+    out = capsys.readouterr().out
+    assert "value +8 (score) for seat 3's team" in out and "optimal: 5" in out
+    assert main(["hint", "classic 3345/3/3/3 0 - 0 - -/-/-/- -"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["3", "3"]
+    assert main(["solve", "baibian 35/-/336/356 3 - 0 1"]) == 2
+    assert "8 fields" in capsys.readouterr().err
+
+
+def test_all_values_are_exact() -> None:
+    rng = random.Random("all-values")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for _ in range(5):
+            state = random_position(rng, rules, 3)
+            values = oracle_values(state, "score")
+            if values is None:
+                continue
+            sol = solve(state, all_values=True)
+            assert dict(sol.values) == values, str(state)

@@ -1,0 +1,130 @@
+"""sk.decompose (手数) against a brute-force oracle: every partition of the hand into card sets
+that the reference oracle reads as a play (R2/R3), on random hands of up to 12 cards, every
+preset, both the plain count and the keep-bombs valued split."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from functools import cache
+
+import pytest
+
+from shuangkou import Hand, Kind, Rules, classify, decompose
+from shuangkou._reference import readings
+from tests.budget import budget
+from tests.conftest import PRESET_NAMES, seeded_deal
+
+
+def brute_force(hand: Hand, flags: int) -> tuple[int, int]:
+    """(fewest plays, most bomb cards among the splits with that many plays): exhaustive over
+    sub-multisets, each part read by the reference oracle (no kernel code involved)."""
+    full = hand.counts
+
+    @cache
+    def best(counts: tuple[int, ...]) -> tuple[int, int]:
+        if not any(counts):
+            return (0, 0)
+        low = next(r for r in range(15) if counts[r] and (r < 13 or not any(counts[:13])))
+        result = (10**9, 0)
+        ranges = [range(c + 1) for c in counts]
+        ranges[low] = range(1, counts[low] + 1)  # the part holding the lowest card
+        for part in itertools.product(*ranges):
+            tags = readings(part, flags)
+            if not tags:
+                continue
+            rest = tuple(c - p for c, p in zip(counts, part))
+            n, neg_bomb_cards = best(rest)
+            if tags[0] & 15 >= Kind.BOMB:
+                neg_bomb_cards -= sum(part)
+            cand = (n + 1, neg_bomb_cards)
+            if cand < result:
+                result = cand
+        return result
+
+    n, neg_bomb_cards = best(full)
+    return n, -neg_bomb_cards
+
+
+def biased_hand(rng: random.Random, size: int) -> Hand:
+    """Cards from a narrow rank window plus jokers: chains, bombs and wild readings abound."""
+    lo = rng.randrange(0, 11)
+    pool = [r for r in range(lo, min(lo + 5, 13)) for _ in range(8)] + [13, 13, 14, 14]
+    counts = [0] * 15
+    for r in rng.sample(pool, size):
+        counts[r] += 1
+    return Hand.from_counts(counts)
+
+
+def check(hand: Hand, rules: Rules) -> None:
+    n, bomb_cards = brute_force(hand, rules.flags)
+    plain = decompose(hand, rules)
+    valued = decompose(hand, rules, keep_bombs=True)
+    assert plain.count == n, (str(hand), plain)
+    assert valued.count == n, (str(hand), valued)
+    assert valued.bomb_cards == bomb_cards, (str(hand), valued)
+    for d in (plain, valued):
+        assert len(d.plays) == d.count
+        assert sum((p.cards for p in d.plays), Hand()) == hand
+        for p in d.plays:  # every part is a genuine reading of its cards
+            assert p in classify(p.cards, rules)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_decompose_equals_brute_force_on_random_hands(preset: str) -> None:
+    rules = Rules.preset(preset)
+    rng = random.Random(f"decompose-{preset}")
+    for i in range(budget(ci=60, full=400)):
+        size = rng.randint(1, 12)
+        hand = seeded_deal(rng.randrange(1 << 30), size) if i % 2 else biased_hand(rng, size)
+        check(hand, rules)
+
+
+@pytest.mark.parametrize(
+    "preset, text, count",
+    [
+        ("classic", "3 4 5 6 7 7 7 7 7", 2),           # 34567 + 7777
+        ("classic", "3 3 4 4 5 5 SJ BJ", 3),           # 334455 + SJ + BJ (no SJ+BJ pair)
+        ("baibian", "3 3 4 4 5 5 SJ BJ", 2),           # 334455 + SJ BJ (pair of SJ, R3)
+        ("baibian", "4 4 4 4 5 5 5 5 6 6 6 BJ", 1),    # 4相3连 with a wild (R9.5)
+        ("baibian", "3 4 5 6 7 9 9 9 BJ", 2),          # 3..7 + 999 BJ (bomb 9999)
+        ("qianbian", "3 4 SJ SJ BJ BJ", 1),            # straight 3..8 or 334455 (R9.8)
+        ("classic", "SJ SJ BJ BJ", 1),                 # 天王
+    ],
+)
+def test_decompose_worked_examples(preset: str, text: str, count: int) -> None:
+    rules = Rules.preset(preset)
+    assert decompose(text, rules).count == count
+    assert brute_force(Hand.parse(text), rules.flags)[0] == count
+
+
+def test_keep_bombs_prefers_whole_bombs() -> None:
+    # classic 7777 8888 99: three plays either as 7777 + 8888 + 99 or as 778899 + 77 + 88; the
+    # valued split keeps both bombs (8 bomb cards), the count is 3 both ways
+    rules = Rules.preset("classic")
+    d = decompose("7 7 7 7 8 8 8 8 9 9", rules, keep_bombs=True)
+    assert d.count == 3 and d.bomb_cards == 8
+    assert sorted(str(p) for p in d.plays) == ["7 7 7 7", "8 8 8 8", "9 9"]
+    # 百变 3 4 5 6 7 7 7 7 BJ: two plays as 3..8 (BJ for 8) + 777 or as 34567 + 777 BJ (a bomb
+    # 7777); the valued split keeps the bomb
+    d = decompose("3 4 5 6 7 7 7 7 BJ", Rules.preset("baibian"), keep_bombs=True)
+    assert d.count == 2 and d.bomb_cards == 4
+
+
+def test_empty_hand() -> None:
+    d = decompose("", Rules.preset("baibian"))
+    assert d.count == 0 and d.plays == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_decompose_full_deals_are_valid_splits(preset: str) -> None:
+    """27-card deals are beyond the oracle; the split must still be a partition of the hand
+    into genuine plays, and the valued split must have the same count."""
+    rules = Rules.preset(preset)
+    for seed in range(budget(ci=3, full=50)):
+        hand = seeded_deal(seed)
+        d = decompose(hand, rules)
+        assert sum((p.cards for p in d.plays), Hand()) == hand
+        assert all(p in classify(p.cards, rules) for p in d.plays)
+        assert decompose(hand, rules, keep_bombs=True).count == d.count == len(d.plays)
