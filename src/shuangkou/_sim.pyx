@@ -10,9 +10,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from _selfplay cimport (
-    SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, held_best, play_deal, sm_deal_seed,
-)
+from _selfplay cimport SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, play_deal
+from _state cimport sk_deal_seed, sk_held_best
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
@@ -43,14 +42,15 @@ FIELDS = {
 
 cdef void _fill_params(SimParams* p, dict d) except *:
     cdef int s
-    p.flags = d["flags"]
-    p.mode = d["mode"]
+    p.rules.flags = d["flags"]
+    p.rules.mode = d["mode"]
+    p.rules.base_score = d["base_score"]
+    p.rules.four_jokers_multiplier = d["four_jokers_multiplier"]
+    p.rules.jj_single_win = d["jj_single_win"]
+    p.rules.held_bombs = d["held_bombs"]
+    p.rules.score_cap = d["score_cap"]
+    p.rules.escape_penalty = 0      # self-play never abandons
     p.revealed = d["revealed"]
-    p.base_score = d["base_score"]
-    p.four_jokers_multiplier = d["four_jokers_multiplier"]
-    p.jj_single_win = d["jj_single_win"]
-    p.held_bombs = d["held_bombs"]
-    p.score_cap = d["score_cap"]
     for s in range(4):
         p.policy[s] = d["policy"][s]
         p.fewest[s] = d["fewest"][s]
@@ -110,7 +110,7 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
     try:
         with nogil:
             for i in range(count):
-                play_deal(&p, sm_deal_seed(seed, <uint64_t>(start + i)), wk, &rec)
+                play_deal(&p, sk_deal_seed(seed, <uint64_t>(start + i)), wk, &rec)
                 row = offset + i
                 outcome[row] = rec.outcome
                 leader[row] = rec.leader
@@ -185,10 +185,10 @@ def held_value(uint64_t hand, uint32_t flags, int mode):
     """R8.4: units per other seat of the best split of ``hand`` into bombs (kernel search)."""
     cdef int v
     with nogil:
-        v = held_best(hand, flags, mode)
+        v = sk_held_best(hand, flags, mode)
     return v
 
 
 def deal_seed(uint64_t seed, uint64_t index):
     """``shuangkou.rng.deal_seed`` computed by the kernel (for tests)."""
-    return sm_deal_seed(seed, index)
+    return sk_deal_seed(seed, index)
