@@ -23,8 +23,8 @@ def extension(name: str) -> Extension:
     )
 
 
-# _core: play generation; _sim: the self-play deal loop and batch loops.
-extensions = [extension("_core"), extension("_sim")]
+# _core: play generation; _sim: the self-play deal loop and batch loops; _rl: the RL VecEnv.
+extensions = [extension("_core"), extension("_sim"), extension("_rl")]
 
 setup(
     ext_modules=cythonize(

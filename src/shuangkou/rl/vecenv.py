@@ -1,0 +1,294 @@
+"""``VecEnv``: N deals stepped together in the kernel (docs/rl.md, "VecEnv").
+
+::
+
+    env = VecEnv("baibian", 1024, threads=2, opponents={1: "greedy", 3: "greedy"})
+    out = env.reset(seed=1)
+    while True:
+        actions = my_policy(out.obs, out.mask, out.offsets, out.features)   # (N,) int64
+        out = env.step(actions)              # legal-list indices, -1 = pass
+        ...                                  # out.rewards[out.done] are finished deals
+
+Every array of a :class:`Step` is a view of a preallocated buffer, overwritten by the next
+``step``: copy what you keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _rl
+from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
+from ..errors import IllegalPlayError
+from ..plays import Play
+from ..rules import Rules, as_rules
+
+__all__ = ["Step", "VecEnv"]
+
+_MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
+_POLICIES = {"random": _rl.RANDOM, "greedy": _rl.GREEDY}
+_REASONS = {
+    1: "pass is not legal when leading (R4)",
+    2: "index out of the legal list",
+    3: "table action not legal here",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """What ``reset`` / ``step`` return: views of the env's buffers (valid until the next
+    call). Deal ``i`` is row ``i``; its legal plays are rows ``offsets[i]:offsets[i + 1]`` of
+    the play arrays (``words``, ``tags``, ``action_ids``, ``cards``, ``features``)."""
+
+    obs: np.ndarray
+    """``(N, OBS_SIZE)`` float32: the observation of the seat to act (batch.OBS_FIELDS)."""
+    mask: np.ndarray
+    """``(N, A)`` bool: legal actions of the action table (0 = PASS when answering)."""
+    offsets: np.ndarray
+    """``(N + 1,)`` int64: CSR offsets of each deal's legal plays (pass not listed)."""
+    words: np.ndarray
+    """``(M,)`` uint64: packed cards of each legal play."""
+    tags: np.ndarray
+    """``(M,)`` uint32: reading tag of each legal play (docs/internals.md)."""
+    action_ids: np.ndarray
+    """``(M,)`` int32: the action-table id of each legal play."""
+    cards: np.ndarray
+    """``(M, 15)`` uint8: card counts per rank of each legal play."""
+    features: np.ndarray
+    """``(M, 7)`` uint8: kind, top, width, length, stars, size, wilds of each legal play."""
+    can_pass: np.ndarray
+    """``(N,)`` bool: the seat to act is answering (pass, action -1 or table id 0, is legal)."""
+    rewards: np.ndarray
+    """``(N, 4)`` float32: R8 scores per seat of the deal that finished at this step, else 0."""
+    team_rewards: np.ndarray
+    """``(N, 2)`` float32: per team (seats 0+2, 1+3), the sum of its seats' scores."""
+    done: np.ndarray
+    """``(N,)`` bool: a deal finished at this step (the row already shows the next deal)."""
+    outcome: np.ndarray
+    """``(N,)`` int8: 0 双扣, 1 单扣, 2 平扣 of the finished deal; -1 if none finished."""
+    places: np.ndarray
+    """``(N, 4)`` int8: the finished deal's seats in place order (valid where ``done``)."""
+    to_act: np.ndarray
+    """``(N,)`` int8: the seat to act (an agent seat)."""
+    deal_index: np.ndarray
+    """``(N,)`` int64: index of the current deal in the seeded stream."""
+
+
+def _key_hash(table: ActionTable) -> tuple[np.ndarray, np.ndarray]:
+    """Open-addressing table action key → action id for the kernel (``_rl._action_id``)."""
+    keys = table.tags.astype(np.uint64) & KEY_MASK
+    size = 1 << int(4 * len(table)).bit_length()
+    hk = np.zeros(size, np.uint32)
+    hv = np.zeros(size, np.int32)
+    for a in range(1, len(table)):
+        k = int(keys[a])
+        h = (k * 2654435761) & (size - 1)
+        while hk[h]:
+            h = (h + 1) & (size - 1)
+        hk[h], hv[h] = k, a
+    return hk, hv
+
+
+class VecEnv:
+    """``n`` deals of ``rules`` stepped together in C with the GIL released; ``threads``
+    workers split the batch (the results do not depend on it).
+
+    ``opponents`` maps seats to a built-in policy (``"random"``: uniform over the legal plays
+    and pass; ``"greedy"``: the kernel's heuristic) played inside the kernel; the other seats
+    are the agent's: every returned row is an agent seat's decision. ``log=True`` keeps each
+    deal's actions (:meth:`deal_log`), for replays and tests."""
+
+    def __init__(
+        self,
+        rules: Rules | str,
+        n: int,
+        *,
+        threads: int = 1,
+        opponents: Mapping[int, str] | None = None,
+        log: bool = False,
+    ) -> None:
+        self.rules = as_rules(rules)
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be a positive int, got {n!r}")
+        if not isinstance(threads, int) or not 1 <= threads <= n:
+            raise ValueError(f"threads must be an int in 1..n, got {threads!r}")
+        policy = [_rl.AGENT] * 4
+        for seat, name in (opponents or {}).items():
+            if seat not in range(4):
+                raise ValueError(f"opponent seat must be 0..3, got {seat!r}")
+            if name not in _POLICIES:
+                raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
+            policy[seat] = _POLICIES[name]
+        if _rl.AGENT not in policy:
+            raise ValueError("every seat is an opponent: the agent must control at least one")
+        self.n = n
+        self.threads = threads
+        self.agent_seats = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
+        self.table = action_table(self.rules)
+        hk, hv = _key_hash(self.table)
+        r = self.rules
+        params: dict[str, Any] = {
+            "flags": r.flags, "mode": _MODES[r.scoring], "base_score": r.base_score,
+            "four_jokers_multiplier": r.four_jokers_multiplier,
+            "jj_single_win": r.jj_single_win, "held_bombs": int(r.held_bombs_score),
+            "score_cap": r.score_cap or 0, "escape_penalty": r.escape_penalty,
+            "revealed": int(r.first_leader == "revealed"),
+            "partner_visible": int(r.partner_visible), "policy": policy, "n": n,
+            "threads": threads, "hash_keys": hk, "hash_values": hv,
+        }
+        self._capacity = 0
+        self._buf: dict[str, np.ndarray] = {
+            "obs": np.zeros((n, OBS_SIZE), np.float32),
+            "mask": np.zeros((n, len(self.table)), np.uint8),
+            "offsets": np.zeros(n + 1, np.int64),
+            "rewards": np.zeros((n, 4), np.float32),
+            "team_rewards": np.zeros((n, 2), np.float32),
+            "done": np.zeros(n, np.uint8),
+            "to_act": np.zeros(n, np.int8),
+            "deal_index": np.zeros(n, np.int64),
+            "outcome": np.full(n, -1, np.int8),
+            "places": np.zeros((n, 4), np.int8),
+        }
+        self._grow(256 * n)
+        if log:
+            for name, dt in (("seat", np.int8), ("word", np.uint64), ("tag", np.uint32)):
+                self._buf[f"log_{name}"] = np.zeros((n, _rl.LOG_LENGTH), dt)
+                self._buf[f"last_{name}"] = np.zeros((n, _rl.LOG_LENGTH), dt)
+            self._buf["last_n"] = np.zeros(n, np.int32)
+            self._buf["last_deal"] = np.full(n, -1, np.int64)
+        self._kernel = _rl.VecKernel(params, self._buf)
+        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        self._total = 0
+        self._started = False
+
+    def _grow(self, capacity: int) -> None:
+        """Output and per-thread region buffers for ``capacity`` legal plays in all."""
+        self._capacity = capacity
+        b = self._buf
+        b["words"] = np.zeros(capacity, np.uint64)
+        b["tags"] = np.zeros(capacity, np.uint32)
+        b["action_ids"] = np.zeros(capacity, np.int32)
+        b["cards"] = np.zeros((capacity, 15), np.uint8)
+        b["features"] = np.zeros((capacity, 7), np.uint8)
+        b["region_words"] = np.zeros(capacity, np.uint64)
+        b["region_tags"] = np.zeros(capacity, np.uint32)
+        b["region_action_ids"] = np.zeros(capacity, np.int32)
+
+    def _each_thread(self, fn: Any, *args: Any) -> None:
+        if self._pool is None:
+            fn(0, *args)
+        else:
+            list(self._pool.map(lambda t: fn(t, *args), range(self.threads)))
+
+    def _run(self, mode: int, seed: int = 0) -> Step:
+        k = self._kernel
+        self._each_thread(k.advance, mode, seed)
+        total = k.compact()
+        while total < 0:  # a thread's region overflowed: grow, list again (nothing moves)
+            self._grow(2 * self._capacity)
+            k.bind(self._buf)
+            self._each_thread(k.advance, 2, 0)
+            total = k.compact()
+        if total > self._capacity:  # pragma: no cover - regions are as big as the output
+            raise AssertionError("output CSR smaller than the regions")
+        self._each_thread(k.finish)
+        self._total = total
+        self._started = True
+        return self.last
+
+    @property
+    def last(self) -> Step:
+        """The arrays of the last ``reset`` / ``step``."""
+        b, m = self._buf, self._total
+        return Step(
+            obs=b["obs"], mask=b["mask"].view(bool), offsets=b["offsets"], words=b["words"][:m],
+            tags=b["tags"][:m], action_ids=b["action_ids"][:m], cards=b["cards"][:m],
+            features=b["features"][:m], can_pass=b["mask"][:, 0].view(bool),
+            rewards=b["rewards"], team_rewards=b["team_rewards"], done=b["done"].view(bool),
+            outcome=b["outcome"], places=b["places"], to_act=b["to_act"],
+            deal_index=b["deal_index"],
+        )
+
+    def reset(self, seed: int = 0) -> Step:
+        """Start deal ``i`` of the stream seeded ``seed`` in row ``i`` (later deals of row
+        ``i``: ``i + N``, ``i + 2N``, …); deal ``k``'s cards are those of
+        ``Game(rules, rng.deal_seed(seed, k))``."""
+        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+        return self._run(0, int(seed))
+
+    def step(self, actions: Any, *, table_ids: bool = False) -> Step:
+        """Apply one action per deal and run to the next agent decision of each.
+
+        ``actions`` (N,) ints: indices into each deal's legal list (``-1`` passes), or with
+        ``table_ids=True`` action-table ids (0 passes; the cards are chosen by the rule of
+        docs/rl.md). An illegal action raises :class:`IllegalPlayError` naming the deal, and
+        no deal moves."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be {self.n} ints, got {a.dtype} {a.shape}")
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        bad, why = self._kernel.resolve(a, table_ids)
+        if bad >= 0:
+            raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
+        return self._run(1)
+
+    # -- inspection ------------------------------------------------------------------------------
+    def legal_plays(self, i: int) -> list[Play]:
+        """Row ``i``'s legal plays as :class:`Play` objects (the order of ``legal_plays``)."""
+        o = self._buf["offsets"]
+        lo, hi = int(o[i]), int(o[i + 1])
+        return [Play._from_codes(int(w), int(t))
+                for w, t in zip(self._buf["words"][lo:hi], self._buf["tags"][lo:hi])]
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
+        out = np.zeros(OBS_SIZE, np.float32)
+        self._kernel.observe(i, seat, out)
+        return out
+
+    def position(self, i: int) -> tuple[Any, ...]:
+        """``(to_act, table_word, table_tag, owner, passes, places)`` of row ``i``."""
+        return tuple(self._kernel.position(i))
+
+    def hands(self, i: int) -> tuple[int, int, int, int]:
+        """The four packed hands of row ``i`` (hidden information: for tests and renders)."""
+        return tuple(self._kernel.hands(i))  # type: ignore[return-value]
+
+    def deal_log(self, i: int, last: bool = False) -> tuple[int, list[tuple[int, Play | None]]]:
+        """``(deal index, [(seat, play or None for a pass)])`` of row ``i``'s current deal
+        (``last=True``: of its last finished deal). Needs ``log=True``."""
+        index, rows = self._kernel.log(i, last)
+        return index, [(s, Play._from_codes(w, t) if t else None) for s, w, t in rows]
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of the env's buffers and deal slots (numpy arrays + C structs)."""
+        arrays = sum(int(v.nbytes) for v in self._buf.values())
+        return arrays + self.n * int(_rl.SLOT_BYTES) + self.threads * _rl.OPPONENT_BUFFER * 12
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __repr__(self) -> str:
+        return (f"VecEnv({self.rules.name!r}, n={self.n}, threads={self.threads}, "
+                f"agent_seats={self.agent_seats})")
+
+
+def as_seats(opponents: Sequence[str | None] | Mapping[int, str] | None) -> dict[int, str]:
+    """Opponents as ``{seat: policy}`` from a mapping or a 4-sequence (None = agent)."""
+    if opponents is None:
+        return {}
+    if isinstance(opponents, Mapping):
+        return dict(opponents)
+    return {s: p for s, p in enumerate(opponents) if p is not None}
