@@ -20,6 +20,7 @@ A step has three phases, so that a bad action changes nothing and threads never 
    ``compact`` computed, with each play's card counts and reading features.
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
@@ -92,12 +93,13 @@ cdef inline int bomb_grade(uint32_t tag) noexcept nogil:
     return (z if z < 11 else 11) - 4
 
 
+@cython.auto_pickle(False)  # holds C pointers: not picklable
 cdef class VecKernel:
     """N deals and the buffers they are written into (see the module docstring). Built and
     driven by :class:`shuangkou.rl.VecEnv`, which checks every argument first."""
 
     cdef SkParams p
-    cdef int revealed, partner_visible, n, threads, log_on
+    cdef int revealed, partner_visible, n, threads, log_on, autoreset
     cdef int policy[4]
     cdef uint64_t seed
     cdef Slot* slots
@@ -166,6 +168,7 @@ cdef class VecKernel:
         self.p.escape_penalty = params["escape_penalty"]
         self.revealed = params["revealed"]
         self.partner_visible = params["partner_visible"]
+        self.autoreset = params["autoreset"]
         for s in range(4):
             self.policy[s] = params["policy"][s]
         self.n = params["n"]
@@ -225,6 +228,8 @@ cdef class VecKernel:
         cdef Slot* e = &self.slots[i]
         cdef int64_t lo = self.offsets[i], hi = self.offsets[i + 1], k, best = -1
         cdef uint64_t bj, best_bj = 0
+        if e.st.over:       # a finished deal without autoreset: the action is ignored
+            return 0
         if table_ids:
             if a == 0:
                 if e.st.table == 0:
@@ -282,9 +287,10 @@ cdef class VecKernel:
                 if mode == 0:
                     e.deal = i
                     self._start(e, i)
-                else:
+                    self._run_opponents(e, i, t)
+                elif not e.st.over:
                     self._apply(e, i, e.ch_word, e.ch_tag)
-                self._run_opponents(e, i, t)
+                    self._run_opponents(e, i, t)
                 self.to_act[i] = e.st.to_act
                 self.deal_index[i] = e.deal
                 self._write_obs(e, e.st.to_act, &self.obs[i, 0])
@@ -338,7 +344,8 @@ cdef class VecKernel:
         sk_play(&e.st, word, tag)
 
     cdef void _finish_deal(self, Slot* e, int i) noexcept nogil:
-        """Score a finished deal into the step's rewards, keep its log, start the next one."""
+        """Score a finished deal into the step's rewards, keep its log, start the next one
+        (without autoreset the deal stays over until ``reset``)."""
         cdef SkScore sc
         cdef int s
         cdef float v
@@ -356,8 +363,9 @@ cdef class VecKernel:
             memcpy(&self.last_tag[i, 0], &self.log_tag[i, 0], e.n_log * sizeof(uint32_t))
             self.last_n[i] = e.n_log
             self.last_deal[i] = e.deal
-        e.deal += self.n
-        self._start(e, i)
+        if self.autoreset:
+            e.deal += self.n
+            self._start(e, i)
 
     cdef void _run_opponents(self, Slot* e, int i, int t) noexcept nogil:
         """Play the built-in seats until an agent seat is to act (finished deals restart)."""
@@ -367,6 +375,8 @@ cdef class VecKernel:
         while True:
             if e.st.over:
                 self._finish_deal(e, i)
+                if not self.autoreset:
+                    return
                 continue
             seat = e.st.to_act
             if self.policy[seat] == POL_AGENT:

@@ -74,7 +74,8 @@ class Step:
     places: np.ndarray
     """``(N, 4)`` int8: the finished deal's seats in place order (valid where ``done``)."""
     to_act: np.ndarray
-    """``(N,)`` int8: the seat to act (an agent seat)."""
+    """``(N,)`` int8: the seat to act (an agent seat; -1 for a finished deal without
+    autoreset)."""
     deal_index: np.ndarray
     """``(N,)`` int64: index of the current deal in the seeded stream."""
 
@@ -101,7 +102,9 @@ class VecEnv:
     ``opponents`` maps seats to a built-in policy (``"random"``: uniform over the legal plays
     and pass; ``"greedy"``: the kernel's heuristic) played inside the kernel; the other seats
     are the agent's: every returned row is an agent seat's decision. ``log=True`` keeps each
-    deal's actions (:meth:`deal_log`), for replays and tests."""
+    deal's actions (:meth:`deal_log`), for replays and tests. With ``autoreset=False`` a
+    finished deal stays over (``to_act`` -1, no legal plays, its actions ignored) until
+    ``reset``: what the single-deal PettingZoo and Gymnasium envs use."""
 
     def __init__(
         self,
@@ -111,6 +114,7 @@ class VecEnv:
         threads: int = 1,
         opponents: Mapping[int, str] | None = None,
         log: bool = False,
+        autoreset: bool = True,
     ) -> None:
         self.rules = as_rules(rules)
         if not isinstance(n, int) or n < 1:
@@ -140,6 +144,7 @@ class VecEnv:
             "revealed": int(r.first_leader == "revealed"),
             "partner_visible": int(r.partner_visible), "policy": policy, "n": n,
             "threads": threads, "hash_keys": hk, "hash_values": hv,
+            "autoreset": int(autoreset),
         }
         self._capacity = 0
         self._buf: dict[str, np.ndarray] = {
@@ -260,7 +265,7 @@ class VecEnv:
 
     def hands(self, i: int) -> tuple[int, int, int, int]:
         """The four packed hands of row ``i`` (hidden information: for tests and renders)."""
-        return tuple(self._kernel.hands(i))  # type: ignore[return-value]
+        return self._kernel.hands(i)
 
     def deal_log(self, i: int, last: bool = False) -> tuple[int, list[tuple[int, Play | None]]]:
         """``(deal index, [(seat, play or None for a pass)])`` of row ``i``'s current deal
@@ -271,8 +276,8 @@ class VecEnv:
     @property
     def memory_bytes(self) -> int:
         """Bytes of the env's buffers and deal slots (numpy arrays + C structs)."""
-        arrays = sum(int(v.nbytes) for v in self._buf.values())
-        return arrays + self.n * int(_rl.SLOT_BYTES) + self.threads * _rl.OPPONENT_BUFFER * 12
+        arrays: int = sum(int(v.nbytes) for v in self._buf.values())
+        return arrays + self.n * _rl.SLOT_BYTES + self.threads * _rl.OPPONENT_BUFFER * 12
 
     def close(self) -> None:
         """Stop the worker threads."""
