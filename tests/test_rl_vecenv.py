@@ -139,7 +139,7 @@ def _record(env: VecEnv, steps: int, seed: int) -> list[bytes]:
     for _ in range(steps):
         out = env.step(random_actions(out, rng))
         rec.append(b"".join(np.ascontiguousarray(getattr(out, f)).tobytes()
-                            for f in Step.__dataclass_fields__))
+                            for f in Step.FIELDS))
     return rec
 
 

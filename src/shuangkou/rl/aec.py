@@ -56,6 +56,7 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng()
         self._zero_mask = np.zeros(n, np.int8)
+        self._to_act = -1
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -75,12 +76,12 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._selector = AgentSelector(self.agents)
-        self.agent_selection = f"seat_{int(out.to_act[0])}"
+        self._to_act = int(out.to_act[0])
+        self.agent_selection = self.possible_agents[self._to_act]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = int(agent[-1])
-        out = self._vec.last
-        mask = (out.mask[0].astype(np.int8) if int(out.to_act[0]) == seat
+        mask = (self._vec.last.mask[0].astype(np.int8) if seat == self._to_act
                 else self._zero_mask.copy())
         return {"observation": self._vec.observe(0, seat), "action_mask": mask}
 
@@ -91,6 +92,7 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
             return
         self._cumulative_rewards[agent] = 0.0
         out = self._vec.step(np.array([action], np.int64), table_ids=True)
+        self._to_act = int(out.to_act[0])
         if out.done[0]:
             for s, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(out.rewards[0, s])
@@ -101,7 +103,7 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
         else:
             for a in self.agents:
                 self.rewards[a] = 0.0
-            self.agent_selection = f"seat_{int(out.to_act[0])}"
+            self.agent_selection = self.possible_agents[self._to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,45 +38,74 @@ _REASONS = {
 }
 
 
-@dataclass(frozen=True)
 class Step:
     """What ``reset`` / ``step`` return: views of the env's buffers (valid until the next
-    call). Deal ``i`` is row ``i``; its legal plays are rows ``offsets[i]:offsets[i + 1]`` of
-    the play arrays (``words``, ``tags``, ``action_ids``, ``cards``, ``features``)."""
+    call; the same object is returned every step). Deal ``i`` is row ``i``; its legal plays
+    are rows ``offsets[i]:offsets[i + 1]`` of the play arrays (``words``, ``tags``,
+    ``action_ids``, ``cards``, ``features``).
 
-    obs: np.ndarray
-    """``(N, OBS_SIZE)`` float32: the observation of the seat to act (batch.OBS_FIELDS)."""
-    mask: np.ndarray
-    """``(N, A)`` bool: legal actions of the action table (0 = PASS when answering)."""
-    offsets: np.ndarray
-    """``(N + 1,)`` int64: CSR offsets of each deal's legal plays (pass not listed)."""
-    words: np.ndarray
-    """``(M,)`` uint64: packed cards of each legal play."""
-    tags: np.ndarray
-    """``(M,)`` uint32: reading tag of each legal play (docs/internals.md)."""
-    action_ids: np.ndarray
-    """``(M,)`` int32: the action-table id of each legal play."""
-    cards: np.ndarray
-    """``(M, 15)`` uint8: card counts per rank of each legal play."""
-    features: np.ndarray
-    """``(M, 7)`` uint8: kind, top, width, length, stars, size, wilds of each legal play."""
-    can_pass: np.ndarray
-    """``(N,)`` bool: the seat to act is answering (pass, action -1 or table id 0, is legal)."""
-    rewards: np.ndarray
-    """``(N, 4)`` float32: R8 scores per seat of the deal that finished at this step, else 0."""
-    team_rewards: np.ndarray
-    """``(N, 2)`` float32: per team (seats 0+2, 1+3), the sum of its seats' scores."""
-    done: np.ndarray
-    """``(N,)`` bool: a deal finished at this step (the row already shows the next deal)."""
-    outcome: np.ndarray
-    """``(N,)`` int8: 0 双扣, 1 单扣, 2 平扣 of the finished deal; -1 if none finished."""
-    places: np.ndarray
-    """``(N, 4)`` int8: the finished deal's seats in place order (valid where ``done``)."""
-    to_act: np.ndarray
-    """``(N,)`` int8: the seat to act (an agent seat; -1 for a finished deal without
-    autoreset)."""
-    deal_index: np.ndarray
-    """``(N,)`` int64: index of the current deal in the seeded stream."""
+    * ``obs`` ``(N, OBS_SIZE)`` float32: the observation of the seat to act (batch.OBS_FIELDS);
+    * ``mask`` ``(N, A)`` bool: legal actions of the action table (0 = PASS when answering);
+    * ``can_pass`` ``(N,)`` bool: the seat to act is answering (pass is legal);
+    * ``offsets`` ``(N + 1,)`` int64: CSR offsets of each deal's legal plays (pass not listed);
+    * ``words`` ``(M,)`` uint64 packed cards, ``tags`` ``(M,)`` uint32 reading tags
+      (docs/internals.md), ``action_ids`` ``(M,)`` int32 action-table ids, ``cards``
+      ``(M, 15)`` uint8 card counts, ``features`` ``(M, 7)`` uint8 kind, top, width, length,
+      stars, size, wilds — of each legal play;
+    * ``rewards`` ``(N, 4)`` float32: R8 scores per seat of the deal that finished at this step
+      (0 elsewhere); ``team_rewards`` ``(N, 2)``: per team (seats 0+2, 1+3) the sum of its
+      seats' scores;
+    * ``done`` ``(N,)`` bool: a deal finished at this step (the row already shows the next deal
+      unless ``autoreset=False``); ``outcome`` ``(N,)`` int8: 0 双扣, 1 单扣, 2 平扣 of the
+      finished deal, -1 if none; ``places`` ``(N, 4)`` int8: its seats in place order;
+    * ``to_act`` ``(N,)`` int8: the seat to act (an agent seat; -1 for a finished deal without
+      autoreset); ``deal_index`` ``(N,)`` int64: the current deal's index in the seeded stream.
+    """
+
+    FIELDS = ("obs", "mask", "can_pass", "offsets", "words", "tags", "action_ids", "cards",
+              "features", "rewards", "team_rewards", "done", "outcome", "places", "to_act",
+              "deal_index")
+    __slots__ = ("obs", "mask", "can_pass", "offsets", "_words", "_tags", "_action_ids",
+                 "_cards", "_features", "rewards", "team_rewards", "done", "outcome", "places",
+                 "to_act", "deal_index")
+
+    def __init__(self, b: dict[str, np.ndarray]) -> None:
+        self.obs = b["obs"]
+        self.mask = b["mask"].view(bool)
+        self.can_pass = b["mask"][:, 0].view(bool)
+        self.offsets = b["offsets"]
+        self._words = b["words"]
+        self._tags = b["tags"]
+        self._action_ids = b["action_ids"]
+        self._cards = b["cards"]
+        self._features = b["features"]
+        self.rewards = b["rewards"]
+        self.team_rewards = b["team_rewards"]
+        self.done = b["done"].view(bool)
+        self.outcome = b["outcome"]
+        self.places = b["places"]
+        self.to_act = b["to_act"]
+        self.deal_index = b["deal_index"]
+
+    @property
+    def words(self) -> np.ndarray:
+        return self._words[: self.offsets[-1]]
+
+    @property
+    def tags(self) -> np.ndarray:
+        return self._tags[: self.offsets[-1]]
+
+    @property
+    def action_ids(self) -> np.ndarray:
+        return self._action_ids[: self.offsets[-1]]
+
+    @property
+    def cards(self) -> np.ndarray:
+        return self._cards[: self.offsets[-1]]
+
+    @property
+    def features(self) -> np.ndarray:
+        return self._features[: self.offsets[-1]]
 
 
 def _key_hash(table: ActionTable) -> tuple[np.ndarray, np.ndarray]:
@@ -168,8 +196,7 @@ class VecEnv:
             self._buf["last_deal"] = np.full(n, -1, np.int64)
         self._kernel = _rl.VecKernel(params, self._buf)
         self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
-        self._total = 0
-        self._started = False
+        self._last: Step | None = None
 
     def _grow(self, capacity: int) -> None:
         """Output and per-thread region buffers for ``capacity`` legal plays in all."""
@@ -194,7 +221,9 @@ class VecEnv:
         k = self._kernel
         self._each_thread(k.advance, mode, seed)
         total = k.compact()
+        grown = False
         while total < 0:  # a thread's region overflowed: grow, list again (nothing moves)
+            grown = True
             self._grow(2 * self._capacity)
             k.bind(self._buf)
             self._each_thread(k.advance, 2, 0)
@@ -202,22 +231,16 @@ class VecEnv:
         if total > self._capacity:  # pragma: no cover - regions are as big as the output
             raise AssertionError("output CSR smaller than the regions")
         self._each_thread(k.finish)
-        self._total = total
-        self._started = True
-        return self.last
+        if self._last is None or grown:
+            self._last = Step(self._buf)
+        return self._last
 
     @property
     def last(self) -> Step:
         """The arrays of the last ``reset`` / ``step``."""
-        b, m = self._buf, self._total
-        return Step(
-            obs=b["obs"], mask=b["mask"].view(bool), offsets=b["offsets"], words=b["words"][:m],
-            tags=b["tags"][:m], action_ids=b["action_ids"][:m], cards=b["cards"][:m],
-            features=b["features"][:m], can_pass=b["mask"][:, 0].view(bool),
-            rewards=b["rewards"], team_rewards=b["team_rewards"], done=b["done"].view(bool),
-            outcome=b["outcome"], places=b["places"], to_act=b["to_act"],
-            deal_index=b["deal_index"],
-        )
+        if self._last is None:
+            raise RuntimeError("call reset() first")
+        return self._last
 
     def reset(self, seed: int = 0) -> Step:
         """Start deal ``i`` of the stream seeded ``seed`` in row ``i`` (later deals of row
@@ -234,10 +257,10 @@ class VecEnv:
         ``table_ids=True`` action-table ids (0 passes; the cards are chosen by the rule of
         docs/rl.md). An illegal action raises :class:`IllegalPlayError` naming the deal, and
         no deal moves."""
-        if not self._started:
+        if self._last is None:
             raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
-        if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != (self.n,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.n} ints, got {a.dtype} {a.shape}")
         a = np.ascontiguousarray(a, dtype=np.int64)
         bad, why = self._kernel.resolve(a, table_ids)
