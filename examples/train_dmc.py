@@ -10,6 +10,7 @@ half against ``greedy``.
 Run (numpy only; matplotlib for the curve)::
 
     python examples/train_dmc.py --minutes 20 --png curve.png --json result.json
+    python examples/train_dmc.py --deals 2000 --eval-deals 250     # a one-minute smoke
 
 At the end it plays ``--eval-deals`` seeded deals (seeds the training never saw) against
 ``random`` and against ``greedy`` with ε = 0 and prints the team's first-finisher share and
@@ -185,6 +186,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="baibian")
     ap.add_argument("--minutes", type=float, default=20.0)
+    ap.add_argument("--deals", type=int, default=None, help="stop after this many deals")
     ap.add_argument("--envs", type=int, default=128, help="deals per VecEnv (two VecEnvs)")
     ap.add_argument("--hidden", default="256,128")
     ap.add_argument("--lr", type=float, default=3e-4)
@@ -217,6 +219,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     loss = float("nan")
     while True:
         now = time.perf_counter()
+        if args.deals is not None and deals >= args.deals:
+            deadline = now
         if now >= next_point or now >= deadline:
             point = evaluate(net, args.preset, "greedy", args.curve_deals, 10**6 + len(curve),
                              args.threads, rng)

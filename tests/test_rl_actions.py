@@ -93,14 +93,5 @@ def test_play_for_rule_and_masks(preset: str) -> None:
             assert set(np.flatnonzero(mask[i]).tolist()) == exp
             for a, ps in list(groups.items())[:20]:
                 assert at.play_for(h, a, table) == _rule_min(ps)
-
-
-def test_play_for_errors() -> None:
-    at = B.action_table("baibian")
-    with pytest.raises(ValueError):
-        at.play_for(Hand.parse("3 4"), 0)
-    bomb = at.encode(Play.parse("2 2 2 2 2 2 2 2", Rules.preset("baibian")))
-    with pytest.raises(ValueError):
-        at.play_for(Hand.parse("3 4"), bomb)
     with pytest.raises(IndexError):
         at.decode(len(at))

@@ -101,19 +101,23 @@ class Mirror:
             assert out.can_pass[i] == game.can_pass()
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-def test_lockstep_with_game(preset: str) -> None:
-    env = VecEnv(preset, 5, log=True)
-    mirror = Mirror(env, SEED)
-    rng = np.random.default_rng(7)
-    out = env.reset(SEED)
-    assert list(out.deal_index) == [0, 1, 2, 3, 4]
+def lockstep(env: VecEnv, seed: int, deals: int) -> None:
+    """Random actions until ``deals`` deals finished, every step mirrored and checked."""
+    mirror = Mirror(env, seed)
+    rng = np.random.default_rng(seed)
+    out = env.reset(seed)
+    assert list(out.deal_index) == list(range(env.n))
     mirror.sync(out)
     mirror.check(out)
-    while mirror.finished < 8:
+    while mirror.finished < deals:
         out = env.step(random_actions(out, rng))
         mirror.sync(out)
         mirror.check(out)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_lockstep_with_game(preset: str) -> None:
+    lockstep(VecEnv(preset, 5, log=True), SEED, 8)
 
 
 @pytest.mark.parametrize("preset", ["baibian", "qianbian"])
@@ -121,15 +125,7 @@ def test_lockstep_with_game(preset: str) -> None:
 def test_in_kernel_opponents(preset: str, policy: str) -> None:
     env = VecEnv(preset, 4, log=True, opponents={1: policy, 3: policy})
     assert env.agent_seats == (0, 2)
-    mirror = Mirror(env, 5)
-    rng = np.random.default_rng(3)
-    out = env.reset(5)
-    mirror.sync(out)
-    mirror.check(out)
-    while mirror.finished < 6:
-        out = env.step(random_actions(out, rng))
-        mirror.sync(out)
-        mirror.check(out)
+    lockstep(env, 5, 6)
 
 
 def _record(env: VecEnv, steps: int, seed: int) -> list[bytes]:

@@ -20,7 +20,7 @@ from pettingzoo.utils import AgentSelector
 
 from ..batch import OBS_SIZE
 from ..rules import Rules
-from .render import table_text
+from .render import render
 from .vecenv import VecEnv
 
 __all__ = ["ShuangkouAEC", "env"]
@@ -109,11 +109,7 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
             self.render()
 
     def render(self) -> str | None:
-        text = table_text(self._vec)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self._vec, self.render_mode)
 
     def close(self) -> None:
         self._vec.close()

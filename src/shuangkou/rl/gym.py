@@ -20,7 +20,7 @@ from gymnasium import spaces
 
 from ..rules import Rules
 from .aec import observation_space
-from .render import table_text
+from .render import render
 from .vecenv import VecEnv
 
 __all__ = ["SingleAgentEnv"]
@@ -94,11 +94,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         return mask
 
     def render(self) -> str | None:
-        text = table_text(self._vec)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self._vec, self.render_mode)
 
     def close(self) -> None:
         self._vec.close()

@@ -28,3 +28,13 @@ def table_text(vec: VecEnv, i: int = 0) -> str:
     else:
         lines.append("table: empty (free lead)")
     return "\n".join(lines)
+
+
+def render(vec: VecEnv, render_mode: str | None) -> str | None:
+    """What an env's ``render()`` does: ``"ansi"`` returns :func:`table_text`, ``"human"``
+    prints it."""
+    text = table_text(vec)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

@@ -26,10 +26,10 @@ from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
 from ..errors import IllegalPlayError
 from ..plays import Play
 from ..rules import Rules, as_rules
+from ..sim import _params as sim_params
 
 __all__ = ["Step", "VecEnv"]
 
-_MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
 _POLICIES = {"random": _rl.RANDOM, "greedy": _rl.GREEDY}
 _REASONS = {
     1: "pass is not legal when leading (R4)",
@@ -163,17 +163,12 @@ class VecEnv:
         self.agent_seats = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
         self.table = action_table(self.rules)
         hk, hv = _key_hash(self.table)
-        r = self.rules
-        params: dict[str, Any] = {
-            "flags": r.flags, "mode": _MODES[r.scoring], "base_score": r.base_score,
-            "four_jokers_multiplier": r.four_jokers_multiplier,
-            "jj_single_win": r.jj_single_win, "held_bombs": int(r.held_bombs_score),
-            "score_cap": r.score_cap or 0, "escape_penalty": r.escape_penalty,
-            "revealed": int(r.first_leader == "revealed"),
-            "partner_visible": int(r.partner_visible), "policy": policy, "n": n,
-            "threads": threads, "hash_keys": hk, "hash_values": hv,
-            "autoreset": int(autoreset),
-        }
+        params = sim_params(self.rules, ["random"] * 4, [False] * 4)  # the rules' numbers
+        params.update(
+            escape_penalty=self.rules.escape_penalty,
+            partner_visible=int(self.rules.partner_visible), policy=policy, n=n,
+            threads=threads, hash_keys=hk, hash_values=hv, autoreset=int(autoreset),
+        )
         self._capacity = 0
         self._buf: dict[str, np.ndarray] = {
             "obs": np.zeros((n, OBS_SIZE), np.float32),
