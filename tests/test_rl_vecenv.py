@@ -237,3 +237,22 @@ def test_arguments() -> None:
     assert VecEnv("jj", 4).memory_bytes > 0
     assert Rules.preset("jj").partner_visible
     assert legal_plays("3", Rules.preset("jj"))
+
+
+def test_without_autoreset_a_finished_deal_stays_over() -> None:
+    env = VecEnv("classic", 2, autoreset=False, opponents={1: "greedy", 2: "greedy",
+                                                           3: "greedy"})
+    rng = np.random.default_rng(4)
+    out = env.reset(8)
+    ended: dict[int, tuple[float, ...]] = {}
+    while len(ended) < 2:
+        out = env.step(random_actions(out, rng))  # a finished row's action is ignored
+        for i in np.flatnonzero(out.done):
+            assert i not in ended
+            ended[int(i)] = tuple(out.rewards[i])
+        for i in ended:
+            assert out.to_act[i] == -1 and not out.can_pass[i] and not out.mask[i].any()
+            assert out.offsets[i + 1] == out.offsets[i] and not out.obs[i].any()
+    assert all(sum(r) == 0 for r in ended.values())  # classic is zero-sum (R8)
+    out = env.reset(8)
+    assert (out.to_act >= 0).all()

@@ -261,13 +261,15 @@ cdef class VecKernel:
         return 0
 
     # -- phase 2 -------------------------------------------------------------------------------
-    def advance(self, int t, int mode, uint64_t seed=0):
+    def set_seed(self, uint64_t seed):
+        """The seed of the deal stream (before ``advance(t, 0)``)."""
+        self.seed = seed
+
+    def advance(self, int t, int mode):
         """Thread ``t``'s deals. ``mode``: 0 reset (start deal ``i``), 1 step (apply the
         resolved actions), 2 list again (after the regions grew; nothing moves)."""
         cdef int lo = <int>((<int64_t>self.n * t) // self.threads)
         cdef int hi = <int>((<int64_t>self.n * (t + 1)) // self.threads)
-        if mode == 0:
-            self.seed = seed
         with nogil:
             self._advance(t, lo, hi, mode)
 
@@ -300,7 +302,7 @@ cdef class VecKernel:
             e.reg_start = pos
             total += n
             if pos + n <= end:
-                self._mask_row(i, pos, n, e.st.table != 0)
+                self._mask_row(i, pos, n, e.st.table != 0 and not e.st.over)
                 pos += n
             else:
                 pos = end

@@ -212,16 +212,16 @@ class VecEnv:
         else:
             list(self._pool.map(lambda t: fn(t, *args), range(self.threads)))
 
-    def _run(self, mode: int, seed: int = 0) -> Step:
+    def _run(self, mode: int) -> Step:
         k = self._kernel
-        self._each_thread(k.advance, mode, seed)
+        self._each_thread(k.advance, mode)
         total = k.compact()
         grown = False
         while total < 0:  # a thread's region overflowed: grow, list again (nothing moves)
             grown = True
             self._grow(2 * self._capacity)
             k.bind(self._buf)
-            self._each_thread(k.advance, 2, 0)
+            self._each_thread(k.advance, 2)
             total = k.compact()
         if total > self._capacity:  # pragma: no cover - regions are as big as the output
             raise AssertionError("output CSR smaller than the regions")
@@ -243,7 +243,8 @@ class VecEnv:
         ``Game(rules, rng.deal_seed(seed, k))``."""
         if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
             raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        return self._run(0, int(seed))
+        self._kernel.set_seed(int(seed))
+        return self._run(0)
 
     def step(self, actions: Any, *, table_ids: bool = False) -> Step:
         """Apply one action per deal and run to the next agent decision of each.
