@@ -7,7 +7,7 @@
   on ``(seed, i)`` only, never on threads. Policy randomness continues the same generator
   after the deal draws (``SkDeal.after``).
 * ``play_deal`` asks the policy of the seat to act for a choice among ``sk_legal``'s plays
-  (or pass), applies it (``sk_play`` / ``sk_pass``) until ``sk_is_over``, and records the
+  (or pass), applies it (``sk_play_unhashed`` / ``sk_pass_unhashed``: it never reads the hash) until ``sk_is_over``, and records the
   deal (``sk_score``).
 
 Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answering);
@@ -19,8 +19,8 @@ from libc.string cimport memset
 
 from _readings cimport K_BOMB, sk_beats, tag_kind, tag_size, tag_stars, tag_top, tag_wilds
 from _state cimport (
-    SkDeal, SkParams, SkScore, SkState, sk_deal, sk_init, sk_legal, sk_pass, sk_play,
-    sk_rng_bounded, sk_score,
+    SkDeal, SkParams, SkScore, SkState, sk_deal, sk_init, sk_legal, sk_pass_unhashed,
+    sk_play_unhashed, sk_rng_bounded, sk_score,
 )
 
 cdef enum:
@@ -217,9 +217,9 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         out.decisions += 1
         if choice >= 0:
             out.plays += 1
-            sk_play(&st, wk.words[choice], wk.tags[choice])
+            sk_play_unhashed(&st, wk.words[choice], wk.tags[choice])
         else:
-            sk_pass(&st)
+            sk_pass_unhashed(&st)
     out.tricks = st.trick + 1
     for i in range(st.nbombs):
         tag = st.bomb_tag[i]

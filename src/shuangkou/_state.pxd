@@ -24,7 +24,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, 
 from libc.string cimport memcpy, memset
 
 from _generate cimport sk_generate
-from _packed cimport nib
+from _packed cimport SK_CTZ64, nib
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_FOUR_JOKERS, K_THREE_JOKERS,
     make_tag, sk_classify, tag_kind, tag_size, tag_stars, tag_width,
@@ -164,20 +164,26 @@ cdef inline int sk_card_rank(int card) noexcept nogil:
     return 13 if card < 106 else 14
 
 
+cdef inline void sk_shuffle(uint64_t* state, uint8_t* deck) noexcept nogil:
+    """The 108 card ids in dealt order: Fisher–Yates, i = 107 … 1, j = bounded(i + 1)."""
+    cdef int i, j
+    cdef uint8_t t8
+    for i in range(108):
+        deck[i] = <uint8_t>i
+    for i in range(107, 0, -1):
+        j = sk_rng_bounded(state, i + 1)
+        t8 = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t8
+
+
 cdef inline void sk_deal(uint64_t seed, bint revealed, SkDeal* out) noexcept nogil:
     """R7 deal from the generator state ``seed``: Fisher–Yates over ids 0..107, 27 cards a
     seat, then one more draw: the revealed card (明牌: its holder leads; the holder of the other
     copy swaps seats with the leader's partner) or the leader seat."""
     cdef uint64_t st = seed, tmp
-    cdef int i, j, s, card, other, holder = 0, oholder = -1, partner
-    cdef uint8_t t8
-    for i in range(108):
-        out.deck[i] = <uint8_t>i
-    for i in range(107, 0, -1):
-        j = sk_rng_bounded(&st, i + 1)
-        t8 = out.deck[i]
-        out.deck[i] = out.deck[j]
-        out.deck[j] = t8
+    cdef int i, s, card, other, holder = 0, oholder = -1, partner
+    sk_shuffle(&st, out.deck)
     for s in range(4):
         out.hands[s] = 0
         for i in range(27):
@@ -225,52 +231,65 @@ cdef inline void sk_params_init(SkParams* p, uint32_t flags, int mode) noexcept 
 
 
 # -- the Zobrist hash --------------------------------------------------------------------------
-# Keys are SplitMix64 outputs of a feature code, summed mod 2**64 (an additive Zobrist hash:
+# Keys are SplitMix64 mixes of a feature number, summed mod 2**64 (an additive Zobrist hash:
 # removing a feature subtracts its key, so repeated features — two equal bombs — stay counted).
+# The keys of the small features are a table the C compiler computes (constant expressions):
+# hands (seat, rank, count) at 0..959, seat to act + 1 at 960..964, passes at 965..968,
+# escape + 1 at 969..973, places (order, seat) at 976..991. The table play and bombs are
+# mixed when they change.
+cdef extern from *:
+    """
+    #define SK_Z1(z) (((z) ^ ((z) >> 30)) * 0xBF58476D1CE4E5B9ULL)
+    #define SK_Z2(z) (((z) ^ ((z) >> 27)) * 0x94D049BB133111EBULL)
+    #define SK_Z3(z) ((z) ^ ((z) >> 31))
+    #define SK_ZK(i) SK_Z3(SK_Z2(SK_Z1((unsigned long long)(i) * 0x9E3779B97F4A7C15ULL \
+                                         + 0x5851F42D4C957F2DULL)))
+    #define SK_ZK4(i) SK_ZK(i), SK_ZK((i) + 1), SK_ZK((i) + 2), SK_ZK((i) + 3)
+    #define SK_ZK16(i) SK_ZK4(i), SK_ZK4((i) + 4), SK_ZK4((i) + 8), SK_ZK4((i) + 12)
+    #define SK_ZK64(i) SK_ZK16(i), SK_ZK16((i) + 16), SK_ZK16((i) + 32), SK_ZK16((i) + 48)
+    #define SK_ZK256(i) SK_ZK64(i), SK_ZK64((i) + 64), SK_ZK64((i) + 128), SK_ZK64((i) + 192)
+    static const unsigned long long SK_ZOBRIST[1024] = {
+        SK_ZK256(0), SK_ZK256(256), SK_ZK256(512), SK_ZK256(768)
+    };
+    """
+    const uint64_t* SK_ZOBRIST
+
 cdef enum:
-    _Z_HAND = 1
-    _Z_TO_ACT = 2
-    _Z_TABLE = 3
-    _Z_PASSES = 4
-    _Z_PLACE = 5
-    _Z_ESCAPE = 6
-    _Z_BOMB = 7
-
-
-cdef inline uint64_t sk_zkey(uint64_t feature, uint64_t value) noexcept nogil:
-    return sk_mix((feature << 56) ^ (value * SK_GAMMA) ^ SK_MIX1)
+    _Z_TO_ACT = 960
+    _Z_PASSES = 965
+    _Z_ESCAPE = 969
+    _Z_PLACE = 976
 
 
 cdef inline uint64_t _z_hand(int seat, int rank, int count) noexcept nogil:
-    return sk_zkey(_Z_HAND, <uint64_t>(seat << 8 | rank << 4 | count))
+    return SK_ZOBRIST[(seat * 15 + rank) << 4 | count]
 
 
 cdef inline uint64_t _z_table(uint64_t word, uint32_t tag, int owner) noexcept nogil:
-    return sk_zkey(_Z_TABLE, word ^ sk_mix(<uint64_t>tag << 3 | <uint64_t>(owner + 1)))
+    return sk_mix(word ^ (<uint64_t>tag << 3 | <uint64_t>(owner + 1)) * SK_GAMMA)
 
 
 cdef inline uint64_t _z_bomb(int seat, uint32_t tag) noexcept nogil:
-    return sk_zkey(_Z_BOMB, <uint64_t>tag << 2 | <uint64_t>seat)
+    return sk_mix((<uint64_t>tag << 2 | <uint64_t>seat) * SK_MIX1)
 
 
 cdef inline uint64_t _z_turn(const SkState* st) noexcept nogil:
-    """Keys of the fields every action rewrites: seat to act, table, passes."""
-    return (sk_zkey(_Z_TO_ACT, <uint64_t>(st.to_act + 1))
-            + _z_table(st.table_word, st.table, st.owner)
-            + sk_zkey(_Z_PASSES, <uint64_t>st.passes))
+    """Keys of the fields every action rewrites: seat to act and passes."""
+    return SK_ZOBRIST[_Z_TO_ACT + st.to_act + 1] + SK_ZOBRIST[_Z_PASSES + st.passes]
 
 
 cdef inline uint64_t sk_rehash(const SkState* st) noexcept nogil:
     """The hash of a position from scratch: hands (seat, rank, count), seat to act, table
     (word, tag, owner), passes, places (order, seat), escape, bombs (seat, tag; a multiset).
     Not the trick, the leader or the history. ``st.hash`` always equals it."""
-    cdef uint64_t h = _z_turn(st) + sk_zkey(_Z_ESCAPE, <uint64_t>(st.escape + 1))
+    cdef uint64_t h = (_z_turn(st) + _z_table(st.table_word, st.table, st.owner)
+                       + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1])
     cdef int s, r
     for s in range(4):
         for r in range(15):
             h += _z_hand(s, r, nib(st.hand[s], r))
     for r in range(st.nplaces):
-        h += sk_zkey(_Z_PLACE, <uint64_t>(r << 2 | st.places[r]))
+        h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
     for r in range(st.nbombs):
         h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
     return h
@@ -383,17 +402,39 @@ cdef inline void sk_play(SkState* st, uint64_t word, uint32_t tag) noexcept nogi
     """The seat to act plays ``word`` read as ``tag`` (trusted: a play of ``sk_legal``'s list).
     R7: the play tops the table; a seat that empties its hand is out; the deal ends at once
     when the outcome is decided."""
+    _sk_play(st, word, tag, True)
+
+
+cdef inline void sk_pass(SkState* st) noexcept nogil:
+    """The seat to act passes (trusted: a table is up). R7: when every other seat still holding
+    cards has passed since the top play, the trick ends and its owner leads (接风: the owner's
+    partner if the owner is out, then the next seat with cards)."""
+    _sk_pass(st, True)
+
+
+cdef inline void sk_play_unhashed(SkState* st, uint64_t word, uint32_t tag) noexcept nogil:
+    """``sk_play`` without the hash update (``st.hash`` goes stale): for loops that never
+    read it (self-play)."""
+    _sk_play(st, word, tag, False)
+
+
+cdef inline void sk_pass_unhashed(SkState* st) noexcept nogil:
+    """``sk_pass`` without the hash update."""
+    _sk_pass(st, False)
+
+
+cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed) noexcept nogil:
     cdef int s = st.to_act, r, c, n
-    cdef uint64_t h = st.hash - _z_turn(st)
+    cdef uint64_t h = 0
     cdef uint64_t w = word
-    r = 0
-    while w:
-        n = <int>(w & 15)
-        if n:
+    if hashed:
+        h = st.hash - _z_turn(st) - _z_table(st.table_word, st.table, st.owner)
+        while w:                    # the ranks played, lowest first
+            r = SK_CTZ64(w) >> 2
+            n = nib(w, r)
             c = nib(st.hand[s], r)
             h += _z_hand(s, r, c - n) - _z_hand(s, r, c)
-        w >>= 4
-        r += 1
+            w &= ~((<uint64_t>15) << (4 * r))
     st.hand[s] -= word
     st.ncards[s] = <int8_t>(st.ncards[s] - tag_size(tag))
     if tag_kind(tag) >= K_BOMB and st.nbombs < SK_MAX_BOMBS:
@@ -401,31 +442,34 @@ cdef inline void sk_play(SkState* st, uint64_t word, uint32_t tag) noexcept nogi
         st.bomb_tag[st.nbombs] = tag
         st.bomb_word[st.nbombs] = word
         st.nbombs += 1
-        h += _z_bomb(s, tag)
+        if hashed:
+            h += _z_bomb(s, tag)
     st.table = tag
     st.table_word = word
     st.owner = <int8_t>s
     st.passes = 0
+    if hashed:
+        h += _z_table(word, tag, s)
     if st.ncards[s] == 0:
-        h += sk_zkey(_Z_PLACE, <uint64_t>(st.nplaces << 2 | s))
+        if hashed:
+            h += SK_ZOBRIST[_Z_PLACE + (st.nplaces << 2 | s)]
         st.places[st.nplaces] = <int8_t>s
         st.nplaces += 1
         if sk_decided(st):
             st.over = 1
             st.to_act = -1
-            st.hash = h + _z_turn(st)
+            if hashed:
+                st.hash = h + _z_turn(st)
             return
     st.to_act = <int8_t>sk_next_active(st, s)
-    st.hash = h + _z_turn(st)
+    if hashed:
+        st.hash = h + _z_turn(st)
 
 
-cdef inline void sk_pass(SkState* st) noexcept nogil:
-    """The seat to act passes (trusted: a table is up). R7: when every other seat still holding
-    cards has passed since the top play, the trick ends and its owner leads (接风: the owner's
-    partner if the owner is out, then the next seat with cards)."""
+cdef inline void _sk_pass(SkState* st, bint hashed) noexcept nogil:
     cdef int t, needed = 0, lead
     cdef int owner = st.owner
-    cdef uint64_t h = st.hash - _z_turn(st)
+    cdef uint64_t h = st.hash - _z_turn(st) if hashed else 0
     st.passes += 1
     for t in range(4):
         if st.ncards[t] and t != owner:
@@ -437,6 +481,8 @@ cdef inline void sk_pass(SkState* st) noexcept nogil:
             lead = owner ^ 2
         else:
             lead = sk_next_active(st, owner)
+        if hashed:
+            h += _z_table(0, 0, -1) - _z_table(st.table_word, st.table, owner)
         st.table = 0
         st.table_word = 0
         st.owner = -1
@@ -446,16 +492,17 @@ cdef inline void sk_pass(SkState* st) noexcept nogil:
         st.to_act = <int8_t>lead
     else:
         st.to_act = <int8_t>sk_next_active(st, st.to_act)
-    st.hash = h + _z_turn(st)
+    if hashed:
+        st.hash = h + _z_turn(st)
 
 
 cdef inline void sk_abandon(SkState* st, int seat) noexcept nogil:
     """``seat`` abandons (逃跑): the deal ends at once (R8 escape)."""
-    cdef uint64_t h = st.hash - _z_turn(st) - sk_zkey(_Z_ESCAPE, <uint64_t>(st.escape + 1))
+    cdef uint64_t h = st.hash - _z_turn(st) - SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
     st.escape = <int8_t>seat
     st.over = 1
     st.to_act = -1
-    st.hash = h + _z_turn(st) + sk_zkey(_Z_ESCAPE, <uint64_t>(seat + 1))
+    st.hash = h + _z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + seat + 1]
 
 
 cdef inline void sk_final_places(const SkState* st, int8_t* out) noexcept nogil:
@@ -727,7 +774,6 @@ cdef inline int _held_setup(_HeldCtx* h, uint64_t hand, uint32_t flags, int mode
     h.j0 = sj + bj - w
     for r in range(13):
         h.c[r] = nib(hand, r)
-    memset(h.key, 0, sizeof(h.key))
     return w
 
 
@@ -771,6 +817,7 @@ cdef inline int sk_held_split(uint64_t hand, uint32_t flags, int mode, uint64_t*
     value[0] = 0
     if w < 0:
         return 0
+    memset(h.key, 0, sizeof(h.key))
     value[0] = _held_rank(&h, 0, w, 0, ox, ol, &ch)
     if value[0] <= 0:
         value[0] = 0
@@ -840,17 +887,32 @@ cdef inline int sk_held_best(uint64_t hand, uint32_t flags, int mode) noexcept n
     """R8.4: units a seat holding ``hand`` takes from each other seat by its best split into
     bombs (``sk_held_split``'s value, without the split)."""
     cdef _HeldCtx h
-    cdef int w = _held_setup(&h, hand, flags, mode), v, r, any_ = 0
+    cdef int w = _held_setup(&h, hand, flags, mode), v
     cdef uint16_t ch
     if w < 0:
         return 0
-    for r in range(13):
-        if h.c[r] and h.c[r] + w >= 4:
-            any_ = 1
-    if not any_:                    # no natural bomb: only 三王 / 天王 can pay
+    if not _held_any_natural(&h, w):    # only 三王 / 天王 can pay
         return _held_end(&h, w, 0, NULL, NULL)
+    memset(h.key, 0, sizeof(h.key))
     v = _held_rank(&h, 0, w, 0, NULL, NULL, &ch)
     return v if v > 0 else 0
+
+
+cdef inline bint _held_any_natural(_HeldCtx* h, int w) noexcept nogil:
+    """Can a bomb with natural cards pay (R8.4: ≥ 6★)? An X相 bomb needs X ≥ 6; a chain bomb
+    three ranks 3..A of ≥ 4 cards each (wilds covering the shortfall)."""
+    cdef int r, i, need
+    for r in range(13):
+        if h.c[r] and h.c[r] + w >= 6:
+            return True
+    for r in range(10):
+        need = 0
+        for i in range(3):
+            if h.c[r + i] < 4:
+                need += 4 - h.c[r + i]
+        if need <= w:
+            return True
+    return False
 
 
 # -- R8 scoring --------------------------------------------------------------------------------
