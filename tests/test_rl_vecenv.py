@@ -16,6 +16,7 @@ from shuangkou.game import Game
 from shuangkou.plays import Play
 from shuangkou.rl import Step, VecEnv
 from shuangkou.rng import deal_seed
+from tests.budget import budget
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 SEED = 2024
@@ -256,3 +257,12 @@ def test_without_autoreset_a_finished_deal_stays_over() -> None:
     assert all(sum(r) == 0 for r in ended.values())  # classic is zero-sum (R8)
     out = env.reset(8)
     assert (out.to_act >= 0).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+def test_lockstep_campaign(preset: str) -> None:
+    """Many deals in lockstep with Game (SK_BUDGET=full: 300 deals per preset), one seat an
+    in-kernel greedy opponent."""
+    env = VecEnv(preset, 6, log=True, opponents={3: "greedy"})
+    lockstep(env, 99, budget(ci=6, full=300))
