@@ -266,3 +266,17 @@ def test_lockstep_campaign(preset: str) -> None:
     in-kernel greedy opponent."""
     env = VecEnv(preset, 6, log=True, opponents={3: "greedy"})
     lockstep(env, 99, budget(ci=6, full=300))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_buffers_grow_when_a_lead_has_many_plays(threads: int) -> None:
+    """qianbian leads from 27 cards have far more plays than the initial 256 per row."""
+    env = VecEnv("qianbian", 2, threads=threads)
+    start = env._capacity
+    out = env.reset(3)
+    assert env._capacity > start and out.offsets[-1] > start
+    for i in range(2):
+        game = Game(env.rules, seed=deal_seed(3, i))
+        assert env.legal_plays(i) == game.legal_plays()
+        assert out.obs[i].tobytes() == B.observation(game, game.to_act).tobytes()
+    env.close()

@@ -472,6 +472,12 @@ cdef class VecKernel:
     def compact(self):
         """Offsets of the output CSR; returns the total number of plays, or -1 if a thread's
         region overflowed (then VecEnv grows the regions and lists again: ``advance(t, 2)``)."""
+        cdef int64_t total
+        with nogil:
+            total = self._compact()
+        return total
+
+    cdef int64_t _compact(self) noexcept nogil:
         cdef int i, t
         cdef int64_t reg, total = 0
         for t in range(self.threads):
@@ -482,6 +488,17 @@ cdef class VecKernel:
         for i in range(self.n):
             total += self.slots[i].n_plays
             self.offsets[i + 1] = total
+        return total
+
+    def run_serial(self, int mode):
+        """One thread: ``advance(0, mode)``, ``compact`` and (if nothing overflowed)
+        ``finish(0)`` in one call; returns what ``compact`` returns."""
+        cdef int64_t total
+        with nogil:
+            self._advance(0, 0, self.n, mode)
+            total = self._compact()
+            if total >= 0:
+                self._finish(0, self.n)
         return total
 
     def finish(self, int t):

@@ -81,9 +81,11 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = int(agent[-1])
-        mask = (self._vec.last.mask[0].astype(np.int8) if seat == self._to_act
-                else self._zero_mask.copy())
-        return {"observation": self._vec.observe(0, seat), "action_mask": mask}
+        out = self._vec.last
+        if seat == self._to_act:  # the step wrote this agent's view already
+            return {"observation": out.obs[0].copy(),
+                    "action_mask": out.mask[0].view(np.int8).copy()}
+        return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -206,26 +206,24 @@ class VecEnv:
         b["region_tags"] = np.zeros(capacity, np.uint32)
         b["region_action_ids"] = np.zeros(capacity, np.int32)
 
-    def _each_thread(self, fn: Any, *args: Any) -> None:
-        if self._pool is None:
-            fn(0, *args)
-        else:
-            list(self._pool.map(lambda t: fn(t, *args), range(self.threads)))
-
     def _run(self, mode: int) -> Step:
         k = self._kernel
-        self._each_thread(k.advance, mode)
-        total = k.compact()
         grown = False
-        while total < 0:  # a thread's region overflowed: grow, list again (nothing moves)
+        while True:
+            if self._pool is None:
+                total = k.run_serial(mode)
+            else:
+                list(self._pool.map(k.advance, range(self.threads), [mode] * self.threads))
+                total = k.compact()
+                if total >= 0:
+                    list(self._pool.map(k.finish, range(self.threads)))
+            if total >= 0:
+                break
+            # a thread's region overflowed: grow, list again (the deals do not move twice)
             grown = True
+            mode = 2
             self._grow(2 * self._capacity)
             k.bind(self._buf)
-            self._each_thread(k.advance, 2)
-            total = k.compact()
-        if total > self._capacity:  # pragma: no cover - regions are as big as the output
-            raise AssertionError("output CSR smaller than the regions")
-        self._each_thread(k.finish)
         if self._last is None or grown:
             self._last = Step(self._buf)
         return self._last
@@ -274,7 +272,7 @@ class VecEnv:
 
     def observe(self, i: int, seat: int) -> np.ndarray:
         """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
-        out = np.zeros(OBS_SIZE, np.float32)
+        out = np.empty(OBS_SIZE, np.float32)
         self._kernel.observe(i, seat, out)
         return out
 
