@@ -31,6 +31,7 @@ from _readings cimport (
     tag_wilds,
 )
 from _selfplay cimport POL_GREEDY, POL_RANDOM, SP_CAP, greedy_choose
+from shuangkou._engine cimport State
 from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
     sk_pass, sk_play, sk_rng_bounded, sk_score,
@@ -158,14 +159,8 @@ cdef class VecKernel:
 
     def __init__(self, dict params, dict buffers):
         cdef int s
-        self.p.flags = params["flags"]
-        self.p.mode = params["mode"]
-        self.p.base_score = params["base_score"]
-        self.p.four_jokers_multiplier = params["four_jokers_multiplier"]
-        self.p.jj_single_win = params["jj_single_win"]
-        self.p.held_bombs = params["held_bombs"]
-        self.p.score_cap = params["score_cap"]
-        self.p.escape_penalty = params["escape_penalty"]
+        cdef State rules_state = params["state"]
+        self.p = rules_state.p          # the rules as the engine reads them (sk.State)
         self.revealed = params["revealed"]
         self.partner_visible = params["partner_visible"]
         self.autoreset = params["autoreset"]

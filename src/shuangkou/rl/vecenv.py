@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from .. import _rl
+from .._engine import State
 from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
 from ..errors import IllegalPlayError
 from ..plays import Play
 from ..rules import Rules, as_rules
-from ..sim import _params as sim_params
 
 __all__ = ["Step", "VecEnv"]
 
@@ -163,12 +163,12 @@ class VecEnv:
         self.agent_seats = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
         self.table = action_table(self.rules)
         hk, hv = _key_hash(self.table)
-        params = sim_params(self.rules, ["random"] * 4, [False] * 4)  # the rules' numbers
-        params.update(
-            escape_penalty=self.rules.escape_penalty,
-            partner_visible=int(self.rules.partner_visible), policy=policy, n=n,
-            threads=threads, hash_keys=hk, hash_values=hv, autoreset=int(autoreset),
-        )
+        params = {
+            "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
+            "revealed": int(self.rules.first_leader == "revealed"),
+            "partner_visible": int(self.rules.partner_visible), "policy": policy, "n": n,
+            "threads": threads, "hash_keys": hk, "hash_values": hv, "autoreset": int(autoreset),
+        }
         self._capacity = 0
         self._buf: dict[str, np.ndarray] = {
             "obs": np.zeros((n, OBS_SIZE), np.float32),
