@@ -34,7 +34,9 @@ def _advance(game: Game, rnd: random.Random, steps: int) -> None:
 
 
 def test_layout() -> None:
-    assert B.OBS_VERSION == 2
+    from shuangkou import _rl
+
+    assert B.OBS_VERSION == 2 and _rl.OBS == B.OBS_SIZE  # the kernel's copy of the layout
     assert B.OBS_SIZE == sum(n for _, n in B.OBS_FIELDS) == 182
     assert list(B.OBS_OFFSETS) == [name for name, _ in B.OBS_FIELDS]
 

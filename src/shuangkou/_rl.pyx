@@ -57,8 +57,6 @@ cdef enum:
     O_RRANK = 159
     O_RHOLDER = 174
     O_TWIN = 178
-    # action key bits (shuangkou.batch.KEY_MASK: every tag field but stars)
-    KEY_MASK = 0x7FC1FFFF
 
 OBS = OBS_SIZE
 AGENT = POL_AGENT
@@ -108,6 +106,7 @@ cdef class VecKernel:
     cdef uint32_t[::1] hkeys
     cdef int32_t[::1] hvals
     cdef uint32_t hmask
+    cdef uint32_t key_mask      # shuangkou.batch.KEY_MASK: the tag bits of an action
     # outputs
     cdef float[:, ::1] obs
     cdef uint8_t[:, ::1] mask
@@ -172,6 +171,7 @@ cdef class VecKernel:
         self.hkeys = params["hash_keys"]
         self.hvals = params["hash_values"]
         self.hmask = <uint32_t>(self.hkeys.shape[0] - 1)
+        self.key_mask = params["key_mask"]
         self.log_on = "log_seat" in buffers
         if self.log_on:
             self.log_seat = buffers["log_seat"]
@@ -402,7 +402,7 @@ cdef class VecKernel:
                 self._apply(e, i, 0, 0)
 
     cdef inline int32_t _action_id(self, uint32_t tag) noexcept nogil:
-        cdef uint32_t key = tag & KEY_MASK
+        cdef uint32_t key = tag & self.key_mask
         cdef uint32_t h = (key * 2654435761u) & self.hmask
         while self.hkeys[h] != key:
             if self.hkeys[h] == 0:

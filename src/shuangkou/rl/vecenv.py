@@ -15,7 +15,7 @@ Every array of a :class:`Step` is a view of a preallocated buffer, overwritten b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -167,7 +167,8 @@ class VecEnv:
             "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
             "revealed": int(self.rules.first_leader == "revealed"),
             "partner_visible": int(self.rules.partner_visible), "policy": policy, "n": n,
-            "threads": threads, "hash_keys": hk, "hash_values": hv, "autoreset": int(autoreset),
+            "threads": threads, "hash_keys": hk, "hash_values": hv, "key_mask": KEY_MASK,
+            "autoreset": int(autoreset),
         }
         self._capacity = 0
         self._buf: dict[str, np.ndarray] = {
@@ -306,11 +307,3 @@ class VecEnv:
         return (f"VecEnv({self.rules.name!r}, n={self.n}, threads={self.threads}, "
                 f"agent_seats={self.agent_seats})")
 
-
-def as_seats(opponents: Sequence[str | None] | Mapping[int, str] | None) -> dict[int, str]:
-    """Opponents as ``{seat: policy}`` from a mapping or a 4-sequence (None = agent)."""
-    if opponents is None:
-        return {}
-    if isinstance(opponents, Mapping):
-        return dict(opponents)
-    return {s: p for s, p in enumerate(opponents) if p is not None}
