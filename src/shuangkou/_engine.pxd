@@ -16,6 +16,19 @@ from libc.stdint cimport uint32_t, uint64_t
 from _state cimport SkParams, SkState, SkUndo
 
 
+cdef enum:
+    LEGAL_SLOTS = 16
+
+
+cdef struct _Legal:
+    uint64_t* words
+    uint32_t* tags
+    int cap
+    int n
+    bint fewest
+    uint64_t serial             # the position it lists (0: none)
+
+
 cdef struct _Undo:
     SkUndo core                 # the position before the action
     uint64_t serial             # its serial (the legal-plays cache is keyed by it)
@@ -28,13 +41,15 @@ cdef class State:
     cdef _Undo* _undo           # one record per action, for undo()
     cdef int _n_undo
     cdef int _cap_undo
-    cdef uint64_t* _lw          # legal plays of the position (a cache; see _legal_n)
+    # Legal plays of recent positions: one cache slot per undo depth (modulo LEGAL_SLOTS), so a
+    # search that plays, recurses and undoes finds its list again. A slot is valid for the
+    # position whose serial it holds; every action gives the position a new serial, undo the
+    # old one back.
+    cdef _Legal* _slots         # LEGAL_SLOTS of them, allocated on the first legal()
+    cdef uint64_t _serial
+    cdef uint64_t* _lw          # the current position's list (after _ensure_legal)
     cdef uint32_t* _lt
-    cdef int _lcap
-    cdef int _ln                # plays in the cache
-    cdef bint _lfewest          # the cache's wilds mode
-    cdef uint64_t _serial       # this position's serial: a new one after every action
-    cdef uint64_t _lserial      # the serial of the position the cache holds (0: none)
+    cdef int _ln
     cdef object _result         # the Result, built once the deal is over
 
     cdef void _set_rules(self, object rules) except *

@@ -12,7 +12,7 @@ cimport cython
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from _packed cimport valid_word
 from _readings cimport K_BOMB, sk_classify, tag_kind
@@ -114,19 +114,21 @@ cdef class State:
         self._undo = NULL
         self._n_undo = 0
         self._cap_undo = 0
+        self._slots = NULL
         self._lw = NULL
         self._lt = NULL
-        self._lcap = 0
         self._ln = 0
-        self._lfewest = False
         self._serial = _new_serial()
-        self._lserial = 0
         self._result = None
 
     def __dealloc__(self):
+        cdef int i
         PyMem_Free(self._undo)
-        PyMem_Free(self._lw)
-        PyMem_Free(self._lt)
+        if self._slots != NULL:
+            for i in range(LEGAL_SLOTS):
+                PyMem_Free(self._slots[i].words)
+                PyMem_Free(self._slots[i].tags)
+            PyMem_Free(self._slots)
 
     def __init__(self):
         raise TypeError("build a State with State.deal, State.from_position or State.parse")
@@ -371,16 +373,23 @@ cdef class State:
 
     # -- the cache of legal plays --------------------------------------------------------------
     cdef int _ensure_legal(self, bint fewest) except -1:
-        cdef int n
-        if self._lserial == self._serial and self._lfewest == fewest:
-            return 0
-        n = sk_legal(&self.p, &self.st, fewest, self._lw, self._lt, self._lcap)
-        if n > self._lcap:
-            _grow(self, n)
-            n = sk_legal(&self.p, &self.st, fewest, self._lw, self._lt, self._lcap)
-        self._ln = n
-        self._lfewest = fewest
-        self._lserial = self._serial
+        cdef _Legal* c
+        if self._slots == NULL:
+            self._slots = <_Legal*>PyMem_Malloc(LEGAL_SLOTS * sizeof(_Legal))
+            if self._slots == NULL:
+                raise MemoryError()
+            memset(self._slots, 0, LEGAL_SLOTS * sizeof(_Legal))
+        c = &self._slots[self._n_undo & (LEGAL_SLOTS - 1)]
+        if c.serial != self._serial or c.fewest != fewest:
+            c.n = sk_legal(&self.p, &self.st, fewest, c.words, c.tags, c.cap)
+            if c.n > c.cap:
+                _grow(c, c.n)
+                sk_legal(&self.p, &self.st, fewest, c.words, c.tags, c.cap)
+            c.fewest = fewest
+            c.serial = self._serial
+        self._lw = c.words
+        self._lt = c.tags
+        self._ln = c.n
         return 0
 
     cdef int _push_undo(self) except -1:
@@ -546,17 +555,17 @@ cdef bint _fits(const uint64_t* total) noexcept:
     return True
 
 
-cdef int _grow(State s, int n) except -1:
+cdef int _grow(_Legal* c, int n) except -1:
     cdef int cap = n if n > _MIN_LEGAL_CAP else _MIN_LEGAL_CAP
-    cdef uint64_t* w = <uint64_t*>PyMem_Realloc(s._lw, cap * sizeof(uint64_t))
+    cdef uint64_t* w = <uint64_t*>PyMem_Realloc(c.words, cap * sizeof(uint64_t))
     if w == NULL:
         raise MemoryError()
-    s._lw = w
-    cdef uint32_t* t = <uint32_t*>PyMem_Realloc(s._lt, cap * sizeof(uint32_t))
+    c.words = w
+    cdef uint32_t* t = <uint32_t*>PyMem_Realloc(c.tags, cap * sizeof(uint32_t))
     if t == NULL:
         raise MemoryError()
-    s._lt = t
-    s._lcap = cap
+    c.tags = t
+    c.cap = cap
     return 0
 
 

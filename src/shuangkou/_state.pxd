@@ -507,11 +507,12 @@ cdef inline void sk_abandon(SkState* st, int seat) noexcept nogil:
 
 cdef inline void sk_final_places(const SkState* st, int8_t* out) noexcept nogil:
     """R7: the finishers in order, then the unplaced seats by fewer cards left, ties by play
-    order after the last finisher (after the seat before the first leader if nobody finished)."""
-    cdef int i, j, t, best, ref, placed
+    order after the last finisher (if nobody finished, an abandoned deal: starting with the
+    deal's first leader)."""
+    cdef int i, j, t, best, start, placed
     for i in range(st.nplaces):
         out[i] = st.places[i]
-    ref = st.places[st.nplaces - 1] if st.nplaces else (st.first_leader - 1) & 3
+    start = st.places[st.nplaces - 1] + 1 if st.nplaces else st.first_leader
     for i in range(st.nplaces, 4):
         best = -1
         for t in range(4):
@@ -522,7 +523,7 @@ cdef inline void sk_final_places(const SkState* st, int8_t* out) noexcept nogil:
             if placed:
                 continue
             if best < 0 or st.ncards[t] < st.ncards[best] or (
-                    st.ncards[t] == st.ncards[best] and ((t - ref) & 3) < ((best - ref) & 3)):
+                    st.ncards[t] == st.ncards[best] and ((t - start) & 3) < ((best - start) & 3)):
                 best = t
         out[i] = <int8_t>best
 
