@@ -7,7 +7,7 @@ Through :class:`~shuangkou.State` (the C game state, ``_state.pxd``):
 * ``State.play(index)`` + ``undo()`` and ``State.copy()`` on a mid-deal position;
 * the leaf rate of a plain depth-limited make/unmake search (perft: every play and pass to a
   fixed depth) in Python through ``State``, and the same search in C on the State's struct
-  (``_sim.perft``, which cimports ``State``).
+  (``State.perft``).
 
 Through :class:`~shuangkou.game.Game` (physical cards, validation, log):
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shuangkou import Rules, State, _sim
+from shuangkou import Rules, State
 from shuangkou.game import Game
 from shuangkou.rng import SplitMix64
 
@@ -120,7 +120,7 @@ def test_state_copy(benchmark, preset: str) -> None:  # type: ignore[no-untyped-
 @pytest.mark.parametrize("preset", ["baibian", "qianbian"])
 def test_state_perft(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     st = perft_position(Rules.preset(preset))
-    assert benchmark(lambda: perft(st, PERFT_DEPTH)) == _sim.perft(st, PERFT_DEPTH)
+    assert benchmark(lambda: perft(st, PERFT_DEPTH)) == st.perft(PERFT_DEPTH)
 
 
 # -- Game --------------------------------------------------------------------------------------
@@ -254,7 +254,7 @@ def perft_row(preset: str) -> None:
     leaves = perft(st, PERFT_DEPTH)
     py = time.perf_counter() - t0
     t0 = time.perf_counter()
-    c_leaves = _sim.perft(st, PERFT_DEPTH)
+    c_leaves = st.perft(PERFT_DEPTH)
     c = time.perf_counter() - t0
     assert c_leaves == leaves
     print(f"{preset:9s} {PERFT_DEPTH:>6d} {leaves:>8,d} {leaves / py:>16,.0f} "

@@ -67,11 +67,19 @@ def selfplay(policy: str) -> None:
         simulate(100, name, policy, threads=1, seed=1)
 
 
+def state_search() -> None:
+    from shuangkou import State
+
+    for name in PRESETS:
+        State.deal(name, 5).perft(3)  # make/unmake on the game state (_state.pxd)
+
+
 WORKLOADS = {
     "lead": ("__pyx_f_*_sk_generate", lead),
     "answer": ("__pyx_f_*_sk_generate", answer),
     "selfplay-random": ("__pyx_f_*_play_deal", lambda: selfplay("random")),
     "selfplay-greedy": ("__pyx_f_*_play_deal", lambda: selfplay("greedy")),
+    "state-perft": ("__pyx_pf_*_5State_*perft*", state_search),
 }
 
 

@@ -121,17 +121,10 @@ IMPOSSIBLE: list[tuple[dict[str, Any], str]] = [
 ]
 
 
-# The kernel's State takes this one (R7: nobody can have played since the owner went out,
-# so the owner of the table is the last seat out): reported, a strict xfail until it refuses.
-_OWNER_OUT = next(i for i, (_, m) in enumerate(IMPOSSIBLE) if "last to go out" in m)
 CASES = [
-    pytest.param(
-        cls, changes, message,
-        marks=[pytest.mark.xfail(strict=True, reason="State accepts it")]
-        if cls is not RefState and i == _OWNER_OUT else [],
-    )
+    pytest.param(cls, changes, message)
     for cls in CLASSES
-    for i, (changes, message) in enumerate(IMPOSSIBLE)
+    for changes, message in IMPOSSIBLE
 ]
 
 

@@ -250,7 +250,6 @@ def test_parse_position_builds_through_the_class_given() -> None:
     assert k.bombs_played(1) == s.bombs_played(1) and k.table == s.table and k.to_act == 0
 
 
-@pytest.mark.xfail(strict=True, reason="State.from_position refuses finished positions")
 def test_state_reads_finished_text() -> None:
     """``str(state)`` of a finished deal should read back, as it does for RefState."""
     s = State.from_position(R["classic"], ["3", "4 4", "5", "6"], 0)

@@ -319,6 +319,24 @@ def test_from_position_mid_trick() -> None:
     assert st2.cards_played(2) == Hand.parse("6 7 8 9 BJ")
 
 
+def test_from_position_finished_deals() -> None:
+    """A finished deal (to_act None: decided, or abandoned) is a position too; its result is
+    the one reached by play."""
+    rules = Rules.preset("classic")
+    played = State.from_position(rules, ["3", "4 4", "5", "6"], 0)
+    played.play(Play.parse("3", rules))
+    played.abandon(3)
+    direct = State.from_position(rules, ["", "4 4", "5", "6"], None, table="3", table_owner=0,
+                                 places=(0,), escape=3)
+    assert direct == played and direct.hash == played.hash and direct.is_over
+    assert direct.result == played.result and direct.to_act is None
+    decided = State.from_position(rules, ["", "4", "", "6"], None, places=(0, 2))
+    assert decided.is_over and decided.result is not None
+    assert decided.result.outcome is Outcome.DOUBLE_WIN and decided.result.places == (0, 2, 3, 1)
+    with pytest.raises(IllegalPlayError, match="over"):
+        decided.play(0)
+
+
 def test_from_position_finishers_and_jiefeng() -> None:
     """接风 (R7): seat 0 goes out with the top play; after everyone passes its partner leads."""
     rules = Rules.preset("classic")
@@ -350,7 +368,10 @@ def test_from_position_errors() -> None:
         ({"passes": 1}, "no table"),
         ({"places": (1,)}, "exactly when"),
         ({"hands": ["3", "", "5", "6"]}, "exactly when"),
-        ({"hands": ["3", "", "5", ""], "places": (1, 3)}, "already over"),
+        ({"hands": ["3", "", "5", ""], "places": (1, 3)}, "over at this position"),
+        ({"escape": 2}, "over at this position"),
+        ({"hands": ["", "", "3", "5"], "places": (0, 1), "to_act": 2, "table": "9",
+          "table_owner": 0}, "not the last to go out"),
         ({"hands": ["", "4", "5", "6"], "places": (0,)}, "cannot act"),
         ({"hands": ["3", "", "5", "6"], "places": (1, 1)}, "out twice"),
         ({"bombs": (["3 4"], [], [], [])}, "not a valid play"),

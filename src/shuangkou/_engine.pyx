@@ -11,14 +11,14 @@ re-exports.
 cimport cython
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from _packed cimport valid_word
 from _readings cimport K_BOMB, sk_classify, tag_kind
 from _state cimport (
     SK_MAX_BOMBS, SK_MODE_BAIBIAN, SK_MODE_CLASSIC, SK_MODE_JJ, SK_MODE_QIANBIAN,
-    SK_OUT_ESCAPE, SkDeal, SkScore, SkUndo, sk_abandon, sk_core_bytes, sk_deal, sk_decided,
+    SK_OUT_ESCAPE, SkDeal, SkParams, SkScore, SkState, SkUndo, sk_abandon, sk_core_bytes, sk_deal, sk_decided,
     sk_equal, sk_init, sk_legal, sk_next_active, sk_params_init, sk_pass, sk_play,
     sk_rehash, sk_restore, sk_rng_bounded, sk_rng_next, sk_save, sk_score, sk_shuffle,
 )
@@ -157,18 +157,20 @@ cdef class State:
 
     @staticmethod
     def from_position(rules, hands, to_act, *, table=None, table_owner=None, passes=0,
-                      places=(), bombs=((), (), (), ()), leader=None, trick=0):
+                      places=(), bombs=((), (), (), ()), leader=None, trick=0, escape=None):
         """A position set up by hand: ``hands`` 4 × (Hand | text | packed int), ``to_act`` the
-        seat to act, ``table`` the play to beat (a Play or text; None when leading) and its
-        ``table_owner``, ``passes`` since it, ``places`` the seats already out in order,
-        ``bombs`` per seat the bombs already played (R8 counts them), ``leader`` the seat that
-        led the trick (default: the table's owner, or ``to_act`` when leading), ``trick``.
-        Raises ``ValueError`` on an impossible position."""
+        seat to act (None only for a finished deal), ``table`` the play to beat (a Play or
+        text; None when leading) and its ``table_owner``, ``passes`` since it, ``places`` the
+        seats already out in order, ``bombs`` per seat the bombs already played (R8 counts
+        them), ``leader`` the seat that led the trick (default: the table's owner, or
+        ``to_act`` when leading), ``trick``, ``escape`` the seat that abandoned. Raises
+        ``ValueError`` on an impossible position."""
         cdef State s = State.__new__(State)
         cdef uint64_t words[4]
         cdef uint64_t total[15]
         cdef uint64_t ttotal[15]
-        cdef int i, seat, n, r
+        cdef int i, seat, n, r, owner = -1
+        cdef bint over
         r_ = as_rules(rules)
         s._set_rules(r_)
         if len(hands) != 4:
@@ -178,27 +180,8 @@ cdef class State:
         for i in range(4):
             words[i] = _hand_word(hands[i], i)
             _add_words(total, words[i])
-        sk_init(&s.st, words, _seat(to_act))
-        # table
-        if table is None:
-            if table_owner is not None or passes:
-                raise ValueError("no table: table_owner must be None and passes 0")
-        else:
-            t = _as_play(table, r_, "table")
-            if table_owner is None:
-                raise ValueError("a table play needs its table_owner")
-            s.st.table = t.tag
-            s.st.table_word = t.packed
-            s.st.owner = <int8_t>_seat(table_owner)
-            if table_owner == to_act:
-                raise ValueError("the table's owner cannot be the seat to act (the trick "
-                                 "would be over)")
-            for r in range(15):
-                ttotal[r] = total[r]
-            _add_words(ttotal, t.packed)
-            if not _fits(ttotal):
-                raise ValueError("the hands and the table hold more cards than the deck")
-        # places
+        sk_init(&s.st, words, 0)
+        # places, escape: is the deal over?
         placed = []
         for x in places:
             seat = _seat(x)
@@ -211,25 +194,59 @@ cdef class State:
         for i, seat in enumerate(placed):
             s.st.places[i] = <int8_t>seat
         s.st.nplaces = len(placed)
-        if sk_decided(&s.st):
-            raise ValueError("the deal is already over at this position (R7)")
-        if s.st.ncards[s.st.to_act] == 0:
-            raise ValueError(f"seat {to_act} has no cards and cannot act")
-        # passes: the seat to act must be the one after the owner and the seats that passed
-        if table is not None:
-            n = 0
-            for seat in range(4):
-                if s.st.ncards[seat] and seat != s.st.owner:
-                    n += 1
-            if not 0 <= passes < n:
-                raise ValueError(f"passes must be 0..{n - 1} here, got {passes!r}")
+        if escape is not None:
+            s.st.escape = <int8_t>_seat(escape)
+        over = escape is not None or sk_decided(&s.st)
+        if over:
+            if to_act is not None:
+                raise ValueError("the deal is over at this position (R7): nobody is to act")
+            s.st.over = 1
+            s.st.to_act = -1
+        else:
+            s.st.to_act = <int8_t>_seat(to_act)
+            if s.st.ncards[s.st.to_act] == 0:
+                raise ValueError(f"seat {to_act} has no cards and cannot act")
+        # table
+        if table is None:
+            if table_owner is not None or passes:
+                raise ValueError("no table: table_owner must be None and passes 0")
+        else:
+            t = _as_play(table, r_, "table")
+            if table_owner is None:
+                raise ValueError("a table play needs its table_owner")
+            owner = _seat(table_owner)
+            s.st.table = t.tag
+            s.st.table_word = t.packed
+            s.st.owner = <int8_t>owner
+            for r in range(15):
+                ttotal[r] = total[r]
+            _add_words(ttotal, t.packed)
+            if not _fits(ttotal):
+                raise ValueError("the hands and the table hold more cards than the deck")
+            if s.st.ncards[owner] == 0 and (not placed or placed[len(placed) - 1] != owner):
+                # R7: a seat out is skipped, so a table play of a seat out was its last card
+                # and nobody went out after it (that play would have covered it)
+                raise ValueError(f"seat {owner} is out but was not the last to go out")
+            if not over:
+                if owner == s.st.to_act:
+                    raise ValueError("the table's owner cannot be the seat to act (the trick "
+                                     "would be over)")
+                # passes: the seat to act is the one after the owner and the seats that passed
+                n = 0
+                for seat in range(4):
+                    if s.st.ncards[seat] and seat != owner:
+                        n += 1
+                if isinstance(passes, bool) or not isinstance(passes, int) or not 0 <= passes < n:
+                    raise ValueError(f"passes must be 0..{n - 1} here, got {passes!r}")
+                seat = owner
+                for i in range(passes + 1):
+                    seat = sk_next_active(&s.st, seat)
+                if seat != s.st.to_act:
+                    raise ValueError(f"after seat {owner}'s play and {passes} pass(es) it is "
+                                     f"seat {seat}'s turn, not seat {to_act}'s")
+            elif not 0 <= passes <= 3:
+                raise ValueError(f"passes must be 0..3, got {passes!r}")
             s.st.passes = <int8_t>passes
-            seat = s.st.owner
-            for i in range(passes + 1):
-                seat = sk_next_active(&s.st, seat)
-            if seat != s.st.to_act:
-                raise ValueError(f"after seat {table_owner}'s play and {passes} pass(es) it is "
-                                 f"seat {seat}'s turn, not seat {to_act}'s")
         # bombs already played
         if len(bombs) != 4:
             raise ValueError("bombs must list the bombs of each of the 4 seats")
@@ -248,11 +265,11 @@ cdef class State:
         if not _fits(total):
             raise ValueError("the hands and the bombs played hold more cards than the deck")
         if leader is None:
-            leader = table_owner if table is not None else to_act
+            leader = owner if table is not None else (0 if to_act is None else to_act)
         s.st.leader = <int8_t>_seat(leader)
         s.st.first_leader = s.st.leader
-        if trick < 0:
-            raise ValueError(f"trick must be >= 0, got {trick!r}")
+        if isinstance(trick, bool) or not isinstance(trick, int) or not 0 <= trick < 32768:
+            raise ValueError(f"trick must be a count 0..32767, got {trick!r}")
         s.st.trick = trick
         s.st.hash = sk_rehash(&s.st)
         return s
@@ -524,6 +541,30 @@ cdef class State:
     def __hash__(self):
         return <Py_hash_t>(self.st.hash >> 2)
 
+    def perft(self, depth):
+        """Leaves of the game tree ``depth`` actions (plays and passes) below this position (a
+        finished deal is a leaf), counted in C by make/unmake on a copy of the struct, GIL
+        released: a check of move generation and flow, and the C speed of a plain search."""
+        cdef SkState work = self.st
+        cdef int d = depth
+        cdef int cap = 1 << 20
+        cdef int64_t n
+        if d < 0:
+            raise ValueError(f"depth must be >= 0, got {depth!r}")
+        cdef uint64_t* words = <uint64_t*>PyMem_Malloc(cap * sizeof(uint64_t))
+        cdef uint32_t* tags = <uint32_t*>PyMem_Malloc(cap * sizeof(uint32_t))
+        try:
+            if words == NULL or tags == NULL:
+                raise MemoryError()
+            with nogil:
+                n = _perft(&self.p, &work, d, words, tags, cap)
+        finally:
+            PyMem_Free(words)
+            PyMem_Free(tags)
+        if n < 0:
+            raise OverflowError("more plays along one line than the search buffers hold")
+        return n
+
     # -- the result ----------------------------------------------------------------------------
     @property
     def result(self):
@@ -535,6 +576,32 @@ cdef class State:
         if self._result is None:
             self._result = _result(self)
         return self._result
+
+
+cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
+                    uint32_t* tags, int cap) noexcept nogil:
+    """Leaves ``depth`` actions below ``st`` (a finished deal is a leaf), by make/unmake on
+    the one struct; -1 if the play buffers are too small."""
+    cdef int i, n
+    cdef int64_t total = 0, sub
+    cdef SkUndo u
+    if depth == 0 or st.over:
+        return 1
+    n = sk_legal(p, st, False, words, tags, cap)
+    if n > cap:
+        return -1
+    for i in range(n + (st.table != 0)):
+        sk_save(st, &u)
+        if i < n:
+            sk_play(st, words[i], tags[i])
+        else:
+            sk_pass(st)
+        sub = _perft(p, st, depth - 1, words + n, tags + n, cap - n)
+        sk_restore(st, &u)
+        if sub < 0:
+            return -1
+        total += sub
+    return total
 
 
 cdef uint64_t _serial_counter = 0

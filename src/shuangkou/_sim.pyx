@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Self-play and search loops of the kernel, GIL released (see ``_selfplay.pxd``).
+"""Self-play and batch loops of the kernel, GIL released (see ``_selfplay.pxd``).
 
 Python-visible functions trust the arrays :mod:`shuangkou.sim` and :mod:`shuangkou.batch` hand
 them (shapes and dtypes are checked there, once) and release the GIL for the whole loop, so
@@ -11,12 +11,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from _selfplay cimport SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, play_deal
-from _state cimport (
-    SK_MAX_HELD, SkParams, SkState, SkUndo, sk_deal_seed, sk_held_best, sk_held_split, sk_legal,
-    sk_pass, sk_play, sk_restore, sk_save,
-)
-
-from shuangkou._engine cimport State
+from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
@@ -192,50 +187,6 @@ def held_value(uint64_t hand, uint32_t flags, int mode):
     with nogil:
         v = sk_held_best(hand, flags, mode)
     return v
-
-
-cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
-                    uint32_t* tags, int cap) noexcept nogil:
-    """Leaves ``depth`` actions below ``st`` (a finished deal is a leaf), by make/unmake on
-    the one struct; -1 if the play buffers are too small."""
-    cdef int i, n
-    cdef int64_t total = 0, sub
-    cdef SkUndo u
-    if depth == 0 or st.over:
-        return 1
-    n = sk_legal(p, st, False, words, tags, cap)
-    if n > cap:
-        return -1
-    for i in range(n + (st.table != 0)):
-        sk_save(st, &u)
-        if i < n:
-            sk_play(st, words[i], tags[i])
-        else:
-            sk_pass(st)
-        sub = _perft(p, st, depth - 1, words + n, tags + n, cap - n)
-        sk_restore(st, &u)
-        if sub < 0:
-            return -1
-        total += sub
-    return total
-
-
-def perft(State state, int depth):
-    """Leaves of the game tree ``depth`` actions (plays and passes) below ``state``, counted
-    in C on the State's struct (``from shuangkou._engine cimport State``), GIL released."""
-    cdef SkState work = state.st
-    cdef Work* wk = _new_work()
-    cdef int64_t n
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
-    try:
-        with nogil:
-            n = _perft(&state.p, &work, depth, wk.words, wk.tags, SP_CAP)
-    finally:
-        _free_work(wk)
-    if n < 0:
-        raise OverflowError("more plays along one line than the search buffers hold")
-    return n
 
 
 def held_split(uint64_t hand, uint32_t flags, int mode):
