@@ -8,10 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from shuangkou import Rules
+from shuangkou import Rules, State
 from shuangkou import batch as B
 from shuangkou.cards import CARD_RANKS, card_face, face_copies
 from shuangkou.game import Game
+from shuangkou.rl import VecEnv
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 
@@ -135,3 +136,49 @@ def test_no_hidden_card_leak(preset: str) -> None:
             checked += any(other.hand_ranks(s) != game.hand_ranks(s) for s in range(4))
             _advance(game, rnd, 9)
     assert checked > 10
+
+
+def _positions(rules: Rules, rnd: random.Random, seat: int) -> tuple[State, State, State]:
+    """Three positions with ``seat`` to act: a base one, one whose hidden hands differ (same
+    sizes), one where only ``seat``'s own hand differs."""
+    deck = [r for r in range(13) for _ in range(8)] + [13, 13, 14, 14]
+    rnd.shuffle(deck)
+    sizes = [rnd.randint(5, 20) for _ in range(4)]
+    hands, k = [], 0
+    for n in sizes:
+        hands.append(deck[k:k + n])
+        k += n
+    seen = {seat, seat ^ 2} if rules.partner_visible else {seat}
+    hidden = [s for s in range(4) if s not in seen]
+    pool = [c for s in hidden for c in hands[s]] + deck[k:k + 4]
+    rnd.shuffle(pool)
+    other = [list(h) for h in hands]
+    for s in hidden:
+        other[s], pool = pool[:sizes[s]], pool[sizes[s]:]
+    mine = [list(h) for h in hands]
+    spare = next(c for c in deck[k + 4:] if c != mine[seat][0])  # an unused card, other rank
+    mine[seat] = mine[seat][1:] + [spare]
+
+    def make(hs: list[list[int]]) -> State:
+        words = [sum(1 << (4 * r) for r in h) for h in hs]
+        return State.from_position(rules, words, seat, table=None, bombs=((), (), (), ()))
+
+    return make(hands), make(other), make(mine)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_vecenv_observation_has_no_hidden_cards(preset: str) -> None:
+    """The kernel's encoder, on positions loaded into a VecEnv: other hidden hands ⇒ the same
+    bytes for every seat that cannot see them; another own hand ⇒ different bytes."""
+    rules = Rules.preset(preset)
+    rnd = random.Random(preset)
+    env = VecEnv(rules, 1)
+    env.reset(0)
+    for trial in range(20):
+        seat = trial % 4
+        base, other, mine = _positions(rules, rnd, seat)
+        obs = [env.set_position(0, s).obs[0].copy() for s in (base, other, mine)]
+        assert obs[0].tobytes() == obs[1].tobytes()
+        assert obs[0].tobytes() != obs[2].tobytes()
+        assert tuple(field(obs[0], "hand")) == base.hand(seat).counts
+        assert env.legal_plays(0) == list(mine.legal())  # the last position loaded

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shuangkou import Hand, Rules, legal_plays
+from shuangkou import Hand, Rules, State, legal_plays
 from shuangkou import batch as B
 from shuangkou.errors import IllegalPlayError
 from shuangkou.game import Game
@@ -280,3 +280,26 @@ def test_buffers_grow_when_a_lead_has_many_plays(threads: int) -> None:
         assert env.legal_plays(i) == game.legal_plays()
         assert out.obs[i].tobytes() == B.observation(game, game.to_act).tobytes()
     env.close()
+
+
+def test_set_position_plays_on_like_state() -> None:
+    """A row loaded from a State (an endgame) plays to the end; replaying its log on the State
+    gives the same R8 scores."""
+    rules = Rules.preset("baibian")
+    env = VecEnv(rules, 2, log=True, opponents={1: "greedy"})
+    out = env.reset(6)
+    state = State.from_position(rules, ["3 3 4 5 6 7 8 BJ", "9 9 10", "K K K K", "A 2"], 2,
+                                bombs=((), (), (), ()))
+    out = env.set_position(1, state)
+    assert out.to_act[1] == 2 and env.legal_plays(1) == list(state.legal())
+    rng = np.random.default_rng(0)
+    while not out.done[1]:
+        out = env.step(random_actions(out, rng))
+    _, log = env.deal_log(1, last=True)
+    for _, play in log:
+        state.play(play) if play is not None else state.pass_()
+    assert state.is_over and tuple(out.rewards[1]) == state.result.scores
+    with pytest.raises(ValueError, match="agent seat"):
+        env.set_position(0, State.from_position(rules, ["3", "4", "5", "6"], 1))
+    with pytest.raises(ValueError, match="State under baibian"):
+        env.set_position(0, State.from_position("jj", ["3", "4", "5", "6"], 0))

@@ -531,6 +531,27 @@ cdef class VecKernel:
                 f[5] = tag_size(g)
                 f[6] = tag_wilds(g)
 
+    def load(self, int i, State state):
+        """Row ``i`` continues from ``state`` (same rules; VecEnv checks it): the position is
+        copied, the bomb counts by grade recomputed from its bombs, no 明牌 facts; the
+        observation is written and the plays are listed by the next ``advance(t, 2)``."""
+        cdef Slot* e = &self.slots[i]
+        cdef int k
+        e.st = state.st
+        memset(e.bombs, 0, sizeof(e.bombs))
+        for k in range(e.st.nbombs):
+            e.bombs[8 * e.st.bomb_seat[k] + bomb_grade(e.st.bomb_tag[k])] += 1
+        e.rev_rank = -1
+        e.twin = -1
+        e.n_log = 0
+        e.rng = sk_deal_seed(self.seed ^ 0x5EED, <uint64_t>e.deal)
+        self.to_act[i] = e.st.to_act
+        self.done[i] = 0
+        self.outcome[i] = -1
+        memset(&self.rewards[i, 0], 0, 4 * sizeof(float))
+        memset(&self.team_rewards[i, 0], 0, 2 * sizeof(float))
+        self._write_obs(e, e.st.to_act, &self.obs[i, 0])
+
     # -- views for Python ------------------------------------------------------------------------
     def hands(self, int i):
         """The four packed hands of deal ``i`` (for tests: what the agent must not see)."""

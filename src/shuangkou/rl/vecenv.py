@@ -263,6 +263,23 @@ class VecEnv:
             raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
         return self._run(1)
 
+    def set_position(self, i: int, state: State) -> Step:
+        """Row ``i`` continues from ``state`` (a :class:`shuangkou.State` of the same rules
+        whose seat to act is an agent seat): endgames, puzzles, curricula. The row keeps its
+        deal index; it has no 明牌 facts (those observation fields are 0) and the cards played
+        are those since the position was set up. Returns the refreshed :class:`Step`."""
+        if self._last is None:
+            raise RuntimeError("call reset() before set_position()")
+        if not 0 <= i < self.n:
+            raise ValueError(f"row must be 0..{self.n - 1}, got {i!r}")
+        if not isinstance(state, State) or state.rules != self.rules:
+            raise ValueError(f"state must be a shuangkou.State under {self.rules.name}")
+        if state.is_over or state.to_act not in self.agent_seats:
+            raise ValueError(f"the seat to act must be an agent seat {self.agent_seats}, "
+                             f"got {state.to_act!r}")
+        self._kernel.load(i, state)
+        return self._run(2)
+
     # -- inspection ------------------------------------------------------------------------------
     def legal_plays(self, i: int) -> list[Play]:
         """Row ``i``'s legal plays as :class:`Play` objects (the order of ``legal_plays``)."""
