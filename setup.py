@@ -10,6 +10,9 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 compile_args = ["/O2"] if sys.platform == "win32" else ["-O3"]
+# Drop the debug info (-g from Python's CFLAGS: ~85% of each .so) but keep the symbol table,
+# which the callgrind gate's --toggle-collect needs; MSVC writes no debug info without /DEBUG.
+link_args = [] if sys.platform == "win32" else ["-Wl,-S"]
 
 
 def extension(name: str) -> Extension:
@@ -20,12 +23,13 @@ def extension(name: str) -> Extension:
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args,
+        extra_link_args=link_args,
     )
 
 
 # _core: play generation; _sim: the self-play deal loop and batch loops; _engine: State;
-# _rl: the RL VecEnv.
-extensions = [extension("_core"), extension("_sim"), extension("_engine"), extension("_rl")]
+# _physical: the physical card ids of a Game; _rl: the RL VecEnv.
+extensions = [extension(name) for name in ("_core", "_sim", "_engine", "_physical", "_rl")]
 
 setup(
     ext_modules=cythonize(

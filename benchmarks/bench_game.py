@@ -1,4 +1,4 @@
-"""Game-engine benchmarks (pytest-benchmark; reported, never gating — DESIGN.md §5/§6).
+"""Game-engine benchmarks (pytest-benchmark; reported, never gating).
 
 Through :class:`~shuangkou.State` (the C game state, ``_state.pxd``):
 
@@ -12,23 +12,28 @@ Through :class:`~shuangkou.State` (the C game state, ``_state.pxd``):
 Through :class:`~shuangkou.game.Game` (physical cards, validation, log):
 
 * random self-play (``Game.legal_plays`` + ``Game.play``/``pass_``): games and decisions per
-  second, per preset; ``Game.copy()`` and ``Game.undo()``.
+  second, per preset; ``Game.copy()`` and ``Game.undo()``;
+* ``Game.play(index)`` + ``undo()`` (issue #7 target ≤ 1.5 µs), the random loop choosing by
+  index, and ``simulate`` with Python policies (a cheap one and the random twin, each seat
+  seeing its view) beside the kernel's own policy (:func:`game_rows`).
 
 Run ``pytest benchmarks/bench_game.py --benchmark-only`` or ``python benchmarks/bench_game.py``
-for a plain table (all rows of one run, so their ratios hold on a loaded machine).
+for a plain table (all rows of one run, so their ratios hold on a loaded machine; the table
+times by CPU time, and the loops by the wall clock too).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from shuangkou import Rules, State
 from shuangkou.game import Game
 from shuangkou.rng import SplitMix64
+from shuangkou.sim import random_policy, simulate
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 UNDO_BATCH = 40
@@ -153,6 +158,47 @@ def midgame(rules: Rules, seed: int = 5, steps: int = 40) -> Game:
     return g
 
 
+def random_game_by_index(rules: Rules, seed: int) -> int:
+    """The same loop choosing by index into ``legal_plays()``; returns the decisions made."""
+    g = Game(rules, seed=seed)
+    rnd = random.Random(seed)
+    while not g.is_over:
+        n = len(g.legal_plays())
+        i = rnd.randrange(n + (g.table is not None))
+        if i == n:
+            g.pass_()
+        else:
+            g.play(i)
+    return len(g.actions)
+
+
+def first_play(view: object, plays: Sequence[object], rng: object) -> object:
+    """A cheap Python policy: the first legal play, pass when there is none."""
+    return plays[0] if len(plays) else None
+
+
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_game_play_index_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    g = midgame(Rules.preset(preset))
+    while not g.legal_plays():
+        g.pass_()
+    n = len(g.legal_plays())
+
+    def play_undo() -> None:
+        for i in range(n):
+            g.play(i)
+            g.undo()
+
+    benchmark(play_undo)
+    benchmark.extra_info["plays_per_round"] = n
+
+
+@pytest.mark.parametrize("policy", [first_play, random_policy], ids=["first", "random_twin"])
+def test_simulate_python_policy(benchmark, policy) -> None:  # type: ignore[no-untyped-def]
+    seeds = iter(range(10**9))
+    assert len(benchmark(lambda: simulate(20, "baibian", policy, seed=next(seeds)))) == 20
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_selfplay_game(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     rules = Rules.preset(preset)
@@ -183,30 +229,32 @@ def test_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
 
 # -- the plain table ---------------------------------------------------------------------------
 def per_call(fn: Callable[[], object], calls: int, repeat: int = 5) -> float:
-    """Best of ``repeat`` timings of ``fn`` (which makes ``calls`` calls), in µs per call."""
+    """Best of ``repeat`` CPU timings of ``fn`` (which makes ``calls`` calls), µs per call."""
     best = float("inf")
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return best / calls * 1e6
 
 
-def rate(fn: Callable[[int], int], seconds: float = 2.0) -> float:
-    """Units per second of ``fn(i)`` (it returns how many units it did), for ``seconds``."""
+def rate(fn: Callable[[int], int], seconds: float = 2.0) -> tuple[float, float]:
+    """Units per second of ``fn(i)`` (it returns how many units it did), for ``seconds``: by
+    the wall clock and by this process's CPU time (a shared machine deschedules us)."""
     fn(0)
-    i, units, t0 = 0, 0, time.perf_counter()
+    i, units, t0, c0 = 0, 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         units += fn(i)
         i += 1
-    return units / (time.perf_counter() - t0)
+    return units / (time.perf_counter() - t0), units / (time.process_time() - c0)
 
 
 def loop_row(preset: str) -> None:
     rules = Rules.preset(preset)
-    s_rate = rate(lambda i: random_state_game(rules, i))
-    g_rate = rate(lambda i: len(random_game(rules, i).actions))
-    print(f"{preset:9s} {s_rate:10,.0f} d/s {g_rate:9,.0f} d/s {s_rate / g_rate:5.1f}×")
+    s_wall, s_cpu = rate(lambda i: random_state_game(rules, i))
+    g_wall, g_cpu = rate(lambda i: len(random_game(rules, i).actions))
+    print(f"{preset:9s} {s_wall:10,.0f} {s_cpu:10,.0f} {g_wall:9,.0f} {g_cpu:9,.0f} "
+          f"{s_cpu / g_cpu:5.1f}×")
 
 
 def primitives_row(preset: str) -> None:
@@ -250,19 +298,64 @@ def primitives_row(preset: str) -> None:
 
 def perft_row(preset: str) -> None:
     st = perft_position(Rules.preset(preset))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     leaves = perft(st, PERFT_DEPTH)
-    py = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    py = time.process_time() - t0
+    t0 = time.process_time()
     c_leaves = st.perft(PERFT_DEPTH)
-    c = time.perf_counter() - t0
+    c = time.process_time() - t0
     assert c_leaves == leaves
     print(f"{preset:9s} {PERFT_DEPTH:>6d} {leaves:>8,d} {leaves / py:>16,.0f} "
           f"{c_leaves / c:>13,.0f} {c_leaves / c / (leaves / py):5.0f}×")
 
 
+def game_index_row(preset: str) -> None:
+    rules = Rules.preset(preset)
+    g = midgame(rules)
+    while not g.legal_plays():
+        g.pass_()
+    plays = g.legal_plays()
+    n = len(plays)
+
+    def by_index() -> None:
+        for _ in range(200):
+            for i in range(n):
+                g.play(i)
+                g.undo()
+
+    def by_play() -> None:
+        for _ in range(200):
+            for p in plays:
+                g.play(p)
+                g.undo()
+
+    loop = rate(lambda i: random_game_by_index(rules, i))
+    print(f"{preset:9s} {per_call(by_index, 200 * n):15.3f} µs "
+          f"{per_call(by_play, 200 * n):13.3f} µs {loop:15,.0f} d/s")
+
+
+def simulate_row(name: str, policy: object, batch: int) -> None:
+    games = rate(lambda i: len(simulate(batch, "baibian", policy, seed=i)))  # type: ignore[arg-type]
+    print(f"{name:24s} {games:9,.0f} {games / 240:8.1f}×")
+
+
+def game_rows() -> None:
+    """Game.play(index)+undo, the Game loop by index, simulate with Python policies."""
+    print(f"{'preset':9s} {'Game play(i)+undo':>18s} {'play(Play)+undo':>16s} "
+          f"{'Game loop by index':>19s}")
+    for preset in ("baibian", "qianbian"):
+        game_index_row(preset)
+    print()
+    print(f"{'simulate (baibian)':24s} {'games/s':>9s} {'vs 240/s':>9s}")
+    simulate_row("kernel 'random'", "random", 200)
+    simulate_row("Python first_play", first_play, 20)
+    simulate_row("Python random_policy", random_policy, 20)
+
+
 def main() -> None:
-    print(f"{'preset':9s} {'State loop':>14s} {'Game loop':>13s} {'ratio':>6s}")
+    print("random-policy loops, decisions/s (wall clock, CPU time)")
+    print(f"{'preset':9s} {'State wall':>10s} {'State CPU':>10s} {'Game wall':>9s} "
+          f"{'Game CPU':>9s} {'ratio':>6s}")
     for preset in PRESETS:
         loop_row(preset)
     print()
@@ -279,3 +372,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print()
+    game_rows()

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import shuangkou as sk
-from shuangkou import State, _reference, legal_plays
+from shuangkou import State, _core, _reference, legal_plays
 from shuangkou._reference_game import RefState
 from shuangkou._reference_scoring import contribution_units
 from shuangkou.game import Game
@@ -109,18 +109,20 @@ def facts(e: Engine, wilds: str = "all") -> dict[str, object]:
 
 def check_order(e: Engine, wilds: str = "all") -> None:
     """The legal list is in its plays generator's order: the oracle's for the reference, the
-    kernel's ``legal_plays`` for every other engine (State contract)."""
+    kernel's for ``State`` (``legal_plays``' order under the default backend: the State
+    contract), ``legal_plays``' (whatever the backend) for a Game."""
     if e.is_over:
         return
     hand = _hand(e, e.to_act)
     got = [(p.packed, p.tag) for p in _legal(e, wilds)]
-    if isinstance(e, RefState):
-        table = e.table.tag if e.table is not None else _reference.NO_TABLE
-        words, tags = _reference.generate(hand.packed, e.rules.flags, table, wilds == "fewest")
-        assert got == list(zip(words, tags))
-    else:
+    if isinstance(e, Game):
         want = legal_plays(hand, e.rules, e.table, wilds)  # type: ignore[arg-type]
         assert got == [(p.packed, p.tag) for p in want]
+        return
+    gen = _reference.generate if isinstance(e, RefState) else _core.generate
+    table = e.table.tag if e.table is not None else _reference.NO_TABLE
+    words, tags = gen(hand.packed, e.rules.flags, table, wilds == "fewest")
+    assert got == list(zip(words, tags))
 
 
 def assert_same(ref: RefState, others: Iterable[Engine], wilds: str = "all") -> None:
@@ -135,14 +137,18 @@ def assert_same(ref: RefState, others: Iterable[Engine], wilds: str = "all") -> 
 
 # -- policies ------------------------------------------------------------------------------------
 class _PolicyView:
-    """What sim's Python policies read of a game, from any engine."""
+    """What sim's Python policies read of the seat to act, from any engine (the members of a
+    seat's view, and of the Game the policies used to be given)."""
 
     def __init__(self, e: Engine) -> None:
         self.rules = e.rules
         self.table = e.table
         self.table_owner = e.table_owner
-        self.to_act = e.to_act
+        self.seat = self.to_act = e.to_act
+        self.hand = _hand(e, e.to_act)
         self.card_counts = tuple(e.cards_left(s) for s in range(4))
+        self.seat = e.to_act  # the seat's view (State.view) as sim's policies read it
+        self.hand = _hand(e, e.to_act)
         self._e = e
 
     def hand_ranks(self, seat: int) -> sk.Hand:
@@ -190,14 +196,11 @@ def check_undo_copy(e: Engine, choice: Choice) -> None:
 
 
 def check_text(e: Engine, ref: RefState) -> None:
-    """The engine writes the reference's position text and reads it back (the kernel's
-    ``State.from_position`` refuses finished positions: ``test_state_reads_finished_text``)."""
+    """The engine writes the reference's position text and reads it back."""
     if isinstance(e, Game):
         return
     text = str(ref)
     assert str(e) == text
-    if e.is_over and isinstance(e, State):
-        return
     back = type(e).parse(text, e.rules)
     assert back == e and back.hash == e.hash and str(back) == text
 
@@ -243,6 +246,20 @@ def test_random_games_step_by_step(preset: str, policy: str) -> None:
     for seed in range(2):
         ref, others = engines_for_deal(rules, 1000 * seed + len(preset))
         lockstep(ref, others, policy, seed)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_seeded_deals_agree(preset: str) -> None:
+    """R7's seeded deal and first leader (明牌 swap included): the reference's plain-Python
+    SplitMix64 deal, the kernel's, and Game's."""
+    rules = R[preset]
+    for seed in [*range(100), 2**64 - 1, 2**63, -1, 10**30]:
+        ref = RefState.deal(rules, seed)
+        game = Game(rules, seed)
+        for e in (State.deal(rules, seed), game):
+            assert e.to_act == ref.to_act and e.leader == ref.leader
+            assert [_hand(e, s) for s in range(4)] == [ref.hand(s) for s in range(4)]
+        assert game.first_leader == ref.to_act
 
 
 @st.composite

@@ -121,14 +121,8 @@ IMPOSSIBLE: list[tuple[dict[str, Any], str]] = [
 ]
 
 
-CASES = [
-    pytest.param(cls, changes, message)
-    for cls in CLASSES
-    for changes, message in IMPOSSIBLE
-]
-
-
-@pytest.mark.parametrize("cls, changes, message", CASES)
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("changes, message", IMPOSSIBLE)
 def test_impossible_positions_raise(cls: Any, changes: dict[str, Any], message: str) -> None:
     """Each engine refuses; the reference's message is checked (the kernel words its own)."""
     c = R["classic"]

@@ -23,7 +23,9 @@ def test_mypy_strict_is_clean():
 
 
 @pytest.mark.parametrize(
-    "module", ["shuangkou._core", "shuangkou._sim", "shuangkou._engine", "shuangkou._rl"]
+    "module",
+    ["shuangkou._core", "shuangkou._sim", "shuangkou._engine", "shuangkou._physical",
+     "shuangkou._rl"],
 )
 def test_stubs_match_the_extension(module):
     result = run(sys.executable, "-m", "mypy.stubtest", module)
@@ -32,5 +34,5 @@ def test_stubs_match_the_extension(module):
 
 def test_ruff_is_clean():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-    result = run(ruff, "check", "src", "tests", "benchmarks")
+    result = run(ruff, "check", "src", "tests", "benchmarks", "examples")
     assert result.returncode == 0, result.stdout + result.stderr

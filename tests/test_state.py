@@ -222,6 +222,23 @@ def test_copy_is_independent() -> None:
     assert copy_mod.copy(st) == st and copy_mod.deepcopy(st) == st
 
 
+def test_pickle_keeps_the_position() -> None:
+    import pickle
+
+    rng = random.Random(2)
+    for preset in PRESET_NAMES:
+        st = State.deal(preset, 2)
+        for _ in range(rng.randrange(30, 200)):
+            if st.is_over:
+                break
+            n = len(st.legal())
+            k = rng.randrange(n + st.can_pass())
+            st.pass_() if k == n else st.play(k)
+        back = pickle.loads(pickle.dumps(st))
+        assert back == st and back.hash == st.hash and snapshot(back) == snapshot(st)
+        assert back.result == st.result
+
+
 def test_equal_positions_by_other_move_orders_hash_equal() -> None:
     """Two tricks led by the same seat, everybody passing, in either order: one position
     (the trick counter and the history are not part of it)."""

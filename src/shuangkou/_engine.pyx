@@ -529,6 +529,13 @@ cdef class State:
     def __copy__(self):
         return self.copy()
 
+    def __reduce__(self):
+        """Pickles as the position (``from_position``'s arguments; no undo history)."""
+        return (_rebuild, (self._rules, tuple(self.st.hand[i] for i in range(4)), self.to_act,
+                           self.table, self.table_owner, self.st.passes, self.places,
+                           tuple(self.bombs_played(i) for i in range(4)), self.st.leader,
+                           self.st.trick, self.escape))
+
     def __deepcopy__(self, memo):
         return self.copy()
 
@@ -602,6 +609,13 @@ cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
             return -1
         total += sub
     return total
+
+
+def _rebuild(rules, hands, to_act, table, owner, passes, places, bombs, leader, trick, escape):
+    """Unpickle a State."""
+    return State.from_position(rules, hands, to_act, table=table, table_owner=owner,
+                               passes=passes, places=places, bombs=bombs, leader=leader,
+                               trick=trick, escape=escape)
 
 
 cdef uint64_t _serial_counter = 0

@@ -10,7 +10,8 @@ rank level, docs/internals.md "The game state") and is its judge in the differen
 * the legal plays come from the plays oracle :mod:`shuangkou._reference` (never the kernel,
   whatever ``SHUANGKOU_BACKEND`` says), and a play is legal exactly when it is in that list;
 * R7's flow is written out below once, step by step, and R8's scores come from the reference
-  arithmetic :func:`shuangkou._reference_scoring.score`;
+  arithmetic :func:`shuangkou._reference_scoring.score`; the seeded deal is :mod:`shuangkou.rng`'s
+  specification in plain Python (the kernel's is C);
 * ``hash`` is computed from scratch from a canonical tuple of the position (BLAKE2b, 64 bits),
   so it shares nothing with the kernel's incremental Zobrist hash.
 
@@ -41,7 +42,6 @@ from ._reference_scoring import score
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import IllegalPlayError
 from .plays import NO_TABLE, Play, WildsMode
-from .rng import deal as rng_deal
 from .rules import Rules, as_rules
 from .scoring import Result
 
@@ -54,6 +54,31 @@ HandLike = Hand | str | int
 def _legal(hand: int, flags: int, table: int, fewest: bool) -> tuple[Play, ...]:
     """The oracle's legal plays (its order: docs/internals.md "Plays"), memoised."""
     return tuple(_reference.generate_plays(hand, flags, table, fewest, Play))
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _seeded_deal(seed: int, last_draw: int) -> tuple[list[list[int]], int]:
+    """The seeded deal of :mod:`shuangkou.rng`, from its specification, in plain Python:
+    SplitMix64 from the state ``seed``, Fisher–Yates over the 108 ids (i = 107 … 1,
+    j = bounded(i + 1)), 27 cards a seat, then one more draw ``bounded(last_draw)`` (the
+    revealed card, or the leader seat)."""
+    state = seed & _MASK64
+
+    def bounded(n: int) -> int:
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & _MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return ((z ^ (z >> 31)) * n) >> 64
+
+    deck = list(range(108))
+    for i in range(107, 0, -1):
+        j = bounded(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return [deck[27 * s : 27 * s + 27] for s in range(4)], bounded(last_draw)
 
 
 def _as_packed(hand: HandLike) -> int:
@@ -184,19 +209,17 @@ class RefState:
         of the other copy (it swaps hands with the leader's partner unless it already sits
         opposite or is the leader) — or the drawn seat."""
         rules = as_rules(rules)
-        d = rng_deal(seed, rules.first_leader)
-        hands = [list(h) for h in d.hands]
-        if d.revealed is not None:
-            leader = next(s for s in range(4) if d.revealed in hands[s])
-            a, b = face_copies(card_face(d.revealed))
-            other = b if d.revealed == a else a
+        hands, draw = _seeded_deal(seed, 108 if rules.first_leader == "revealed" else 4)
+        if rules.first_leader == "revealed":
+            leader = next(s for s in range(4) if draw in hands[s])
+            a, b = face_copies(card_face(draw))
+            other = b if draw == a else a
             holder = next(s for s in range(4) if other in hands[s])
             partner = leader ^ 2
             if holder not in (leader, partner):
                 hands[holder], hands[partner] = hands[partner], hands[holder]
         else:
-            assert d.leader is not None
-            leader = d.leader
+            leader = draw
         packed = [Hand.from_cards(h).packed for h in hands]
         return cls.from_position(rules, packed, leader)
 

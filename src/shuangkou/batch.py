@@ -1,4 +1,4 @@
-"""numpy views for many hands at once and for RL (DESIGN §1: batch.py).
+"""numpy views for many hands at once and for RL.
 
 * Hands as ``(N, 15)`` ``uint8`` count arrays (R1 rank order); :func:`pack` / :func:`unpack`
   convert to and from the kernel's packed words.
@@ -26,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from ._check import as_int
 from .cards import CARD_RANKS, MAX_COPIES, N_RANKS, Hand, card_face, face_copies
+from .errors import ArgumentError
 from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
 
@@ -55,6 +57,7 @@ ACTION_TABLE_VERSION = 2
 reading is split by the number of wild cards the play uses; docs/rl.md)."""
 
 _SHIFTS = (4 * np.arange(N_RANKS)).astype(np.uint64)
+_MAX_TAG = (1 << 31) - 1
 _MAX = np.array(MAX_COPIES, dtype=np.int64)
 KEY_MASK = 0x7FC1FFFF
 """Tag bits that identify an action of the table: kind, top, width, length, size and wilds
@@ -66,14 +69,14 @@ def as_counts(hands: Any) -> np.ndarray:
     """``(N, 15)`` uint8 counts from an ``(N, 15)`` array, or a sequence of :class:`Hand`,
     card text or packed ints. Validated (R1: naturals ≤ 8, jokers ≤ 2)."""
     if isinstance(hands, np.ndarray) and hands.ndim == 2:
-        arr = hands
+        arr = _integer_array(hands, "hands")
     elif isinstance(hands, (Hand, str, int, np.integer)):
         return as_counts([hands])
     else:
         rows = []
         for h in hands:
             if isinstance(h, (int, np.integer)):
-                h = Hand.from_packed(int(h))
+                h = Hand.from_packed(h)
             elif not isinstance(h, Hand):
                 h = Hand.parse(h) if isinstance(h, str) else Hand.from_counts(list(h))
             rows.append(h.counts)
@@ -104,16 +107,30 @@ play_vectors = unpack
 """Per-play card vectors: ``(M, 15)`` counts of packed play words."""
 
 
+def _integer_array(a: Any, what: str) -> np.ndarray:
+    """``a`` as a numpy array of an integer dtype: floats, bools and objects are refused, not
+    truncated (a count of 7.9 is an error, not 7)."""
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "iu":
+        raise ArgumentError(f"{what} must be an integer array, not dtype {arr.dtype}")
+    return arr
+
+
 def _tables(table: Any, n: int, rules: Rules) -> np.ndarray:
-    """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``."""
+    """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``.
+    Tags are checked to fit the kernel's 31 bits before any cast (``2**32 + tag`` must not
+    wrap to ``tag``); the kernel then checks each is a reading."""
     if table is None or isinstance(table, (str, Play)):
         return np.full(n, _table_tag(table, rules), dtype=np.uint32)
     if isinstance(table, (int, np.integer)):
-        return np.full(n, int(table), dtype=np.uint32)
-    t = np.ascontiguousarray(np.asarray(table, dtype=np.uint32).reshape(-1))
-    if t.shape[0] != n:
-        raise ValueError(f"expected {n} table tags, got {t.shape[0]}")
-    return t
+        return np.full(n, as_int(table, "table tag", 0, _MAX_TAG), dtype=np.uint32)
+    raw = _integer_array(table, "tables").reshape(-1)
+    if raw.shape[0] != n:
+        raise ArgumentError(f"expected {n} table tags, got {raw.shape[0]}")
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > _MAX_TAG):
+        i = int(np.argmax((raw < 0) | (raw > _MAX_TAG)))
+        raise ArgumentError(f"tables[{i}] = {int(raw[i])} is not a reading tag (0..2**31-1)")
+    return np.ascontiguousarray(raw, dtype=np.uint32)
 
 
 def _words(hands: Any) -> np.ndarray:
@@ -121,7 +138,7 @@ def _words(hands: Any) -> np.ndarray:
 
 
 def count_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all") -> np.ndarray:
-    """``(N,)`` int32: how many plays each hand has that beat its table (every play when
+    """``(N,)`` int64: how many plays each hand has that beat its table (every play when
     leading), as :func:`shuangkou.count_plays` per hand."""
     w = _words(hands)
     tables = _tables(table, w.shape[0], rules)
@@ -259,12 +276,13 @@ class ActionTable:
     def __init__(self, rules: Rules) -> None:
         self.version = ACTION_TABLE_VERSION
         self.rules = rules
-        self.flags = rules.flags
+        self.flags: int = rules.flags
         actions = _enumerate_actions(self.flags)
-        self.readings = np.zeros((len(actions) + 1, 7), dtype=np.int16)
+        self.readings: np.ndarray = np.zeros((len(actions) + 1, 7), dtype=np.int16)
         """``(A, 7)``: (kind, top, width, length, stars, size, wilds) of each action (PASS: 0)."""
         self.readings[1:] = np.array(actions, dtype=np.int16)
-        self.tags = np.array([NO_TABLE] + [pack_tag(*a) for a in actions], dtype=np.uint32)
+        self.tags: np.ndarray = np.array([NO_TABLE] + [pack_tag(*a) for a in actions],
+                                         dtype=np.uint32)
         """Tag of each action; 0 for PASS."""
         keys = self.tags.astype(np.int64) & KEY_MASK
         if len(np.unique(keys)) != len(keys):  # pragma: no cover - construction invariant

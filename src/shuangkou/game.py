@@ -1,5 +1,12 @@
-"""The game engine: one deal of Shuangkou over physical cards (RULES.md R7), its scoring (R8,
-through :mod:`shuangkou.scoring`), matches of several deals, JSON state, logs and replay.
+"""The game: one deal of Shuangkou over physical cards (RULES.md R7) with its scores (R8),
+matches of several deals, JSON state, per-seat logs and replay.
+
+**One engine.** A :class:`Game` is a facade over the kernel's game state
+(:class:`~shuangkou.State`, ``game.state``): R7's flow and R8's scores are the State's; the
+Game adds what the State, at rank level, does not hold — physical card ids, the 明牌 deal and
+swap, seating, the action log, JSON, replay, and error messages naming the play and the
+reason. ``SHUANGKOU_BACKEND=reference`` runs it on the pure-Python reference engine
+(:class:`~shuangkou._reference_game.RefState`) instead, so the same tests judge both.
 
 ::
 
@@ -13,7 +20,9 @@ through :mod:`shuangkou.scoring`), matches of several deals, JSON state, logs an
 accepts a :class:`~shuangkou.plays.Play` (the lowest-id held cards of each needed rank are
 taken), a :class:`~shuangkou.cards.Hand` of ranks (likewise), physical card text
 (``"3s 3h"``: each card the held copy of that rank and suit, deck 0 first) or a list of ids
-(exactly those cards). Client cards are validated once: held, a valid play (``classify``), and
+(exactly those cards) or an int, the index of the play in ``legal_plays()``. An index or a
+``Play`` of the current legal list is applied as it is (the State checks it in C, no
+classifying); other client cards are validated once: held, a valid play (``classify``), and
 beating the table (``Play.beats``); a 千变 set with two plain readings (R3.3) takes the declared
 ``kind``, or the table's kind when answering. Anything illegal raises
 :class:`~shuangkou.errors.IllegalPlayError` naming the play and the reason, and changes nothing.
@@ -24,6 +33,10 @@ before play starts (``game.swap``). Scores are per seat; a :class:`Match` adds t
 
 **Search.** ``copy()`` is independent of the original; ``undo()`` reverts the last action
 exactly (play, pass or abandon). Both are cheap (see benchmarks/bench_game.py).
+
+**Servers.** ``cards_for(play, seat)`` gives the ids a play would take; ``observation(seat)``
+is what a seat may see, ``Observation.to_dict()`` its plain-JSON form; ``log(seat=s)`` and
+``to_json(seat=s)`` hide what seat ``s`` may not see (``seat="spectator"``: every hand).
 
 **Persistence.** ``to_json()`` is a versioned JSON document (format ``shuangkou.game``,
 version :data:`JSON_VERSION`) holding the rules, the deal, every action and a snapshot of the
@@ -54,10 +67,16 @@ Choices made where RULES.md is silent:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import os
+import threading
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
+from . import documents
+from ._check import as_seat
+from ._physical import ids_of as _ids_of
+from ._physical import take_lowest as _take
 from .cards import (
     CARD_RANKS,
     N_CARDS,
@@ -67,34 +86,43 @@ from .cards import (
     format_cards,
     parse_faces,
 )
-from .errors import IllegalPlayError, NotationError
-from .plays import PASS, Kind, Play, classify, legal_plays
+from .documents import Trust
+from .errors import DocumentError, IllegalPlayError, NotationError
+from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
 from .rng import deal_seed
 from .rules import Rules
-from .scoring import Outcome, Result, score
+from .scoring import BombScore, Outcome, Result
 
-__all__ = ["JSON_VERSION", "Action", "Game", "Match", "Observation", "ReplayError", "replay"]
+__all__ = [
+    "JSON_VERSION", "Action", "Game", "Match", "Observation", "ReplayError", "play_from_dict",
+    "play_to_dict", "replay", "reveal_swap",
+]
 
 JSON_VERSION = 1
 GAME_FORMAT = "shuangkou.game"
 LOG_FORMAT = "shuangkou.log"
 MATCH_FORMAT = "shuangkou.match"
+SPECTATOR = "spectator"
+"""The ``seat`` of :meth:`Game.log` that sees no hand."""
 
-# The ids of each rank, lowest first (cards.py: id = deck*52 + rank*4 + suit; jokers 104..107).
-_RANK_IDS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted([r * 4 + s for s in range(4)] + [52 + r * 4 + s for s in range(4)]))
-    for r in range(13)
-) + ((104, 105), (106, 107))
+Viewer = int | str | None
+"""Who a log is for: ``None`` (everything), a seat 0..3, or :data:`SPECTATOR`."""
 
 
-def _ids_of(mask: int) -> tuple[int, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return tuple(out)
+def _state_class() -> Any:
+    """The engine a Game runs on: the kernel's ``State``, or the pure-Python reference engine
+    ``RefState`` under ``SHUANGKOU_BACKEND=reference`` (the test suite runs on both)."""
+    if os.environ.get("SHUANGKOU_BACKEND", "core") == "reference":
+        from ._reference_game import RefState
+
+        return RefState
+    from ._engine import State
+
+    return State
+
+
+_State = _state_class()
 
 
 def _packed_of(ids: Iterable[int]) -> int:
@@ -122,10 +150,42 @@ class Action(NamedTuple):
         return f"seat {self.seat}: {self.kind}"
 
 
+def _action(record: tuple[str, int, int, Play | None, int]) -> Action:
+    """The Action of a Game's log record (kind, seat, mask of the ids played, play, trick)."""
+    kind, seat, taken, play, trick = record
+    # tuple.__new__: the fields as they are, without the NamedTuple's Python-level __new__
+    return tuple.__new__(Action, (kind, seat, _ids_of(taken), play, trick))
+
+
 @dataclass(frozen=True)
 class Observation:
     """What ``seat`` may see (R6/R7): its own hand, the partner's hand only under 双明
-    (``rules.partner_visible``), every seat's card count, the table and the whole history."""
+    (``rules.partner_visible``), every seat's card count, the table and the history. Every
+    action of the history is public (plays are made face up, passes and abandons are seen by
+    all), so the history is the whole list of actions; the hidden part of a deal is the other
+    hands, which an observation never holds.
+
+    :meth:`to_dict` gives plain JSON types (for a server to send); :meth:`from_dict` rebuilds
+    an equal observation. The dict has one key per field:
+
+    * ``seat``, ``to_act`` (``null`` once over), ``table_owner`` (``null`` on a lead),
+      ``leader`` (seat that led the trick), ``trick`` (0-based), ``first_leader``: ints;
+    * ``hand``: the seat's card ids, ascending; ``partner_hand``: the partner's ids under 双明,
+      else ``null``; ``card_counts``: 4 ints; ``places``: seats out so far, in order;
+      ``players``: the player at each seat; ``revealed``: the 明牌 card id or ``null``;
+    * ``table``: the play to beat as a *play dict* (below) or ``null``; ``table_cards``: its
+      card ids;
+    * ``history``: one dict per action, ``{"kind": "play"|"pass"|"abandon", "seat": int,
+      "cards": [ids], "play": play dict | null, "trick": int}``;
+    * ``is_over``: bool; ``result``: ``null`` or :meth:`Result.to_dict
+      <shuangkou.scoring.Result.to_dict>` with, in each bomb entry, ``"play"`` (a play dict)
+      and at the top ``"rules_name"``, ``"scoring"`` and ``"notes"`` (what a lossless round
+      trip needs).
+
+    A *play dict* is ``{"text": str(play), "cards": rank text of Play.cards, "kind": kind name
+    (lower case), "top": int, "width": int, "length": int, "stars": int, "wilds": int}``: the
+    reading itself, so it is rebuilt without the rules (``text`` is for people).
+    """
 
     seat: int
     to_act: int | None
@@ -145,8 +205,124 @@ class Observation:
     is_over: bool
     result: Result | None
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types (``json.dumps`` takes it as is); see the class docstring."""
+        return {
+            "seat": self.seat,
+            "to_act": self.to_act,
+            "hand": list(self.hand),
+            "partner_hand": None if self.partner_hand is None else list(self.partner_hand),
+            "card_counts": list(self.card_counts),
+            "table": None if self.table is None else play_to_dict(self.table),
+            "table_cards": list(self.table_cards),
+            "table_owner": self.table_owner,
+            "leader": self.leader,
+            "trick": self.trick,
+            "places": list(self.places),
+            "history": [_action_to_dict(a) for a in self.history],
+            "players": list(self.players),
+            "first_leader": self.first_leader,
+            "revealed": self.revealed,
+            "is_over": self.is_over,
+            "result": None if self.result is None else _result_to_dict(self.result),
+        }
 
-class ReplayError(IllegalPlayError):
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Observation:
+        """Rebuild an observation from :meth:`to_dict` (after a JSON round trip too). Raises
+        ``ValueError`` on a malformed dict."""
+        try:
+            partner = d["partner_hand"]
+            return cls(
+                int(d["seat"]), _opt_int(d["to_act"]), _int_tuple(d["hand"]),
+                None if partner is None else _int_tuple(partner),
+                _int_tuple(d["card_counts"]),  # type: ignore[arg-type]
+                None if d["table"] is None else play_from_dict(d["table"]),
+                _int_tuple(d["table_cards"]), _opt_int(d["table_owner"]), int(d["leader"]),
+                int(d["trick"]), _int_tuple(d["places"]),
+                tuple(_action_from_dict(a) for a in d["history"]),
+                _int_tuple(d["players"]),  # type: ignore[arg-type]
+                int(d["first_leader"]), _opt_int(d["revealed"]), bool(d["is_over"]),
+                None if d["result"] is None else _result_from_dict(d["result"]),
+            )
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"not an observation dict: {e!r}") from None
+
+
+def play_to_dict(play: Play) -> dict[str, Any]:
+    """A play as plain JSON types: its reading (see :class:`Observation`)."""
+    return {
+        "text": str(play), "cards": str(play.cards), "kind": play.kind.name.lower(),
+        "top": int(play.top), "width": play.width, "length": play.length,
+        "stars": play.stars, "wilds": play.wilds,
+    }
+
+
+def play_from_dict(d: dict[str, Any]) -> Play:
+    """The play of :func:`play_to_dict`. Raises ``ValueError`` on a malformed dict."""
+    try:
+        return Play(
+            Hand.parse(d["cards"]), Kind[str(d["kind"]).upper()], int(d["top"]), int(d["width"]),
+            int(d["length"]), int(d["stars"]), int(d["wilds"]),
+        )
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"not a play dict: {d!r}") from e
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _int_tuple(v: Any) -> tuple[int, ...]:
+    return tuple(int(x) for x in v)
+
+
+def _action_to_dict(a: Action) -> dict[str, Any]:
+    return {
+        "kind": a.kind, "seat": a.seat, "cards": list(a.cards),
+        "play": None if a.play is None else play_to_dict(a.play), "trick": a.trick,
+    }
+
+
+def _action_from_dict(d: dict[str, Any]) -> Action:
+    play = d["play"]
+    return Action(
+        str(d["kind"]), int(d["seat"]), _int_tuple(d["cards"]),
+        None if play is None else play_from_dict(play), int(d["trick"]),
+    )
+
+
+def _result_to_dict(r: Result) -> dict[str, Any]:
+    d = r.to_dict()
+    parts = (("multiplier_bombs", r.multiplier_bombs), ("contributions", r.contributions))
+    for key, bombs in parts:
+        for entry, b in zip(d[key], bombs):  # type: ignore[call-overload]
+            entry["play"] = play_to_dict(b.play)
+    d.update(rules_name=r.rules_name, scoring=r.scoring, notes=list(r.notes))
+    return d
+
+
+def _result_from_dict(d: dict[str, Any]) -> Result:
+    def bombs(key: str) -> tuple[BombScore, ...]:
+        return tuple(
+            BombScore(int(b["seat"]), play_from_dict(b["play"]), bool(b["held"]),
+                      int(b["stars"]), int(b["factor"]), _int_tuple(b["contribution"]))  # type: ignore[arg-type]
+            for b in d[key]
+        )
+
+    escape = d["escape"]
+    return Result(
+        Outcome(d["outcome"]), _int_tuple(d["places"]),
+        _int_tuple(d["first_team"]), _int_tuple(d["base"]),  # type: ignore[arg-type]
+        int(d["multiplier"]), bombs("multiplier_bombs"), bombs("contributions"),
+        _int_tuple(d["unclamped"]), _int_tuple(d["units"]),  # type: ignore[arg-type]
+        tuple(bool(c) for c in d["clamped"]),  # type: ignore[arg-type]
+        None if escape is None else int(escape), int(d["base_score"]), str(d["rules_name"]),
+        str(d["scoring"]), tuple(str(n) for n in d["notes"]),
+    )
+
+
+class ReplayError(IllegalPlayError, DocumentError):
     """A log action that is illegal where it stands: ``step`` is its index in the log's
     actions, ``action`` the action as logged, ``game`` the state just before it."""
 
@@ -172,6 +348,29 @@ class _PlayName:
             return "play"
 
 
+def _kind_of(kind: Kind | str, what: object, seat: int) -> Kind:
+    try:
+        return kind if isinstance(kind, Kind) else Kind[str(kind).upper()]
+    except KeyError:
+        raise _illegal(what, seat, f"unknown play kind {kind!r}") from None
+
+
+def _seat(seat: object) -> int:
+    """A seat index argument of a view (``hand(-1)`` is refused, not seat 3)."""
+    if type(seat) is int and 0 <= seat < 4:  # the common case, without a call
+        return seat
+    return as_seat(seat)
+
+
+def _seat_arg(what: object, seat: object) -> int:
+    """A seat argument as a plain int 0..3 (``numpy.int64(1)`` is seat 1; ``True``, ``1.0``,
+    ``"1"`` and ``-1`` are refused), else :class:`IllegalPlayError`."""
+    try:
+        return as_seat(seat)
+    except ValueError as e:
+        raise _illegal(what, None, str(e)) from None
+
+
 def _illegal(what: object, seat: int | None, reason: str) -> IllegalPlayError:
     who = f" by seat {seat}" if seat is not None else ""
     return IllegalPlayError(f"illegal {what}{who}: {reason}")
@@ -182,9 +381,7 @@ class Game:
 
     __slots__ = (
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
-        "_mask", "_packed", "_count", "_to_act", "_table", "_table_cards", "_owner",
-        "_passes", "_leader", "_trick", "_places", "_over", "_escape", "_result", "_bombs",
-        "_actions", "_undo",
+        "_st", "_mask", "_log", "_built", "_lock",
     )
 
     rules: Rules
@@ -286,22 +483,12 @@ class Game:
         self.swap = None
         self.revealed = None
         if revealed is not None:
-            # R7 明牌: the holder of the revealed card leads; the holder of the other copy
-            # becomes the partner, swapping seats with the leader's current partner.
             revealed = int(revealed)
-            holder = [s for s in range(4) if revealed in seat_hands[s]]
-            if not holder:
-                raise ValueError(f"revealed card {revealed} is in no hand")
-            leader = holder[0]
-            a, b = face_copies(card_face(revealed))
-            other = b if revealed == a else a
-            other_holder = [s for s in range(4) if other in seat_hands[s]]
-            partner = leader ^ 2
-            if other_holder and other_holder[0] not in (leader, partner):
-                o = other_holder[0]
-                seat_hands[o], seat_hands[partner] = seat_hands[partner], seat_hands[o]
-                seated[o], seated[partner] = seated[partner], seated[o]
-                self.swap = (o, partner) if o < partner else (partner, o)
+            leader, self.swap = reveal_swap(seat_hands, revealed)
+            if self.swap is not None:
+                a, b = self.swap
+                seat_hands[a], seat_hands[b] = seat_hands[b], seat_hands[a]
+                seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
         if leader is None or not 0 <= int(leader) < 4:
             raise ValueError(f"leader must be a seat 0..3, got {leader!r}")
@@ -309,173 +496,270 @@ class Game:
         self.players = tuple(seated)  # type: ignore[assignment]
         self.initial_hands = tuple(seat_hands)
         self.first_leader = leader
-        self._mask = [sum(1 << c for c in h) for h in seat_hands]
-        self._packed = [_packed_of(h) for h in seat_hands]
-        self._count = [len(h) for h in seat_hands]
-        self._to_act: int | None = leader
-        self._table: Play | None = None
-        self._table_cards: tuple[int, ...] = ()
-        self._owner: int | None = None
-        self._passes = 0
-        self._leader = leader
-        self._trick = 0
-        self._places: list[int] = []
-        self._over = False
-        self._escape: int | None = None
-        self._result: Result | None = None
-        self._bombs: list[list[Play]] = [[], [], [], []]
-        self._actions: list[Action] = []
-        self._undo: list[tuple[Any, ...]] = []
-        if any(c == 0 for c in self._count):
+        if any(not h for h in seat_hands):
             raise ValueError("every seat needs at least one card")
+        self._mask = [sum(1 << c for c in h) for h in seat_hands]
+        self._st = _State.from_position(
+            rules, [Hand._from_packed_unchecked(_packed_of(h)) for h in seat_hands], leader,
+            leader=leader,
+        )
+        # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
+        # it; the Action objects are built from the records when asked for (_built caches them).
+        self._log: list[tuple[str, int, int, Play | None, int]] = []
+        self._built: list[Action] = []
+        # One action at a time: two threads playing on one Game are serialised (the second
+        # is then judged on the position the first left), never interleaved.
+        self._lock = threading.Lock()
 
     # -- views ---------------------------------------------------------------------------------
     @property
+    def state(self) -> Any:
+        """The position at rank level as a :class:`~shuangkou.State` (a copy: searching on it
+        leaves the game as it is). Under ``SHUANGKOU_BACKEND=reference`` a
+        :class:`~shuangkou._reference_game.RefState`."""
+        return self._st.copy()
+
+    @property
     def to_act(self) -> int | None:
         """The seat to act, ``None`` once the deal is over."""
-        return self._to_act
+        to_act: int | None = self._st.to_act
+        return to_act
 
     @property
     def is_over(self) -> bool:
-        return self._over
+        return bool(self._st.is_over)
 
     @property
     def result(self) -> Result | None:
         """The :class:`~shuangkou.scoring.Result` once the deal is over, else ``None``."""
-        return self._result
+        result: Result | None = self._st.result
+        return result
 
     @property
     def table(self) -> Play | None:
         """The play to beat, ``None`` when the seat to act leads."""
-        return self._table
+        table: Play | None = self._st.table
+        return table
 
     @property
     def table_cards(self) -> tuple[int, ...]:
-        return self._table_cards
+        """The card ids of the play to beat (``()`` when leading)."""
+        if self._st.table is None:
+            return ()
+        for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
+            if kind == "play":
+                return _ids_of(taken)
+        return ()  # pragma: no cover - a table play is in the log
 
     @property
     def table_owner(self) -> int | None:
-        return self._owner
+        owner: int | None = self._st.table_owner
+        return owner
 
     @property
     def leader(self) -> int:
         """The seat that led the current trick."""
-        return self._leader
+        return int(self._st.leader)
 
     @property
     def trick(self) -> int:
         """Number of the current trick, 0-based."""
-        return self._trick
+        return int(self._st.trick)
 
     @property
     def passes(self) -> int:
         """Passes since the top play."""
-        return self._passes
+        return int(self._st.passes)
 
     @property
     def places(self) -> tuple[int, ...]:
         """Seats that finished, in order (the full ranking is ``result.places``)."""
-        return tuple(self._places)
+        return tuple(self._st.places)
 
     @property
     def escape(self) -> int | None:
-        return self._escape
+        """The seat that abandoned (R8 逃跑), else ``None``."""
+        result = self.result
+        return None if result is None else result.escape
 
     @property
     def actions(self) -> tuple[Action, ...]:
         """Every action so far, in order (the history)."""
-        return tuple(self._actions)
+        return tuple(self._actions())
+
+    def _actions(self) -> list[Action]:
+        built = self._built
+        log = self._log
+        for k in range(len(built), len(log)):
+            built.append(_action(log[k]))
+        return built
 
     history = actions
 
     def hand(self, seat: int) -> tuple[int, ...]:
         """The card ids ``seat`` holds, ascending."""
-        return _ids_of(self._mask[seat])
+        return _ids_of(self._mask[_seat(seat)])
 
     def hand_ranks(self, seat: int) -> Hand:
         """The rank multiset ``seat`` holds."""
-        return Hand._from_packed_unchecked(self._packed[seat])
+        hand: Hand = self._st.hand(_seat(seat))
+        return hand
 
     def cards_left(self, seat: int) -> int:
-        return self._count[seat]
+        return self._mask[_seat(seat)].bit_count()
 
     @property
     def card_counts(self) -> tuple[int, int, int, int]:
-        return tuple(self._count)  # type: ignore[return-value]
+        m = self._mask
+        return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
 
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
-        return tuple(self._bombs[seat])
+        return tuple(self._st.bombs_played(_seat(seat)))
+
+    def view(self, seat: int) -> Any:
+        """``seat``'s view of the position at rank level, ``State.view(seat)``: what the seat
+        may know (what :mod:`shuangkou.sim` hands a Python policy). It is live: it shows the
+        game's position at the time it is read."""
+        return self._st.view(seat)
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see (DESIGN: observations): own hand, partner's hand under 双明,
-        card counts, table, history."""
-        if seat not in range(4):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        """What ``seat`` may see (R6/R7): own hand, the partner's hand under 双明, card counts,
+        table, history (all public). See :class:`Observation` for its JSON form."""
+        seat = _seat(seat)
         partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
         return Observation(
-            seat, self._to_act, self.hand(seat), partner, self.card_counts, self._table,
-            self._table_cards, self._owner, self._leader, self._trick, tuple(self._places),
-            tuple(self._actions), self.players, self.first_leader, self.revealed, self._over,
-            self._result,
+            seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
+            self.table_cards, self.table_owner, self.leader, self.trick, self.places,
+            self.actions, self.players, self.first_leader, self.revealed, self.is_over,
+            self.result,
         )
 
     def legal_plays(self, wilds: str = "all") -> list[Play]:
-        """The plays the seat to act may make, through the kernel (``plays.legal_plays``): all
-        of them when leading, else those that beat the table (passing, when answering, is also
-        legal and not listed). Empty once the deal is over."""
-        if self._over:
-            return []
-        hand = Hand._from_packed_unchecked(self._packed[self._to_act])  # type: ignore[index]
-        return legal_plays(hand, self.rules, self._table, wilds=wilds)  # type: ignore[arg-type]
+        """The plays the seat to act may make, in the kernel's order (``plays.legal_plays``):
+        all of them when leading, else those that beat the table (passing, when answering, is
+        also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
+        ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
+        return list(self._st.legal(wilds))
 
     def can_pass(self) -> bool:
-        return not self._over and self._table is not None
+        return not self._st.is_over and self._st.table is not None
 
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
-        if self._over:
+        if seat is not None and type(seat) is not int:
+            seat = _seat_arg(what, seat)
+        to_act: int | None = self._st.to_act
+        if to_act is None:
             raise _illegal(what, seat, "the deal is over")
-        to_act = self._to_act
-        assert to_act is not None
         if seat is not None and seat != to_act:
             raise _illegal(what, seat, f"it is seat {to_act}'s turn")
         return to_act
 
     def play(
         self,
-        cards: Play | Hand | str | Iterable[int],
+        cards: Play | Hand | str | Iterable[int] | int,
         kind: Kind | str | None = None,
         *,
         seat: int | None = None,
     ) -> Play:
         """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
-        as read. ``Play.PASS`` passes. See the module docstring for what ``cards`` may be."""
-        if isinstance(cards, Play) and not cards:
-            self.pass_(seat=seat)
-            return PASS
-        what = _PlayName(cards)  # formatted only if an error is raised
-        s = self._check_turn(what, seat)
-        ids, play = self._resolve(cards, kind, s, what)
-        table = self._table
-        if table is not None and not play.beats(table, self.rules):
-            raise _illegal(
-                f"play {play.describe()} [{format_cards(ids)}]", s,
-                f"it does not beat the table {table.describe()}",
-            )
-        self._apply_play(s, ids, play)
+        as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
+        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms.
+
+        An index or a :class:`Play` of the current legal list is applied as it is (no
+        classifying); anything else is read and validated first."""
+        with self._lock:
+            return self._play(cards, kind, seat)
+
+    def _play(
+        self, cards: Play | Hand | str | Iterable[int] | int, kind: Kind | str | None,
+        seat: int | None,
+    ) -> Play:
+        st = self._st
+        chosen: Play | int
+        if isinstance(cards, int) and not isinstance(cards, bool):
+            s = st.to_act
+            if s is None or seat is not None and seat != s:
+                s = self._check_turn(_PlayName(cards), seat)  # raises unless int-like
+            legal = st.legal()
+            if not 0 <= cards < len(legal):
+                raise _illegal(
+                    _PlayName(cards), s, f"index {cards} is not in 0..{len(legal) - 1}"
+                )
+            play: Play = legal[cards]
+            chosen = cards
+        elif isinstance(cards, Play) and (not cards or cards in st.legal()):
+            if not cards:
+                self._pass(seat)
+                return PASS
+            s = st.to_act
+            if s is None or seat is not None and seat != s:
+                s = self._check_turn(_PlayName(cards), seat)  # raises
+            play = chosen = cards
+        else:
+            what = _PlayName(cards)  # formatted only if an error is raised
+            s = self._check_turn(what, seat)
+            ids, play = self._resolve(cards, kind, s, what)
+            table = st.table
+            if table is not None and not play.beats(table, self.rules):
+                raise _illegal(
+                    f"play {play.describe()} [{format_cards(ids)}]", s,
+                    f"it does not beat the table {table.describe()}",
+                )
+            trick = st.trick
+            st.play(play)  # a last check by the engine (IllegalPlayError, nothing changed)
+            taken = 0
+            for c in ids:
+                taken |= 1 << c
+            self._mask[s] ^= taken
+            self._log.append(("play", s, taken, play, trick))
+            return play
+        if kind is not None:
+            declared = _kind_of(kind, _PlayName(cards), s)
+            if play.kind != declared:
+                raise _illegal(
+                    _PlayName(cards), s,
+                    f"the play is a {play.kind.name.lower()}, not {declared.name.lower()}",
+                )
+        taken = _take(play.packed, self._mask[s])
+        if taken < 0:  # pragma: no cover - the state's hands are the physical hands' ranks
+            raise AssertionError("the rank-level hand and the physical hand disagree")
+        trick = st.trick
+        st.play(chosen)
+        self._mask[s] ^= taken
+        self._log.append(("play", s, taken, play, trick))
         return play
+
+    def cards_for(self, play: Play | int, seat: int | None = None) -> tuple[int, ...]:
+        """The card ids ``play`` (a :class:`Play`, or an index into :meth:`legal_plays`) would
+        take from ``seat``'s hand (default: the seat to act), as :meth:`play` takes them: the
+        lowest ids of each needed rank. Raises :class:`IllegalPlayError` if the hand does not
+        hold the cards; says nothing about whether the play is legal now."""
+        to_act = self._st.to_act
+        if seat is None:
+            if to_act is None:
+                raise _illegal(_PlayName(play), None, "the deal is over (give a seat)")
+            seat = to_act
+        if isinstance(seat, bool) or seat not in range(4):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        if not isinstance(play, Play):
+            if isinstance(play, bool) or not isinstance(play, int):
+                raise TypeError(f"cards_for takes a Play or an index, not {play!r}")
+            if seat != to_act:
+                raise ValueError("an index names a legal play of the seat to act only")
+            legal = self._st.legal()
+            if not 0 <= play < len(legal):
+                raise _illegal(_PlayName(play), seat, f"index {play} is not in 0..{len(legal) - 1}")
+            chosen: Play = legal[play]
+            play = chosen
+        return self._take_lowest(play.cards, self._mask[seat], seat, _PlayName(play))
 
     def _resolve(
         self, cards: object, kind: Kind | str | None, seat: int, what: object
     ) -> tuple[tuple[int, ...], Play]:
         """Physical ids and the reading of what a client sent (validated), or raise."""
         mask = self._mask[seat]
-        declared: Kind | None = None
-        if kind is not None:
-            try:
-                declared = kind if isinstance(kind, Kind) else Kind[str(kind).upper()]
-            except KeyError:
-                raise _illegal(what, seat, f"unknown play kind {kind!r}") from None
+        declared = None if kind is None else _kind_of(kind, what, seat)
         if isinstance(cards, Play):
             # Genuine reading of those ranks? (A hand-built Play could claim anything.)
             if cards not in classify(cards.cards, self.rules):
@@ -547,7 +831,7 @@ class Game:
                 reason = f"{format_cards(ids)} cannot be read as a {declared.name.lower()}"
                 raise _illegal(what, seat, reason)
         if len(readings) > 1:
-            table = self._table
+            table = self._st.table
             if table is None:
                 kinds = " or ".join(p.kind.name.lower() for p in readings)
                 reason = f"{format_cards(ids)} reads as two plays: declare kind={kinds}"
@@ -557,139 +841,46 @@ class Game:
         return tuple(sorted(ids)), readings[0]
 
     def _take_lowest(self, ranks: Hand, mask: int, seat: int, what: object) -> tuple[int, ...]:
-        ids: list[int] = []
-        packed = ranks.packed
-        r = 0
-        while packed:
-            need = packed & 15
-            if need:
-                for c in _RANK_IDS[r]:
-                    if mask >> c & 1:
-                        ids.append(c)
-                        need -= 1
-                        if not need:
-                            break
-                if need:
-                    raise _illegal(what, seat, f"the hand does not hold {ranks}")
-            packed >>= 4
-            r += 1
-        return tuple(sorted(ids))
+        taken = _take(ranks.packed, mask)
+        if taken < 0:
+            raise _illegal(what, seat, f"the hand does not hold {ranks}")
+        return _ids_of(taken)
 
     def pass_(self, *, seat: int | None = None) -> None:
         """Pass (R4: not allowed when leading)."""
+        with self._lock:
+            self._pass(seat)
+
+    def _pass(self, seat: int | None) -> None:
         s = self._check_turn("pass", seat)
-        if self._table is None:
+        if self._st.table is None:
             raise _illegal("pass", s, "the leader of a trick must play (R4)")
-        self._apply_pass(s)
+        trick = self._st.trick
+        self._st.pass_()
+        self._log.append(("pass", s, 0, None, trick))
 
     def abandon(self, seat: int) -> None:
         """``seat`` abandons (逃跑): the deal ends at once with R8's escape penalty."""
-        if seat not in range(4) or isinstance(seat, bool):
-            raise _illegal("abandon", None, f"seat must be 0..3, got {seat!r}")
-        if self._over:
-            raise _illegal("abandon", seat, "the deal is over")
-        self._push_undo(seat)
-        self._actions.append(Action("abandon", seat, (), None, self._trick))
-        self._escape = seat
-        self._end()
-
-    # -- state transitions ---------------------------------------------------------------------
-    def _push_undo(self, seat: int) -> None:
-        self._undo.append((
-            self._to_act, self._table, self._table_cards, self._owner, self._passes,
-            self._leader, self._trick, self._over, self._escape, self._result, seat,
-            self._mask[seat], self._packed[seat], self._count[seat], len(self._places),
-            len(self._bombs[seat]),
-        ))
-
-    def _next_active(self, seat: int) -> int:
-        count = self._count
-        for step in (1, 2, 3):
-            s = (seat + step) & 3
-            if count[s]:
-                return s
-        raise AssertionError("no seat has cards")  # pragma: no cover
-
-    def _apply_play(self, s: int, ids: tuple[int, ...], play: Play) -> None:
-        self._push_undo(s)
-        m = 0
-        for c in ids:
-            m |= 1 << c
-        self._mask[s] &= ~m
-        self._packed[s] -= play.packed
-        self._count[s] -= len(ids)
-        self._actions.append(Action("play", s, ids, play, self._trick))
-        if play.tag & 15 >= 6:  # a bomb kind (Kind.BOMB and up)
-            self._bombs[s].append(play)
-        self._table = play
-        self._table_cards = ids
-        self._owner = s
-        self._passes = 0
-        if not self._count[s]:
-            places = self._places
-            places.append(s)  # R7 finishing
-            first = places[0]
-            if (first ^ 2) in places or ((first + 1) & 3 in places and (first + 3) & 3 in places):
-                self._end()  # R7: the outcome is decided, at once
-                return
-        self._to_act = self._next_active(s)
-
-    def _apply_pass(self, s: int) -> None:
-        self._push_undo(s)
-        self._actions.append(Action("pass", s, (), None, self._trick))
-        self._passes += 1
-        owner = self._owner
-        assert owner is not None
-        count = self._count
-        needed = sum(1 for t in range(4) if count[t] and t != owner)
-        if self._passes >= needed:
-            # R7: the trick ends; the owner leads, or 接风 to the partner if the owner is out.
-            if count[owner]:
-                lead = owner
-            elif count[owner ^ 2]:
-                lead = owner ^ 2
-            else:  # pragma: no cover - the deal would have ended (R7)
-                lead = self._next_active(owner)
-            self._table = None
-            self._table_cards = ()
-            self._owner = None
-            self._passes = 0
-            self._trick += 1
-            self._leader = lead
-            self._to_act = lead
-        else:
-            self._to_act = self._next_active(s)
-
-    def _final_places(self) -> tuple[int, ...]:
-        """R7: finishers in order, then unplaced seats by fewer cards left, ties by play order
-        after the last finisher (after the seat before the first leader if nobody finished)."""
-        places = list(self._places)
-        ref = places[-1] if places else (self.first_leader - 1) & 3
-        rest = [s for s in range(4) if s not in places]
-        rest.sort(key=lambda t: (self._count[t], (t - ref) & 3))
-        return tuple(places + rest)
-
-    def _end(self) -> None:
-        self._over = True
-        self._to_act = None
-        held = [Hand._from_packed_unchecked(p) for p in self._packed]
-        self._result = score(
-            self.rules, self._final_places(), self._bombs, held, self._escape
-        )
+        seat = _seat_arg("abandon", seat)
+        with self._lock:
+            if self._st.is_over:
+                raise _illegal("abandon", seat, "the deal is over")
+            trick = self._st.trick
+            self._st.abandon(seat)
+            self._log.append(("abandon", seat, 0, None, trick))
 
     # -- search support ------------------------------------------------------------------------
     def undo(self) -> Action:
         """Revert the last action exactly; returns it. Raises if there is none."""
-        if not self._undo:
-            raise IllegalPlayError("nothing to undo")
-        (
-            self._to_act, self._table, self._table_cards, self._owner, self._passes,
-            self._leader, self._trick, self._over, self._escape, self._result, seat,
-            self._mask[seat], self._packed[seat], self._count[seat], n_places, n_bombs,
-        ) = self._undo.pop()
-        del self._places[n_places:]
-        del self._bombs[seat][n_bombs:]
-        return self._actions.pop()
+        with self._lock:
+            log = self._log
+            if not log:
+                raise IllegalPlayError("nothing to undo")
+            self._st.undo()
+            record = log.pop()
+            self._mask[record[1]] |= record[2]
+            built = self._built
+            return built.pop() if len(built) > len(log) else _action(record)
 
     def copy(self) -> Game:
         """An independent copy (undo history included)."""
@@ -702,23 +893,11 @@ class Game:
         g.players = self.players
         g.initial_hands = self.initial_hands
         g.first_leader = self.first_leader
+        g._st = self._st.copy()
         g._mask = self._mask[:]
-        g._packed = self._packed[:]
-        g._count = self._count[:]
-        g._to_act = self._to_act
-        g._table = self._table
-        g._table_cards = self._table_cards
-        g._owner = self._owner
-        g._passes = self._passes
-        g._leader = self._leader
-        g._trick = self._trick
-        g._places = self._places[:]
-        g._over = self._over
-        g._escape = self._escape
-        g._result = self._result
-        g._bombs = [b[:] for b in self._bombs]
-        g._actions = self._actions[:]
-        g._undo = self._undo[:]
+        g._log = self._log[:]
+        g._built = self._built[:]
+        g._lock = threading.Lock()
         return g
 
     __copy__ = copy
@@ -726,23 +905,25 @@ class Game:
     def __deepcopy__(self, memo: dict[int, object]) -> Game:
         return self.copy()
 
-    def state(self) -> tuple[Any, ...]:
-        """Everything that defines the position (for equality checks and hashing)."""
+    def key(self) -> tuple[Any, ...]:
+        """Everything that defines the game, history included: ``a == b`` compares it (it was
+        ``Game.state()`` before :attr:`state` became the game's State)."""
         return (
             self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
-            self.first_leader, tuple(self._mask), self._to_act, self._table, self._table_cards,
-            self._owner, self._passes, self._leader, self._trick, tuple(self._places), self._over,
-            self._escape, self._result, tuple(tuple(b) for b in self._bombs), tuple(self._actions),
+            self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
+            self.table_owner, self.passes, self.leader, self.trick, self.places, self.is_over,
+            self.escape, self.result, tuple(self.bombs_played(s) for s in range(4)),
+            self.actions,
         )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Game) and self.state() == other.state()
+        return isinstance(other, Game) and self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        status = "over" if self._over else f"seat {self._to_act} to act"
-        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._actions)} actions>"
+        status = "over" if self.is_over else f"seat {self.to_act} to act"
+        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._log)} actions>"
 
     # -- persistence ---------------------------------------------------------------------------
     def _deal_dict(self) -> dict[str, Any]:
@@ -753,55 +934,130 @@ class Game:
             "leader": self.first_leader,
         }
 
-    def log(self) -> dict[str, Any]:
-        """The game log: rules, seed, the deal and every action (JSON-able)."""
-        return {
+    def _visible_seats(self, seat: Viewer) -> frozenset[int]:
+        """The seats whose hands ``seat`` may see: its own and, under 双明, its partner's."""
+        if seat is None:
+            return frozenset(range(4))
+        if seat == SPECTATOR:
+            return frozenset()
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
+            raise ValueError(f"seat must be 0..3, None or {SPECTATOR!r}, got {seat!r}")
+        return frozenset((seat, seat ^ 2) if self.rules.partner_visible else (seat,))
+
+    def log(self, seat: Viewer = None) -> dict[str, Any]:
+        """The game log: rules, seed, the deal and every action (JSON-able).
+
+        ``seat=None`` is the full log (:func:`replay` rebuilds the game from it). ``seat=s``
+        (0..3) is what the player at seat ``s`` may see, for a server to send to that client;
+        ``seat="spectator"`` shows no hand at all. A redacted log has ``"view"`` (the seat or
+        ``"spectator"``), ``"seed": null`` (the seed would give every hand away),
+        ``deal.hands`` with ``null`` for each hand the viewer may not see (its own and, under
+        双明, its partner's are kept — listed where they were dealt, before a 明牌 swap) and
+        ``deal.hand_sizes``; the revealed card, the seating and every action are public and
+        kept. A redacted log cannot be replayed."""
+        visible = self._visible_seats(seat)
+        deal = self._deal_dict()
+        doc = {
             "format": LOG_FORMAT,
             "version": JSON_VERSION,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
-            "deal": self._deal_dict(),
-            "actions": [_action_to_json(a) for a in self._actions],
+            "deal": deal,
+            "actions": [_action_to_json(a) for a in self._actions()],
         }
+        if seat is not None:
+            # The dealt hands are indexed by the seat before the 明牌 swap; seat s now holds
+            # the hand dealt at the seat it swapped with.
+            dealt_at = list(range(4))
+            if self.swap is not None:
+                a, b = self.swap
+                dealt_at[a], dealt_at[b] = b, a
+            shown = {dealt_at[s] for s in visible}
+            deal["hand_sizes"] = [len(h) for h in self.dealt]
+            deal["hands"] = [h if i in shown else None for i, h in enumerate(deal["hands"])]
+            doc["seed"] = None
+            doc["view"] = seat
+        return doc
 
-    def to_json(self, indent: int | None = None) -> str:
-        """Versioned JSON of the whole state (log + a snapshot of the position)."""
-        doc = self.log()
+    def to_json(self, indent: int | None = None, *, seat: Viewer = None) -> str:
+        """Versioned JSON of the whole state (log + a snapshot of the position). ``seat``
+        redacts it as :meth:`log` does (the snapshot's hidden hands become ``null``); only the
+        full document (``seat=None``) can be read back by :meth:`from_json`."""
+        doc = self.log(seat)
         doc["format"] = GAME_FORMAT
-        doc["state"] = self._snapshot_dict()
+        snap = self._snapshot_dict()
+        if seat is not None:
+            visible = self._visible_seats(seat)
+            snap["hands"] = [h if s in visible else None for s, h in enumerate(snap["hands"])]
+        doc["state"] = snap
         return json.dumps(doc, ensure_ascii=False, indent=indent)
 
     def _snapshot_dict(self) -> dict[str, Any]:
+        table = self.table
+        result = self.result
         return {
             "hands": [list(self.hand(s)) for s in range(4)],
             "players": list(self.players),
-            "to_act": self._to_act,
-            "table": list(self._table_cards) if self._table is not None else None,
-            "table_kind": self._table.kind.name.lower() if self._table is not None else None,
-            "table_owner": self._owner,
-            "passes": self._passes,
-            "leader": self._leader,
-            "trick": self._trick,
-            "places": list(self._places),
-            "over": self._over,
-            "escape": self._escape,
-            "result": self._result.to_dict() if self._result is not None else None,
+            "to_act": self.to_act,
+            "table": list(self.table_cards) if table is not None else None,
+            "table_kind": table.kind.name.lower() if table is not None else None,
+            "table_owner": self.table_owner,
+            "passes": self.passes,
+            "leader": self.leader,
+            "trick": self.trick,
+            "places": list(self.places),
+            "over": self.is_over,
+            "escape": self.escape,
+            "result": result.to_dict() if result is not None else None,
         }
 
     @classmethod
-    def from_json(cls, text: str | dict[str, Any]) -> Game:
+    def from_json(
+        cls, text: str | dict[str, Any], *, rules: Rules | None = None, seeded: bool = False
+    ) -> Game:
         """Rebuild a game from :meth:`to_json` (or a log): every action is re-validated and
-        the stored snapshot, if any, must match. Raises ``ValueError`` on a bad document."""
-        doc = json.loads(text) if isinstance(text, str) else text
-        if not isinstance(doc, dict) or doc.get("format") not in (GAME_FORMAT, LOG_FORMAT):
-            raise ValueError("not a shuangkou game document (format field)")
-        if doc.get("version") != JSON_VERSION:
-            raise ValueError(f"unsupported game document version {doc.get('version')!r}")
-        game = replay(doc)
-        snap = doc.get("state")
-        if snap is not None and json.loads(json.dumps(game._snapshot_dict())) != snap:
-            raise ValueError("the stored state does not match the replayed actions")
-        return game
+        the stored snapshot, if any, must match.
+
+        Documents are untrusted input (:mod:`shuangkou.documents`): a bad one raises
+        :class:`~shuangkou.errors.DocumentError` naming the field (:class:`ReplayError` for an
+        illegal action), in time linear in its size. A server pins what it would have made
+        itself: ``rules=`` (the document's rules must equal them) and ``seeded=True`` (only
+        the standard seeded deal, no scripted hands)."""
+        return _from_doc(documents.load(text, "game document"), Trust(rules, seeded))
+
+
+def _from_doc(doc: dict[str, Any], trust: Trust) -> Game:
+    fmt = doc.get("format")
+    if fmt not in (GAME_FORMAT, LOG_FORMAT):
+        raise DocumentError("not a shuangkou game document (format field)")
+    if doc.get("version") != JSON_VERSION:
+        raise DocumentError(f"unsupported game document version {str(doc.get('version'))[:20]}")
+    game = _replay(doc, trust)
+    snap = documents.get(doc, "state", dict, "game document", None, nullable=True)
+    if snap is not None and json.loads(json.dumps(game._snapshot_dict())) != snap:
+        raise DocumentError("the stored state does not match the replayed actions")
+    return game
+
+
+def reveal_swap(
+    hands: Sequence[Collection[int]], revealed: int
+) -> tuple[int, tuple[int, int] | None]:
+    """R7 明牌 on dealt ``hands`` (card ids per seat): the first leader (the holder of the
+    ``revealed`` card id) and the two seats that swap players and hands, lowest first — the
+    holder of the other copy and the leader's partner — or ``None`` when the leader holds both
+    copies or the other copy's holder already sits opposite (or nobody holds it)."""
+    holder = [s for s in range(4) if revealed in hands[s]]
+    if not holder:
+        raise ValueError(f"revealed card {revealed} is in no hand")
+    leader = holder[0]
+    a, b = face_copies(card_face(revealed))
+    other = b if revealed == a else a
+    other_holder = [s for s in range(4) if other in hands[s]]
+    partner = leader ^ 2
+    if other_holder and other_holder[0] not in (leader, partner):
+        o = other_holder[0]
+        return leader, (min(o, partner), max(o, partner))
+    return leader, None
 
 
 def _unswap(players: tuple[int, ...], swap: tuple[int, int] | None) -> tuple[int, ...]:
@@ -827,51 +1083,89 @@ def _action_to_json(a: Action) -> list[Any]:
     return [a.kind, a.seat]
 
 
-def _deal_from_log(doc: dict[str, Any]) -> Game:
-    rules = Rules.from_dict(doc["rules"])
-    deal = doc.get("deal") or {}
-    seed = doc.get("seed")
-    players = deal.get("players", [0, 1, 2, 3])
-    if seed is not None:
-        leader = deal.get("leader") if rules.first_leader == "random" else None
-        game = Game(rules, seed, players=players, leader=leader)
-        if "hands" in deal and [list(h) for h in game.dealt] != [list(h) for h in deal["hands"]]:
-            raise ValueError("the logged hands are not the deal of the logged seed")
-        if deal.get("revealed") is not None and deal["revealed"] != game.revealed:
-            raise ValueError("the logged revealed card is not the seed's")
-        return game
+def _deal_from_log(doc: dict[str, Any], trust: Trust) -> Game:
+    if doc.get("view") is not None:
+        raise DocumentError("a log redacted for a seat cannot be replayed (hands hidden)")
+    rules = documents.rules_of(doc, trust, "log")
+    deal = documents.get(doc, "deal", dict, "log", {}, nullable=True) or {}
+    seed = documents.get(doc, "seed", int, "log", None, nullable=True)
+    players = documents.int_list(deal.get("players", [0, 1, 2, 3]), "deal.players", 0, 2**31, 4)
     revealed = deal.get("revealed")
-    return Game.from_deal(
-        rules, deal["hands"], players=players,
-        revealed=revealed, leader=None if revealed is not None else deal.get("leader", 0),
-    )
+    if revealed is not None:
+        revealed = documents.integer(revealed, "deal.revealed", 0, N_CARDS - 1)
+    leader = deal.get("leader")
+    if leader is not None:
+        leader = documents.integer(leader, "deal.leader", 0, 3)
+    hands = deal.get("hands")
+    if hands is not None:
+        if not isinstance(hands, list) or len(hands) != 4:
+            raise DocumentError("deal.hands must be a list of 4 hands")
+        hands = [documents.int_list(h, f"deal.hands[{i}]", 0, N_CARDS - 1)
+                 for i, h in enumerate(hands)]
+    if seed is not None:
+        seed = documents.integer(seed, "seed", 0, 2**64 - 1)
+        game = Game(rules, seed, players=players,
+                    leader=leader if rules.first_leader == "random" else None)
+        if hands is not None and [list(h) for h in game.dealt] != hands:
+            raise DocumentError("the logged hands are not the deal of the logged seed")
+        if revealed is not None and revealed != game.revealed:
+            raise DocumentError("the logged revealed card is not the seed's")
+        return game
+    if trust.seeded:
+        raise DocumentError("the document has no seed: only seeded standard deals are accepted")
+    if hands is None:
+        raise DocumentError("deal.hands is missing (a document without a seed must list them)")
+    try:
+        return Game.from_deal(
+            rules, hands, players=players,
+            revealed=revealed, leader=None if revealed is not None else (leader or 0),
+        )
+    except ValueError as e:
+        raise DocumentError(f"deal: {e}") from None
 
 
-def replay(log: dict[str, Any] | str) -> Game:
+def replay(log: dict[str, Any] | str, *, rules: Rules | None = None,
+           seeded: bool = False) -> Game:
     """Rebuild a game from a log (:meth:`Game.log` or :meth:`Game.to_json`), re-validating every
-    action. Raises :class:`ReplayError` at the first illegal one (``step``, ``action`` and the
-    ``game`` just before it)."""
-    doc = json.loads(log) if isinstance(log, str) else log
-    if not isinstance(doc, dict) or doc.get("version") != JSON_VERSION:
-        raise ValueError("not a shuangkou log of a supported version")
-    game = _deal_from_log(doc)
-    for i, a in enumerate(doc.get("actions", [])):
+    action. Raises :class:`ReplayError` at the first illegal action (``step``, ``action`` and
+    the ``game`` just before it) and for a malformed document (``step`` −1). ``rules`` and
+    ``seeded`` pin what is accepted, as for :meth:`Game.from_json`."""
+    try:
+        doc = documents.load(log, "log")
+        if doc.get("version") != JSON_VERSION:
+            raise DocumentError("not a shuangkou log of a supported version")
+        return _replay(doc, Trust(rules, seeded))
+    except ReplayError:
+        raise
+    except DocumentError as e:
+        raise ReplayError(str(e), -1, None, None) from None
+
+
+def _replay(doc: dict[str, Any], trust: Trust) -> Game:
+    game = _deal_from_log(doc, trust)
+    actions = documents.get(doc, "actions", list, "log", [])
+    for i, a in enumerate(actions):
         try:
-            if not isinstance(a, (list, tuple)) or len(a) < 2:
-                raise IllegalPlayError(f"malformed action {a!r}")
-            kind, seat = a[0], a[1]
+            if not isinstance(a, list) or not 2 <= len(a) <= 4 or not isinstance(a[0], str):
+                raise IllegalPlayError(f"malformed action {str(a)[:60]}")
+            kind = a[0]
+            seat = documents.integer(a[1], f"actions[{i}] seat", 0, 3)
             if kind == "play":
-                if len(a) < 3:
-                    raise IllegalPlayError(f"malformed play action {a!r}")
-                game.play(a[2], a[3] if len(a) > 3 else None, seat=seat)
-            elif kind == "pass":
+                if len(a) < 3 or not isinstance(a[2], list):
+                    raise IllegalPlayError(f"malformed play action {str(a)[:60]}")
+                cards = documents.int_list(a[2], f"actions[{i}] cards", 0, N_CARDS - 1)
+                kind_name = a[3] if len(a) > 3 else None
+                if kind_name is not None and not isinstance(kind_name, str):
+                    raise IllegalPlayError(f"malformed play kind {str(kind_name)[:20]}")
+                game.play(cards, kind_name, seat=seat)
+            elif kind == "pass" and len(a) == 2:
                 game.pass_(seat=seat)
-            elif kind == "abandon":
+            elif kind == "abandon" and len(a) == 2:
                 game.abandon(seat)
             else:
-                raise IllegalPlayError(f"unknown action {kind!r}")
-        except IllegalPlayError as e:
-            raise ReplayError(f"step {i}: {e}", i, a, game) from e
+                raise IllegalPlayError(f"unknown action {kind[:20]!r}")
+        except (IllegalPlayError, DocumentError) as e:
+            raise ReplayError(f"step {i}: {e}", i, a, game) from None
     return game
 
 
@@ -883,7 +1177,7 @@ class Match:
 
     def __init__(self, rules: Rules, seed: int = 7) -> None:
         self.rules = rules
-        self.seed = int(seed)
+        self.seed: int = int(seed)
         self.games: list[Game] = []
 
     @property
@@ -937,18 +1231,28 @@ class Match:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> Match:
-        doc = json.loads(text)
+    def from_json(cls, text: str, *, rules: Rules | None = None, seeded: bool = False) -> Match:
+        """Rebuild a match from :meth:`to_json`. Every game must have the match's rules (and
+        ``rules``, if given) and follow from its seed and history; errors as for
+        :meth:`Game.from_json`."""
+        doc = documents.load(text, "match document")
         if doc.get("format") != MATCH_FORMAT or doc.get("version") != JSON_VERSION:
-            raise ValueError("not a shuangkou match document of a supported version")
-        m = cls(Rules.from_dict(doc["rules"]), doc["seed"])
-        for i, gdoc in enumerate(doc["games"]):
+            raise DocumentError("not a shuangkou match document of a supported version")
+        trust = Trust(rules, seeded)
+        m_rules = documents.rules_of(doc, trust, "match")
+        m = cls(m_rules, documents.integer(doc.get("seed"), "match seed", 0, 2**64 - 1))
+        games = documents.get(doc, "games", list, "match")
+        for i, gdoc in enumerate(games):
+            if m.games and not m.games[-1].is_over:
+                raise DocumentError(f"games[{i}]: the deal before it is not over")
             expect = m.deal()
-            got = Game.from_json(gdoc)
+            if not isinstance(gdoc, dict):
+                raise DocumentError(f"games[{i}] must be a game document")
+            got = _from_doc(gdoc, Trust(m_rules, seeded))
             same = (got.seed, got.players, got.first_leader) == (
                 expect.seed, expect.players, expect.first_leader
             )
             if not same:
-                raise ValueError(f"deal {i} does not follow from the match's seed and history")
+                raise DocumentError(f"deal {i} does not follow from the match's seed and history")
             m.games[-1] = got
         return m

@@ -130,7 +130,7 @@ def _parse_rules(token: str) -> Rules:
         elif "int" in kind:
             if raw == "none" and "None" in kind:
                 value = None
-            elif raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 18:
+            elif raw.isascii() and raw.removeprefix("-").isdigit() and len(raw) <= 18:
                 value = int(raw)
             else:
                 raise _error(0, f"{key} must be an integer, not {_q(raw)}")
@@ -279,11 +279,10 @@ def parse_position(text: str, rules: Rules | str | None = None, cls: Any = None)
                 seat_bombs.append(bomb)
         bombs.append(seat_bombs)
     escape = _parse_seat(fields[7], 7)
-    extra: dict[str, Any] = {} if escape is None else {"escape": escape}
     try:
         state = cls.from_position(
             named, hands, to_act, table=table, table_owner=owner, passes=passes,
-            places=tuple(places), bombs=tuple(tuple(b) for b in bombs), **extra,
+            places=tuple(places), bombs=tuple(tuple(b) for b in bombs), escape=escape,
         )
     except ValueError as e:
         raise NotationError(f"position text: impossible position: {e}") from None
