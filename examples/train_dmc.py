@@ -9,7 +9,9 @@ half against ``greedy``.
 
 Run (numpy only; matplotlib for the curve)::
 
-    python examples/train_dmc.py --minutes 20 --png curve.png --json result.json
+    python examples/train_dmc.py --minutes 20 --eval-deals 2000 --curve-every 90 \
+        --png curve.png --json result.json      # the run reported in docs/rl.md
+    python examples/train_dmc.py                # a one-minute demo
     python examples/train_dmc.py --deals 2000 --eval-deals 250     # a one-minute smoke
 
 At the end it plays ``--eval-deals`` seeded deals (seeds the training never saw) against
@@ -185,15 +187,15 @@ def evaluate(net: MLP | None, preset: str, opponent: str, deals: int, seed: int,
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="baibian")
-    ap.add_argument("--minutes", type=float, default=20.0)
+    ap.add_argument("--minutes", type=float, default=1.0, help="1: a quick demo; 20: real")
     ap.add_argument("--deals", type=int, default=None, help="stop after this many deals")
     ap.add_argument("--envs", type=int, default=128, help="deals per VecEnv (two VecEnvs)")
     ap.add_argument("--hidden", default="256,128")
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--batch", type=int, default=1024)
-    ap.add_argument("--eval-deals", type=int, default=2000)
+    ap.add_argument("--eval-deals", type=int, default=250)
     ap.add_argument("--curve-deals", type=int, default=250, help="deals per curve point")
-    ap.add_argument("--curve-every", type=float, default=90.0, help="seconds between points")
+    ap.add_argument("--curve-every", type=float, default=20.0, help="seconds between points")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--png", default=None)
