@@ -28,8 +28,10 @@ def extension(name: str) -> Extension:
 
 
 # _core: play generation; _sim: the self-play deal loop and batch loops; _engine: State;
-# _physical: the physical card ids of a Game; _solve: the solver.
-extensions = [extension(name) for name in ("_core", "_sim", "_engine", "_physical", "_solve")]
+# _physical: the physical card ids of a Game; _solve: the solver; _rl: the RL VecEnv.
+extensions = [
+    extension(name) for name in ("_core", "_sim", "_engine", "_physical", "_solve", "_rl")
+]
 
 setup(
     ext_modules=cythonize(

@@ -12,7 +12,8 @@
 * :func:`observation` – a fixed-size ``float32`` encoding of what a seat sees (:data:`OBS_FIELDS`).
 
 Both RL styles are served: a fixed action space with masks (readings; the concrete cards for
-an action come from :meth:`ActionTable.play_for`, the fewest-wild way), and the exact
+an action come from :meth:`ActionTable.play_for`; the table tells apart how many wilds a play
+uses, so an agent can keep a wild), and the exact
 variable-length list of plays with their card vectors.
 """
 
@@ -26,7 +27,7 @@ import numpy as np
 
 from . import _core
 from ._check import as_int
-from .cards import MAX_COPIES, N_RANKS, Hand
+from .cards import CARD_RANKS, MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import ArgumentError
 from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
@@ -34,11 +35,14 @@ from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, a
 __all__ = [
     "ACTION_TABLE_VERSION",
     "OBS_FIELDS",
+    "OBS_OFFSETS",
+    "OBS_SIZE",
     "OBS_VERSION",
     "ActionTable",
     "PlayBatch",
     "action_table",
     "as_counts",
+    "bomb_grade",
     "count_plays",
     "legal_action_mask",
     "legal_plays",
@@ -48,15 +52,16 @@ __all__ = [
     "unpack",
 ]
 
-ACTION_TABLE_VERSION = 1
-"""Version of the action table layout; bumped on any change of order or content."""
+ACTION_TABLE_VERSION = 2
+"""Version of the action table layout; bumped on any change of order or content (v2: each
+reading is split by the number of wild cards the play uses; docs/rl.md)."""
 
 _SHIFTS = (4 * np.arange(N_RANKS)).astype(np.uint64)
 _MAX_TAG = (1 << 31) - 1
 _MAX = np.array(MAX_COPIES, dtype=np.int64)
-KEY_MASK = 0x0FC1FFFF
-"""Tag bits that identify a reading in the action table: kind, top, width, length, size (not
-stars, which follow from them, nor wilds)."""
+KEY_MASK = 0x7FC1FFFF
+"""Tag bits that identify an action of the table: kind, top, width, length, size and wilds
+(not stars, which follow from the others)."""
 
 
 # -- hands -------------------------------------------------------------------------------------
@@ -190,6 +195,22 @@ def legal_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all")
 
 
 # -- the action table --------------------------------------------------------------------------
+Action = tuple[int, int, int, int, int, int, int]
+"""One entry of the table: (kind, top, width, length, stars, size, wilds)."""
+
+
+def _wild_counts(kind: int, top: int, size: int, wmax: int) -> range:
+    """How many wild cards a play of this reading can use (R3, the tag's ``wilds`` field): none
+    for a single (a wild alone is itself) and for 三王/天王 (jokers read naturally); a pair of
+    SJ uses one when it is SJ + a wild BJ; a pair of BJ none; every other reading has a natural
+    card, so up to ``size - 1`` wilds, and never more than the rules have."""
+    if kind in (Kind.SINGLE, Kind.THREE_JOKERS, Kind.FOUR_JOKERS) or wmax == 0:
+        return range(1)
+    if kind == Kind.PAIR and top >= 13:
+        return range(2 if top == 13 else 1)
+    return range(min(wmax, size - 1) + 1)
+
+
 def _enumerate_readings(flags: int) -> list[tuple[int, int, int, int, int, int]]:
     """Every reading (kind, top, width, length, stars, size) a play of ≤ 27 cards can have."""
     stars_on = bool(flags & FLAG_STARS)
@@ -231,20 +252,38 @@ def _enumerate_readings(flags: int) -> list[tuple[int, int, int, int, int, int]]
     return out
 
 
+def _enumerate_actions(flags: int) -> list[Action]:
+    """The table's actions after PASS (docs/rl.md, "The action table"): every reading in
+    :func:`_enumerate_readings` order, each followed by its wild counts, fewest first."""
+    wmax = 2 * bool(flags & FLAG_WILD_SJ) + 2 * bool(flags & FLAG_WILD_BJ)
+    return [(k, t, w, ln, s, z, nw) for k, t, w, ln, s, z in _enumerate_readings(flags)
+            for nw in _wild_counts(k, t, z, wmax)]
+
+
+def _choice_key(play: Play) -> tuple[int, int]:
+    """The documented rule choosing the cards of a table action (docs/rl.md): among the legal
+    plays with the action's reading and wild count, the fewest big jokers (a wild small joker
+    goes before a big one), then the smallest packed cards word (lower ranks first)."""
+    return (play.packed >> 56 & 15, play.packed)
+
+
 class ActionTable:
     """The fixed action space of one rules preset: index 0 is PASS, then every reading
-    ``(kind, top, width, length, size)`` (stars follow from them) in a fixed order."""
+    ``(kind, top, width, length, size)`` (stars follow from them) split by the number of wild
+    cards the play uses, in a fixed order (docs/rl.md; frozen per :data:`ACTION_TABLE_VERSION`
+    by the golden files ``tests/data/action_table_v*.json``)."""
 
     def __init__(self, rules: Rules) -> None:
         self.version = ACTION_TABLE_VERSION
         self.rules = rules
         self.flags: int = rules.flags
-        readings = _enumerate_readings(self.flags)
-        self.readings: np.ndarray = np.zeros((len(readings) + 1, 6), dtype=np.int16)
-        self.readings[1:] = np.array(readings, dtype=np.int16)
-        tags = [NO_TABLE] + [pack_tag(k, t, w, ln, s, z, 0) for k, t, w, ln, s, z in readings]
-        self.tags: np.ndarray = np.array(tags, dtype=np.uint32)
-        """Tag (wilds = 0) of each action; 0 for PASS."""
+        actions = _enumerate_actions(self.flags)
+        self.readings: np.ndarray = np.zeros((len(actions) + 1, 7), dtype=np.int16)
+        """``(A, 7)``: (kind, top, width, length, stars, size, wilds) of each action (PASS: 0)."""
+        self.readings[1:] = np.array(actions, dtype=np.int16)
+        self.tags: np.ndarray = np.array([NO_TABLE] + [pack_tag(*a) for a in actions],
+                                         dtype=np.uint32)
+        """Tag of each action; 0 for PASS."""
         keys = self.tags.astype(np.int64) & KEY_MASK
         if len(np.unique(keys)) != len(keys):  # pragma: no cover - construction invariant
             raise AssertionError("action table keys collide")
@@ -260,8 +299,8 @@ class ActionTable:
 
     # -- encode / decode -----------------------------------------------------------------------
     def encode(self, play: Play | int | None) -> int:
-        """The action index of a play's reading (0 for PASS / ``None``). Raises ``KeyError``
-        for a reading not in the table."""
+        """The action index of a play (its reading and wild count; 0 for PASS / ``None``).
+        Raises ``KeyError`` for a reading not in the table."""
         if play is None or (isinstance(play, Play) and not play):
             return 0
         tag = play.tag if isinstance(play, Play) else int(play)
@@ -283,26 +322,28 @@ class ActionTable:
 
     def decode(self, index: int) -> dict[str, Any]:
         """The reading of an action: ``kind`` (a :class:`Kind`, ``None`` for PASS), ``top``,
-        ``width``, ``length``, ``stars``, ``size`` and its ``tag`` (wilds 0)."""
+        ``width``, ``length``, ``stars``, ``size``, ``wilds`` and its ``tag``."""
         if not 0 <= index < len(self):
             raise IndexError(f"action {index} out of range 0..{len(self) - 1}")
         if index == 0:
             return {"kind": None, "top": 0, "width": 0, "length": 0, "stars": 0, "size": 0,
-                    "tag": NO_TABLE}
-        k, t, w, ln, s, z = (int(v) for v in self.readings[index])
+                    "wilds": 0, "tag": NO_TABLE}
+        k, t, w, ln, s, z, nw = (int(v) for v in self.readings[index])
         return {"kind": Kind(k), "top": t, "width": w, "length": ln, "stars": s, "size": z,
-                "tag": int(self.tags[index])}
+                "wilds": nw, "tag": int(self.tags[index])}
 
     def describe(self, index: int) -> str:
+        """Human text of an action: ``'pair of 5 (2 cards), 1 wild'``, ``'pass'``."""
         if index == 0:
             return "pass"
         d = self.decode(index)
-        return Play._from_codes(0, d["tag"]).describe()
+        text = Play._from_codes(0, d["tag"]).describe()
+        return text + (f", {d['wilds']} wild" + "s" * (d["wilds"] > 1) if d["wilds"] else "")
 
     # -- masks and plays -----------------------------------------------------------------------
     def mask(self, hands: Any, table: Any = None, wilds: str = "all") -> np.ndarray:
-        """``(N, A)`` bool: the actions each hand may take (readings of its legal plays; PASS
-        when answering, i.e. when the hand's table tag is not 0)."""
+        """``(N, A)`` bool: the actions each hand may take (the actions of its legal plays
+        listed with ``wilds``; PASS when answering, i.e. when the hand's table tag is not 0)."""
         w = _words(hands)
         tables = _tables(table, w.shape[0], self.rules)
         off, _, tags = _core.generate_batch(w, self.flags, tables, _fewest(wilds))
@@ -313,8 +354,9 @@ class ActionTable:
         return out
 
     def play_for(self, hand: Hand | str, action: int, table: Play | str | None = None) -> Play:
-        """The concrete play for ``action`` from ``hand``: the fewest-wild play with that reading
-        (``wilds="fewest"``), or :data:`PASS`. Raises ``ValueError`` if illegal."""
+        """The concrete play for ``action`` from ``hand`` (the rule of :func:`_choice_key`:
+        fewest big jokers, then lowest cards), or :data:`PASS`. Raises ``ValueError`` if the
+        action is not legal here."""
         from .plays import legal_plays as per_hand
 
         if action == 0:
@@ -322,10 +364,10 @@ class ActionTable:
                 raise ValueError("PASS is not legal when leading (R4)")
             return PASS
         want = int(self.tags[action]) & KEY_MASK
-        for p in per_hand(hand, self.rules, table, wilds="fewest"):
-            if p.tag & KEY_MASK == want:
-                return p
-        raise ValueError(f"action {action} ({self.describe(action)}) is not legal here")
+        plays = [p for p in per_hand(hand, self.rules, table) if p.tag & KEY_MASK == want]
+        if not plays:
+            raise ValueError(f"action {action} ({self.describe(action)}) is not legal here")
+        return min(plays, key=_choice_key)
 
 
 @lru_cache(maxsize=32)
@@ -346,63 +388,96 @@ def legal_action_mask(
 
 
 # -- observations ------------------------------------------------------------------------------
-OBS_VERSION = 1
+OBS_VERSION = 2
+"""Version of the observation layout (:data:`OBS_FIELDS`); bumped on any change."""
+
 OBS_FIELDS: tuple[tuple[str, int], ...] = (
-    ("hand", 15),            # own counts
-    ("partner_hand", 15),    # partner's counts under 双明 (R6), else 0
-    ("partner_visible", 1),
-    ("played", 15),          # cards played so far by all seats, per rank
-    ("cards_left", 4),       # per seat, relative: self, next, partner, previous
-    ("finished", 4),         # per relative seat: 1 if out
-    ("leading", 1),          # 1 when the seat to act leads
-    ("table_cards", 15),     # counts of the table play
-    ("table_reading", 6),    # kind+1 (0: none), top, width, length, stars, size
-    ("table_owner", 4),      # one-hot relative seat of the table's owner
-    ("bombs_played", 4),     # per relative seat
-    ("to_act", 4),           # one-hot relative seat to act
+    ("hand", 15),             # own counts per rank (R1 order)
+    ("partner_hand", 15),     # partner's counts under 双明 (R6), else 0
+    ("partner_visible", 1),   # 1 under 双明
+    ("cards_left", 4),        # per relative seat: self, next, partner, previous
+    ("played", 60),           # 4 × 15: cards each relative seat has played, per rank
+    ("place", 4),             # per relative seat: finishing place 1..4, 0 while it has cards
+    ("leading", 1),           # 1 when the observing seat is to lead (no table play)
+    ("table_cards", 15),      # counts of the table play (0 when none)
+    ("table_reading", 7),     # kind+1 (0: none), top, width, length, stars, size, wilds
+    ("table_owner", 4),       # one-hot relative seat of the table play's owner
+    ("passes", 1),            # passes since the table play
+    ("bombs", 32),            # 4 × 8: bombs each relative seat played, by grade (bomb_grade)
+    ("revealed_rank", 15),    # one-hot rank of the 明牌 card (R7; 0 with a random leader)
+    ("revealed_holder", 4),   # one-hot relative seat that held it (the first leader)
+    ("twin_holder", 4),       # one-hot relative seat that held its twin after the swap
 )
-"""Layout of :func:`observation`: (name, length) in order; all float32, raw counts."""
+"""Layout of an observation (docs/rl.md, "Observations"): (name, length) in order; float32,
+raw counts. Seats are relative to the observing seat: 0 itself, 1 next, 2 partner, 3 previous."""
 OBS_SIZE = sum(n for _, n in OBS_FIELDS)
+OBS_OFFSETS: dict[str, int] = {
+    name: sum(n for _, n in OBS_FIELDS[:i]) for i, (name, _) in enumerate(OBS_FIELDS)
+}
+"""Start of each field in the observation vector."""
+
+
+def bomb_grade(tag: int) -> int:
+    """The ``bombs`` field's column (0..7) of a bomb play: in star presets its stars − 4,
+    capped at 7 (≥ 11★); in classic (no stars) its size − 4 for an X相 bomb, 7 for 天王."""
+    kind, _, _, _, stars, size, _ = unpack_tag(tag)
+    if stars:
+        return min(stars, 11) - 4
+    return 7 if kind == Kind.FOUR_JOKERS else min(size, 11) - 4
 
 
 def observation(game: Any, seat: int) -> np.ndarray:
-    """A fixed-size ``float32`` vector of what ``seat`` sees in a
-    :class:`~shuangkou.game.Game` (layout :data:`OBS_FIELDS`, version :data:`OBS_VERSION`);
-    seats are relative to ``seat``."""
+    """What ``seat`` sees in a :class:`~shuangkou.game.Game`, as a ``float32`` vector
+    (layout :data:`OBS_FIELDS`, version :data:`OBS_VERSION`).
+
+    This is the pure-Python reference: it reads the game's public history. ``shuangkou.rl``
+    writes the same bytes from its incrementally updated C state."""
     if seat not in range(4):
         raise ValueError(f"seat must be 0..3, got {seat!r}")
-    parts: dict[str, np.ndarray] = {}
+    obs = np.zeros(OBS_SIZE, np.float32)
+
+    def put(name: str, values: Any, at: int = 0) -> None:
+        v = np.asarray(values, np.float32).reshape(-1)
+        start = OBS_OFFSETS[name] + at
+        obs[start:start + v.shape[0]] = v
+
+    def one_hot(name: str, abs_seat: int | None) -> None:
+        if abs_seat is not None:
+            obs[OBS_OFFSETS[name] + ((abs_seat - seat) & 3)] = 1
+
     rel = [(seat + k) & 3 for k in range(4)]
-    parts["hand"] = np.array(game.hand_ranks(seat).counts, np.float32)
-    vis = bool(game.rules.partner_visible)
-    parts["partner_hand"] = (np.array(game.hand_ranks(seat ^ 2).counts, np.float32) if vis
-                             else np.zeros(15, np.float32))
-    parts["partner_visible"] = np.array([float(vis)], np.float32)
-    played = np.zeros(15, np.float32)
+    put("hand", game.hand_ranks(seat).counts)
+    if game.rules.partner_visible:
+        put("partner_hand", game.hand_ranks(seat ^ 2).counts)
+        put("partner_visible", [1])
+    put("cards_left", [game.cards_left(s) for s in rel])
     for a in game.actions:
         if a.kind == "play" and a.play is not None:
-            played += np.array(a.play.cards.counts, np.float32)
-    parts["played"] = played
-    counts = game.card_counts
-    parts["cards_left"] = np.array([counts[s] for s in rel], np.float32)
-    places = set(game.places)
-    parts["finished"] = np.array([float(s in places) for s in rel], np.float32)
+            k = (a.seat - seat) & 3
+            obs[OBS_OFFSETS["played"] + 15 * k:][:15] += a.play.cards.counts
+            if a.play.is_bomb:
+                obs[OBS_OFFSETS["bombs"] + 8 * k + bomb_grade(a.play.tag)] += 1
+    for place, s in enumerate(game.places):
+        put("place", [place + 1], (s - seat) & 3)
     table = game.table
-    parts["leading"] = np.array([float(table is None)], np.float32)
+    put("leading", [float(table is None and game.to_act == seat)])
     if table is not None:
-        parts["table_cards"] = np.array(table.cards.counts, np.float32)
-        k, t, w, ln, s, z, _ = unpack_tag(table.tag)
-        parts["table_reading"] = np.array([k + 1, t, w, ln, s, z], np.float32)
-    else:
-        parts["table_cards"] = np.zeros(15, np.float32)
-        parts["table_reading"] = np.zeros(6, np.float32)
-    owner = np.zeros(4, np.float32)
-    if game.table_owner is not None:
-        owner[(game.table_owner - seat) & 3] = 1
-    parts["table_owner"] = owner
-    parts["bombs_played"] = np.array([len(game.bombs_played(s)) for s in rel], np.float32)
-    to_act = np.zeros(4, np.float32)
-    if game.to_act is not None:
-        to_act[(game.to_act - seat) & 3] = 1
-    parts["to_act"] = to_act
-    return np.concatenate([parts[name] for name, _ in OBS_FIELDS])
+        put("table_cards", table.cards.counts)
+        k, t, w, ln, st, z, nw = unpack_tag(table.tag)
+        put("table_reading", [k + 1, t, w, ln, st, z, nw])
+        one_hot("table_owner", game.table_owner)
+        put("passes", [game.passes])
+    if game.revealed is not None:
+        obs[OBS_OFFSETS["revealed_rank"] + CARD_RANKS[game.revealed]] = 1
+        one_hot("revealed_holder", game.first_leader)
+        one_hot("twin_holder", _twin_holder(game))
+    return obs
+
+
+def _twin_holder(game: Any) -> int:
+    """The seat holding the other copy of the revealed card after the 明牌 swap (R7): the
+    leader itself if it holds both, else the leader's partner."""
+    a, b = face_copies(card_face(game.revealed))
+    twin = b if game.revealed == a else a
+    return int(game.first_leader if twin in game.initial_hands[game.first_leader]
+               else game.first_leader ^ 2)

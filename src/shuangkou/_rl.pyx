@@ -1,0 +1,589 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The RL vector environment's kernel: N deals over the game state of ``_state.pxd``, stepped
+in ``noexcept nogil`` C (docs/rl.md). :class:`shuangkou.rl.VecEnv` owns the numpy buffers and
+the threads; this module fills them.
+
+A step has three phases, so that a bad action changes nothing and threads never share memory:
+
+1. ``resolve`` (serial, cheap): each deal's action — an index into its legal list or an action
+   table id (docs/rl.md: the documented card choice) — becomes a (word, tag) or a pass, read
+   from the output CSR of the previous step. An illegal action is reported before any deal
+   moves.
+2. ``advance(t)`` (thread ``t``, deals ``lo[t]:hi[t]``): apply the action, let the built-in
+   opponents (``_selfplay.greedy_choose``, or uniform random) play the seats the agent does not
+   control, score a finished deal (``sk_score``) and start the next one from the seeded stream
+   (deal ``k`` of env ``i`` is deal index ``i + k·N``: ``sk_deal(sk_deal_seed(seed, index))``,
+   the same whatever N and threads), then list the legal plays of the seat to act
+   (``sk_legal``) into thread ``t``'s region of the scratch buffers, set the mask row, and
+   write the observation from the deal's incrementally kept state.
+3. ``finish(t)``: copy thread ``t``'s plays into the contiguous output CSR at the offsets
+   ``compact`` computed, with each play's card counts and reading features.
+"""
+
+cimport cython
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
+
+from _packed cimport nib
+from _readings cimport (
+    K_BOMB, K_FOUR_JOKERS, tag_kind, tag_length, tag_size, tag_stars, tag_top, tag_width,
+    tag_wilds,
+)
+from _selfplay cimport POL_GREEDY, POL_RANDOM, SP_CAP, greedy_choose
+from shuangkou._engine cimport State
+from _state cimport (
+    SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
+    sk_pass, sk_play, sk_rng_bounded, sk_score,
+)
+
+cdef enum:
+    POL_AGENT = 2           # the seat is played by the caller
+    LOG_CAP = 640           # decisions of one deal (≤ 108 plays, each followed by ≤ 3 passes)
+    # the observation layout (shuangkou.batch.OBS_FIELDS, version 2; tests assert equality)
+    OBS_SIZE = 182
+    O_HAND = 0
+    O_PARTNER = 15
+    O_PVIS = 30
+    O_LEFT = 31
+    O_PLAYED = 35
+    O_PLACE = 95
+    O_LEADING = 99
+    O_TCARDS = 100
+    O_TREAD = 115
+    O_TOWNER = 122
+    O_PASSES = 126
+    O_BOMBS = 127
+    O_RRANK = 159
+    O_RHOLDER = 174
+    O_TWIN = 178
+
+OBS = OBS_SIZE
+AGENT = POL_AGENT
+RANDOM = POL_RANDOM
+GREEDY = POL_GREEDY
+OPPONENT_BUFFER = SP_CAP
+
+
+cdef struct Slot:
+    SkState st
+    uint64_t rng            # the opponents' randomness: the deal's generator after its draws
+    int64_t deal            # deal index in the seeded stream
+    uint8_t bombs[32]       # 4 × 8: bombs per seat by grade (batch.bomb_grade)
+    int8_t rev_rank         # rank of the 明牌 card, -1 with a random leader
+    int8_t twin             # seat holding its twin after the swap
+    int32_t n_log
+    # phase 1 → 2: the resolved action
+    uint64_t ch_word
+    uint32_t ch_tag         # 0: pass
+    # phase 2 → 3: the plays listed in the thread's region
+    int64_t reg_start
+    int32_t n_plays
+
+
+cdef inline int bomb_grade(uint32_t tag) noexcept nogil:
+    """shuangkou.batch.bomb_grade."""
+    cdef int s = tag_stars(tag), z
+    if s:
+        return (s if s < 11 else 11) - 4
+    if tag_kind(tag) == K_FOUR_JOKERS:
+        return 7
+    z = tag_size(tag)
+    return (z if z < 11 else 11) - 4
+
+
+@cython.auto_pickle(False)  # holds C pointers: not picklable
+cdef class VecKernel:
+    """N deals and the buffers they are written into (see the module docstring). Built and
+    driven by :class:`shuangkou.rl.VecEnv`, which checks every argument first."""
+
+    cdef SkParams p
+    cdef int revealed, partner_visible, n, threads, log_on, autoreset
+    cdef int policy[4]
+    cdef uint64_t seed
+    cdef Slot* slots
+    # the action-key hash (open addressing; keys never 0)
+    cdef uint32_t[::1] hkeys
+    cdef int32_t[::1] hvals
+    cdef uint32_t hmask
+    cdef uint32_t key_mask      # shuangkou.batch.KEY_MASK: the tag bits of an action
+    # outputs
+    cdef float[:, ::1] obs
+    cdef uint8_t[:, ::1] mask
+    cdef int64_t[::1] offsets
+    cdef uint64_t[::1] words
+    cdef uint32_t[::1] tags
+    cdef int32_t[::1] aids
+    cdef uint8_t[:, ::1] cards
+    cdef uint8_t[:, ::1] feats
+    cdef float[:, ::1] rewards
+    cdef float[:, ::1] team_rewards
+    cdef uint8_t[::1] done
+    cdef int8_t[::1] to_act
+    cdef int64_t[::1] deal_index
+    cdef int8_t[::1] outcome
+    cdef int8_t[:, ::1] places
+    # scratch: thread regions of the listed plays, opponents' play buffers
+    cdef uint64_t[::1] rwords
+    cdef uint32_t[::1] rtags
+    cdef int32_t[::1] raids
+    cdef int64_t rcap
+    cdef uint64_t* owords       # per thread: SP_CAP plays for the opponents
+    cdef uint32_t* otags
+    cdef int64_t* need          # per thread: plays its deals listed (overflow if > region)
+    # the action log of each deal (optional): this deal's and the last finished deal's
+    cdef int8_t[:, ::1] log_seat
+    cdef uint64_t[:, ::1] log_word
+    cdef uint32_t[:, ::1] log_tag
+    cdef int8_t[:, ::1] last_seat
+    cdef uint64_t[:, ::1] last_word
+    cdef uint32_t[:, ::1] last_tag
+    cdef int32_t[::1] last_n
+    cdef int64_t[::1] last_deal
+
+    def __cinit__(self, dict params, dict buffers):
+        cdef int n = params["n"], threads = params["threads"]
+        self.slots = <Slot*>calloc(n, sizeof(Slot))
+        self.owords = <uint64_t*>calloc(<size_t>threads * SP_CAP, sizeof(uint64_t))
+        self.otags = <uint32_t*>calloc(<size_t>threads * SP_CAP, sizeof(uint32_t))
+        self.need = <int64_t*>calloc(threads, sizeof(int64_t))
+        if not (self.slots and self.owords and self.otags and self.need):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.slots)
+        free(self.owords)
+        free(self.otags)
+        free(self.need)
+
+    def __init__(self, dict params, dict buffers):
+        cdef int s
+        cdef State rules_state = params["state"]
+        self.p = rules_state.p          # the rules as the engine reads them (sk.State)
+        self.revealed = params["revealed"]
+        self.partner_visible = params["partner_visible"]
+        self.autoreset = params["autoreset"]
+        for s in range(4):
+            self.policy[s] = params["policy"][s]
+        self.n = params["n"]
+        self.threads = params["threads"]
+        self.seed = 0
+        self.hkeys = params["hash_keys"]
+        self.hvals = params["hash_values"]
+        self.hmask = <uint32_t>(self.hkeys.shape[0] - 1)
+        self.key_mask = params["key_mask"]
+        self.log_on = "log_seat" in buffers
+        if self.log_on:
+            self.log_seat = buffers["log_seat"]
+            self.log_word = buffers["log_word"]
+            self.log_tag = buffers["log_tag"]
+            self.last_seat = buffers["last_seat"]
+            self.last_word = buffers["last_word"]
+            self.last_tag = buffers["last_tag"]
+            self.last_n = buffers["last_n"]
+            self.last_deal = buffers["last_deal"]
+        self.bind(buffers)
+
+    def bind(self, dict b):
+        """(Re)bind the output and scratch buffers (after VecEnv grows them)."""
+        self.obs = b["obs"]
+        self.mask = b["mask"]
+        self.offsets = b["offsets"]
+        self.words = b["words"]
+        self.tags = b["tags"]
+        self.aids = b["action_ids"]
+        self.cards = b["cards"]
+        self.feats = b["features"]
+        self.rewards = b["rewards"]
+        self.team_rewards = b["team_rewards"]
+        self.done = b["done"]
+        self.to_act = b["to_act"]
+        self.deal_index = b["deal_index"]
+        self.outcome = b["outcome"]
+        self.places = b["places"]
+        self.rwords = b["region_words"]
+        self.rtags = b["region_tags"]
+        self.raids = b["region_action_ids"]
+        self.rcap = self.rwords.shape[0]
+
+    # -- phase 1 -------------------------------------------------------------------------------
+    def resolve(self, const int64_t[::1] actions, bint table_ids):
+        """Turn each deal's action into a play or a pass. Returns ``(-1, 0)``, or the first bad
+        deal and a reason: 1 pass when leading, 2 index out of range, 3 table id not legal."""
+        cdef int i, bad = -1, why = 0
+        with nogil:
+            for i in range(self.n):
+                why = self._resolve_one(i, actions[i], table_ids)
+                if why:
+                    bad = i
+                    break
+        return bad, why
+
+    cdef int _resolve_one(self, int i, int64_t a, bint table_ids) noexcept nogil:
+        cdef Slot* e = &self.slots[i]
+        cdef int64_t lo = self.offsets[i], hi = self.offsets[i + 1], k, best = -1
+        cdef uint64_t bj, best_bj = 0
+        if e.st.over:       # a finished deal without autoreset: the action is ignored
+            return 0
+        if table_ids:
+            if a == 0:
+                if e.st.table == 0:
+                    return 1
+                e.ch_tag = 0
+                return 0
+            # the documented choice: fewest big jokers, then the lowest packed word
+            for k in range(lo, hi):
+                if self.aids[k] != a:
+                    continue
+                bj = (self.words[k] >> 56) & 15
+                if best < 0 or bj < best_bj or (bj == best_bj and self.words[k] < self.words[best]):
+                    best = k
+                    best_bj = bj
+            if best < 0:
+                return 3
+            e.ch_word = self.words[best]
+            e.ch_tag = self.tags[best]
+            return 0
+        if a == -1:
+            if e.st.table == 0:
+                return 1
+            e.ch_tag = 0
+            return 0
+        if a < 0 or a >= hi - lo:
+            return 2
+        e.ch_word = self.words[lo + a]
+        e.ch_tag = self.tags[lo + a]
+        return 0
+
+    # -- phase 2 -------------------------------------------------------------------------------
+    def set_seed(self, uint64_t seed):
+        """The seed of the deal stream (before ``advance(t, 0)``)."""
+        self.seed = seed
+
+    def advance(self, int t, int mode):
+        """Thread ``t``'s deals. ``mode``: 0 reset (start deal ``i``), 1 step (apply the
+        resolved actions), 2 list again (after the regions grew; nothing moves)."""
+        cdef int lo = <int>((<int64_t>self.n * t) // self.threads)
+        cdef int hi = <int>((<int64_t>self.n * (t + 1)) // self.threads)
+        with nogil:
+            self._advance(t, lo, hi, mode)
+
+    cdef void _advance(self, int t, int lo, int hi, int mode) noexcept nogil:
+        cdef int i, n
+        cdef int64_t reg = (self.rcap * t) // self.threads
+        cdef int64_t end = (self.rcap * (t + 1)) // self.threads
+        cdef int64_t pos = reg, total = 0
+        cdef Slot* e
+        for i in range(lo, hi):
+            e = &self.slots[i]
+            if mode != 2:
+                self.done[i] = 0
+                self.outcome[i] = -1
+                memset(&self.rewards[i, 0], 0, 4 * sizeof(float))
+                memset(&self.team_rewards[i, 0], 0, 2 * sizeof(float))
+                if mode == 0:
+                    e.deal = i
+                    self._start(e, i)
+                    self._run_opponents(e, i, t)
+                elif not e.st.over:
+                    self._apply(e, i, e.ch_word, e.ch_tag)
+                    self._run_opponents(e, i, t)
+                self.to_act[i] = e.st.to_act
+                self.deal_index[i] = e.deal
+                self._write_obs(e, e.st.to_act, &self.obs[i, 0])
+            n = sk_legal(&self.p, &e.st, False, &self.rwords[pos], &self.rtags[pos],
+                         <int>(end - pos if end - pos < 0x7FFFFFFF else 0x7FFFFFFF))
+            e.n_plays = n
+            e.reg_start = pos
+            total += n
+            if pos + n <= end:
+                self._mask_row(i, pos, n, e.st.table != 0 and not e.st.over)
+                pos += n
+            else:
+                pos = end
+        self.need[t] = total
+
+    cdef void _start(self, Slot* e, int i) noexcept nogil:
+        """Start deal ``e.deal`` of the seeded stream (R7 deal, 明牌 and swap: sk_deal)."""
+        cdef SkDeal d
+        cdef int k, other, oholder = -1
+        sk_deal(sk_deal_seed(self.seed, <uint64_t>e.deal), self.revealed, &d)
+        sk_init(&e.st, d.hands, d.leader)
+        e.rng = d.after
+        memset(e.bombs, 0, sizeof(e.bombs))
+        e.n_log = 0
+        e.rev_rank = -1
+        e.twin = -1
+        if d.revealed >= 0:
+            e.rev_rank = <int8_t>sk_card_rank(d.revealed)
+            if d.revealed < 104:
+                other = d.revealed + 52 if d.revealed < 52 else d.revealed - 52
+            else:
+                other = d.revealed ^ 1
+            for k in range(108):
+                if d.deck[k] == other:
+                    oholder = k // 27
+            # R7: the twin's holder becomes the leader's partner, unless the leader holds both
+            e.twin = d.leader if oholder == d.leader else d.leader ^ 2
+
+    cdef void _apply(self, Slot* e, int i, uint64_t word, uint32_t tag) noexcept nogil:
+        cdef int s = e.st.to_act
+        if self.log_on and e.n_log < LOG_CAP:
+            self.log_seat[i, e.n_log] = <int8_t>s
+            self.log_word[i, e.n_log] = word
+            self.log_tag[i, e.n_log] = tag
+            e.n_log += 1
+        if tag == 0:
+            sk_pass(&e.st)
+            return
+        if tag_kind(tag) >= K_BOMB:
+            e.bombs[8 * s + bomb_grade(tag)] += 1
+        sk_play(&e.st, word, tag)
+
+    cdef void _finish_deal(self, Slot* e, int i) noexcept nogil:
+        """Score a finished deal into the step's rewards, keep its log, start the next one
+        (without autoreset the deal stays over until ``reset``)."""
+        cdef SkScore sc
+        cdef int s
+        cdef float v
+        sk_score(&self.p, &e.st, False, &sc)
+        for s in range(4):
+            v = <float>(sc.units[s] * self.p.base_score)
+            self.rewards[i, s] = v
+            self.team_rewards[i, s & 1] += v
+            self.places[i, s] = sc.places[s]
+        self.done[i] = 1
+        self.outcome[i] = sc.outcome
+        if self.log_on:
+            memcpy(&self.last_seat[i, 0], &self.log_seat[i, 0], e.n_log * sizeof(int8_t))
+            memcpy(&self.last_word[i, 0], &self.log_word[i, 0], e.n_log * sizeof(uint64_t))
+            memcpy(&self.last_tag[i, 0], &self.log_tag[i, 0], e.n_log * sizeof(uint32_t))
+            self.last_n[i] = e.n_log
+            self.last_deal[i] = e.deal
+        if self.autoreset:
+            e.deal += self.n
+            self._start(e, i)
+
+    cdef void _run_opponents(self, Slot* e, int i, int t) noexcept nogil:
+        """Play the built-in seats until an agent seat is to act (finished deals restart)."""
+        cdef int seat, n, c, k, opp_min
+        cdef uint64_t* w = self.owords + <size_t>t * SP_CAP
+        cdef uint32_t* g = self.otags + <size_t>t * SP_CAP
+        while True:
+            if e.st.over:
+                self._finish_deal(e, i)
+                if not self.autoreset:
+                    return
+                continue
+            seat = e.st.to_act
+            if self.policy[seat] == POL_AGENT:
+                return
+            n = sk_legal(&self.p, &e.st, False, w, g, SP_CAP)
+            if n > SP_CAP:
+                n = SP_CAP
+            if self.policy[seat] == POL_RANDOM:
+                if e.st.table == 0:
+                    c = sk_rng_bounded(&e.rng, n)
+                else:
+                    c = sk_rng_bounded(&e.rng, n + 1)
+                    if c == n:
+                        c = -1
+            else:
+                opp_min = 99
+                for k in range(4):
+                    if (k ^ seat) & 1 and e.st.ncards[k] and e.st.ncards[k] < opp_min:
+                        opp_min = e.st.ncards[k]
+                c = greedy_choose(e.st.hand[seat], e.st.table,
+                                  e.st.table != 0 and e.st.owner == (seat ^ 2), opp_min,
+                                  e.st.ncards[seat], w, g, n, self.p.flags)
+            if c >= 0:
+                self._apply(e, i, w[c], g[c])
+            else:
+                self._apply(e, i, 0, 0)
+
+    cdef inline int32_t _action_id(self, uint32_t tag) noexcept nogil:
+        cdef uint32_t key = tag & self.key_mask
+        cdef uint32_t h = (key * 2654435761u) & self.hmask
+        while self.hkeys[h] != key:
+            if self.hkeys[h] == 0:
+                return -1
+            h = (h + 1) & self.hmask
+        return self.hvals[h]
+
+    cdef void _mask_row(self, int i, int64_t pos, int n, bint answering) noexcept nogil:
+        cdef uint8_t* row = &self.mask[i, 0]
+        cdef int k
+        cdef int32_t a
+        memset(row, 0, self.mask.shape[1])
+        row[0] = answering
+        for k in range(n):
+            a = self._action_id(self.rtags[pos + k])
+            self.raids[pos + k] = a
+            row[a] = 1
+
+    cdef void _write_obs(self, const Slot* e, int me, float* o) noexcept nogil:
+        """shuangkou.batch.observation for seat ``me``, from the state (no history)."""
+        cdef const SkState* st = &e.st
+        cdef int k, r, s
+        cdef uint32_t tag = st.table
+        memset(o, 0, OBS_SIZE * sizeof(float))
+        if me < 0:
+            return
+        for r in range(15):
+            o[O_HAND + r] = nib(st.hand[me], r)
+        if self.partner_visible:
+            o[O_PVIS] = 1
+            for r in range(15):
+                o[O_PARTNER + r] = nib(st.hand[me ^ 2], r)
+        for k in range(4):
+            s = (me + k) & 3
+            o[O_LEFT + k] = st.ncards[s]
+            for r in range(15):
+                o[O_PLAYED + 15 * k + r] = nib(st.start[s] - st.hand[s], r)
+            for r in range(8):
+                o[O_BOMBS + 8 * k + r] = e.bombs[8 * s + r]
+        for k in range(st.nplaces):
+            o[O_PLACE + ((st.places[k] - me) & 3)] = k + 1
+        if tag == 0:
+            o[O_LEADING] = st.to_act == me
+        else:
+            for r in range(15):
+                o[O_TCARDS + r] = nib(st.table_word, r)
+            o[O_TREAD] = tag_kind(tag) + 1
+            o[O_TREAD + 1] = tag_top(tag)
+            o[O_TREAD + 2] = tag_width(tag)
+            o[O_TREAD + 3] = tag_length(tag)
+            o[O_TREAD + 4] = tag_stars(tag)
+            o[O_TREAD + 5] = tag_size(tag)
+            o[O_TREAD + 6] = tag_wilds(tag)
+            o[O_TOWNER + ((st.owner - me) & 3)] = 1
+            o[O_PASSES] = st.passes
+        if e.rev_rank >= 0:
+            o[O_RRANK + e.rev_rank] = 1
+            o[O_RHOLDER + ((st.first_leader - me) & 3)] = 1
+            o[O_TWIN + ((e.twin - me) & 3)] = 1
+
+    # -- phase 3 -------------------------------------------------------------------------------
+    def compact(self):
+        """Offsets of the output CSR; returns the total number of plays, or -1 if a thread's
+        region overflowed (then VecEnv grows the regions and lists again: ``advance(t, 2)``)."""
+        cdef int64_t total
+        with nogil:
+            total = self._compact()
+        return total
+
+    cdef int64_t _compact(self) noexcept nogil:
+        cdef int i, t
+        cdef int64_t reg, total = 0
+        for t in range(self.threads):
+            reg = (self.rcap * (t + 1)) // self.threads - (self.rcap * t) // self.threads
+            if self.need[t] > reg:
+                return -1
+        self.offsets[0] = 0
+        for i in range(self.n):
+            total += self.slots[i].n_plays
+            self.offsets[i + 1] = total
+        return total
+
+    def run_serial(self, int mode):
+        """One thread: ``advance(0, mode)``, ``compact`` and (if nothing overflowed)
+        ``finish(0)`` in one call; returns what ``compact`` returns."""
+        cdef int64_t total
+        with nogil:
+            self._advance(0, 0, self.n, mode)
+            total = self._compact()
+            if total >= 0:
+                self._finish(0, self.n)
+        return total
+
+    def finish(self, int t):
+        """Copy thread ``t``'s plays to the output CSR with their cards and features."""
+        cdef int lo = <int>((<int64_t>self.n * t) // self.threads)
+        cdef int hi = <int>((<int64_t>self.n * (t + 1)) // self.threads)
+        with nogil:
+            self._finish(lo, hi)
+
+    cdef void _finish(self, int lo, int hi) noexcept nogil:
+        cdef int i, k, r
+        cdef int64_t src, dst
+        cdef uint64_t w
+        cdef uint32_t g
+        cdef uint8_t* c
+        cdef uint8_t* f
+        for i in range(lo, hi):
+            src = self.slots[i].reg_start
+            dst = self.offsets[i]
+            for k in range(self.slots[i].n_plays):
+                w = self.rwords[src + k]
+                g = self.rtags[src + k]
+                self.words[dst + k] = w
+                self.tags[dst + k] = g
+                self.aids[dst + k] = self.raids[src + k]
+                c = &self.cards[dst + k, 0]
+                for r in range(15):
+                    c[r] = nib(w, r)
+                f = &self.feats[dst + k, 0]
+                f[0] = tag_kind(g)
+                f[1] = tag_top(g)
+                f[2] = tag_width(g)
+                f[3] = tag_length(g)
+                f[4] = tag_stars(g)
+                f[5] = tag_size(g)
+                f[6] = tag_wilds(g)
+
+    def load(self, int i, State state):
+        """Row ``i`` continues from ``state`` (same rules; VecEnv checks it): the position is
+        copied, the bomb counts by grade recomputed from its bombs, no 明牌 facts; the
+        observation is written and the plays are listed by the next ``advance(t, 2)``."""
+        cdef Slot* e = &self.slots[i]
+        cdef int k
+        e.st = state.st
+        memset(e.bombs, 0, sizeof(e.bombs))
+        for k in range(e.st.nbombs):
+            e.bombs[8 * e.st.bomb_seat[k] + bomb_grade(e.st.bomb_tag[k])] += 1
+        e.rev_rank = -1
+        e.twin = -1
+        e.n_log = 0
+        e.rng = sk_deal_seed(self.seed ^ 0x5EED, <uint64_t>e.deal)
+        self.to_act[i] = e.st.to_act
+        self.done[i] = 0
+        self.outcome[i] = -1
+        memset(&self.rewards[i, 0], 0, 4 * sizeof(float))
+        memset(&self.team_rewards[i, 0], 0, 2 * sizeof(float))
+        self._write_obs(e, e.st.to_act, &self.obs[i, 0])
+
+    # -- views for Python ------------------------------------------------------------------------
+    def hands(self, int i):
+        """The four packed hands of deal ``i`` (for tests: what the agent must not see)."""
+        cdef Slot* e = &self.slots[i]
+        return tuple(int(e.st.hand[s]) for s in range(4))
+
+    def position(self, int i):
+        """``(to_act, table_word, table_tag, owner, passes, places)`` of deal ``i``."""
+        cdef SkState* st = &self.slots[i].st
+        return (st.to_act, int(st.table_word), int(st.table), st.owner, st.passes,
+                tuple(st.places[k] for k in range(st.nplaces)))
+
+    def observe(self, int i, int seat, float[::1] out):
+        """Write deal ``i``'s observation for any ``seat`` into ``out`` (PettingZoo observe)."""
+        self._write_obs(&self.slots[i], seat, &out[0])
+
+    def log(self, int i, bint last):
+        """The actions of deal ``i`` so far (``last``: of its last finished deal) as
+        ``(deal index, [(seat, word, tag)])``, tag 0 = pass. Needs ``log=True``."""
+        cdef int n, k
+        if not self.log_on:
+            raise ValueError("this VecEnv keeps no action log (log=False)")
+        if last:
+            n = self.last_n[i]
+            return int(self.last_deal[i]), [
+                (int(self.last_seat[i, k]), int(self.last_word[i, k]), int(self.last_tag[i, k]))
+                for k in range(n)]
+        n = self.slots[i].n_log
+        return int(self.slots[i].deal), [
+            (int(self.log_seat[i, k]), int(self.log_word[i, k]), int(self.log_tag[i, k]))
+            for k in range(n)]
+
+
+SLOT_BYTES = sizeof(Slot)
+LOG_LENGTH = LOG_CAP

@@ -1,0 +1,122 @@
+"""A PettingZoo AEC env over one deal of the kernel (``shuangkou.rl.env``; extra ``[rl]``).
+
+Agents ``seat_0`` … ``seat_3`` (R7: 0+2 and 1+3 are partners). The observation of an agent is
+``{"observation": float32[OBS_SIZE], "action_mask": int8[A]}``: its own view (docs/rl.md,
+"Observations") and, for the agent to act, the legal actions of the fixed action table (the
+other agents' masks are all 0). An action is an action-table id (0 = pass); its cards follow
+the rule of docs/rl.md. When the deal ends every agent gets its R8 score as reward and is
+terminated. ``reset(seed)`` deals deal 0 of the stream ``seed`` (the cards of
+``Game(rules, rng.deal_seed(seed, 0))``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import AgentSelector
+
+from ..batch import OBS_SIZE
+from ..rules import Rules
+from .render import render
+from .vecenv import VecEnv
+
+__all__ = ["ShuangkouAEC", "env"]
+
+OBS_HIGH = 27.0
+"""Upper bound of every observation entry (a seat holds at most 27 cards)."""
+
+
+def observation_space(n_actions: int) -> spaces.Dict:
+    """The observation space of the PettingZoo and Gymnasium envs."""
+    return spaces.Dict({
+        "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+    })
+
+
+class ShuangkouAEC(AECEnv):  # type: ignore[misc]
+    """One deal, four agents, over a one-row :class:`VecEnv` (see the module docstring)."""
+
+    metadata = {"name": "shuangkou_v1", "render_modes": ["human", "ansi"],
+                "is_parallelizable": False}
+
+    def __init__(self, rules: Rules | str = "baibian", render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self._vec = VecEnv(rules, 1, autoreset=False)
+        self.rules = self._vec.rules
+        n = len(self._vec.table)
+        self.possible_agents = [f"seat_{s}" for s in range(4)]
+        self.observation_spaces = {a: observation_space(n) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._seeds = np.random.default_rng()
+        self._zero_mask = np.zeros(n, np.int8)
+        self._to_act = -1
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal deal 0 of the stream ``seed`` (a fresh random stream when ``None``)."""
+        if seed is not None:
+            self._seeds = np.random.default_rng(seed)
+        out = self._vec.reset(int(self._seeds.integers(0, 2**63)))
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._selector = AgentSelector(self.agents)
+        self._to_act = int(out.to_act[0])
+        self.agent_selection = self.possible_agents[self._to_act]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = int(agent[-1])
+        out = self._vec.last
+        if seat == self._to_act:  # the step wrote this agent's view already
+            return {"observation": out.obs[0].copy(),
+                    "action_mask": out.mask[0].view(np.int8).copy()}
+        return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        out = self._vec.step(np.array([action], np.int64), table_ids=True)
+        self._to_act = int(out.to_act[0])
+        if out.done[0]:
+            for s, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(out.rewards[0, s])
+                self.terminations[a] = True
+                self.infos[a] = {"outcome": int(out.outcome[0]),
+                                 "places": tuple(int(p) for p in out.places[0])}
+            self.agent_selection = self._selector.next()
+        else:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self.agent_selection = self.possible_agents[self._to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        return render(self._vec, self.render_mode)
+
+    def close(self) -> None:
+        self._vec.close()
+
+
+def env(rules: Rules | str = "baibian", render_mode: str | None = None) -> ShuangkouAEC:
+    """A PettingZoo AEC env of one deal under ``rules`` (see :mod:`shuangkou.rl.aec`)."""
+    return ShuangkouAEC(rules, render_mode=render_mode)

@@ -1,0 +1,100 @@
+"""A Gymnasium single-agent env: one seat is the agent, the three others are played inside
+the kernel by a built-in policy (extra ``[rl]``).
+
+The observation is ``{"observation": float32[OBS_SIZE], "action_mask": int8[A]}`` (docs/rl.md),
+an action an action-table id (0 = pass; cards by the rule of docs/rl.md), the reward the
+agent seat's R8 score when the deal ends (0 before). ``reset(seed)`` deals deal 0 of the
+stream ``seed``. An action outside the mask raises :class:`~shuangkou.errors.IllegalPlayError`
+(``illegal="raise"``), or with ``illegal="fallback"`` is replaced by pass when answering, else
+by the first legal action, and ``info["illegal"]`` is set (what a learner without masks, or
+``gymnasium``'s ``check_env`` sampling unmasked actions, needs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..rules import Rules
+from .aec import observation_space
+from .render import render
+from .vecenv import VecEnv
+
+__all__ = ["SingleAgentEnv"]
+
+
+class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
+    """One deal of ``rules``; the agent plays ``seat``, ``opponents`` (``"random"`` or
+    ``"greedy"``) the three other seats, partner included."""
+
+    metadata = {"render_modes": ["human", "ansi"]}
+
+    def __init__(
+        self,
+        rules: Rules | str = "baibian",
+        *,
+        seat: int = 0,
+        opponents: str = "greedy",
+        illegal: str = "raise",
+        render_mode: str | None = None,
+    ) -> None:
+        if seat not in range(4):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        if illegal not in ("raise", "fallback"):
+            raise ValueError(f"illegal must be 'raise' or 'fallback', not {illegal!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        self.seat = seat
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self._vec = VecEnv(rules, 1, autoreset=False,
+                           opponents={s: opponents for s in range(4) if s != seat})
+        self.rules = self._vec.rules
+        n = len(self._vec.table)
+        self.observation_space = observation_space(n)  # type: ignore[assignment]
+        self.action_space = spaces.Discrete(n)
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        out = self._vec.last
+        return {"observation": self._vec.observe(0, self.seat),
+                "action_mask": out.mask[0].astype(np.int8)}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        self._vec.reset(int(self.np_random.integers(0, 2**63)))
+        return self._obs(), {}
+
+    def step(
+        self, action: np.int64
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        info: dict[str, Any] = {}
+        mask = self._vec.last.mask[0]
+        a = int(action)
+        if not (0 <= a < mask.shape[0] and mask[a]) and self.illegal == "fallback":
+            info["illegal"] = True
+            a = 0 if mask[0] else int(np.flatnonzero(mask)[0])
+        out = self._vec.step(np.array([a], np.int64), table_ids=True)
+        done = bool(out.done[0])
+        reward = float(out.rewards[0, self.seat]) if done else 0.0
+        if done:
+            info.update(outcome=int(out.outcome[0]),
+                        places=tuple(int(p) for p in out.places[0]))
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, done, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions (sb3-contrib's MaskablePPO convention)."""
+        mask: np.ndarray = self._vec.last.mask[0].copy()
+        return mask
+
+    def render(self) -> str | None:
+        return render(self._vec, self.render_mode)
+
+    def close(self) -> None:
+        self._vec.close()

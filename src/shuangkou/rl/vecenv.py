@@ -1,0 +1,326 @@
+"""``VecEnv``: N deals stepped together in the kernel (docs/rl.md, "VecEnv").
+
+::
+
+    env = VecEnv("baibian", 1024, threads=2, opponents={1: "greedy", 3: "greedy"})
+    out = env.reset(seed=1)
+    while True:
+        actions = my_policy(out.obs, out.mask, out.offsets, out.features)   # (N,) int64
+        out = env.step(actions)              # legal-list indices, -1 = pass
+        ...                                  # out.rewards[out.done] are finished deals
+
+Every array of a :class:`Step` is a view of a preallocated buffer, overwritten by the next
+``step``: copy what you keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from .. import _rl
+from .._engine import State
+from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
+from ..errors import IllegalPlayError
+from ..plays import Play
+from ..rules import Rules, as_rules
+
+__all__ = ["Step", "VecEnv"]
+
+_POLICIES = {"random": _rl.RANDOM, "greedy": _rl.GREEDY}
+_REASONS = {
+    1: "pass is not legal when leading (R4)",
+    2: "index out of the legal list",
+    3: "table action not legal here",
+}
+
+
+class Step:
+    """What ``reset`` / ``step`` return: views of the env's buffers (valid until the next
+    call; the same object is returned every step). Deal ``i`` is row ``i``; its legal plays
+    are rows ``offsets[i]:offsets[i + 1]`` of the play arrays (``words``, ``tags``,
+    ``action_ids``, ``cards``, ``features``).
+
+    * ``obs`` ``(N, OBS_SIZE)`` float32: the observation of the seat to act (batch.OBS_FIELDS);
+    * ``mask`` ``(N, A)`` bool: legal actions of the action table (0 = PASS when answering);
+    * ``can_pass`` ``(N,)`` bool: the seat to act is answering (pass is legal);
+    * ``offsets`` ``(N + 1,)`` int64: CSR offsets of each deal's legal plays (pass not listed);
+    * ``words`` ``(M,)`` uint64 packed cards, ``tags`` ``(M,)`` uint32 reading tags
+      (docs/internals.md), ``action_ids`` ``(M,)`` int32 action-table ids, ``cards``
+      ``(M, 15)`` uint8 card counts, ``features`` ``(M, 7)`` uint8 kind, top, width, length,
+      stars, size, wilds — of each legal play;
+    * ``rewards`` ``(N, 4)`` float32: R8 scores per seat of the deal that finished at this step
+      (0 elsewhere); ``team_rewards`` ``(N, 2)``: per team (seats 0+2, 1+3) the sum of its
+      seats' scores;
+    * ``done`` ``(N,)`` bool: a deal finished at this step (the row already shows the next deal
+      unless ``autoreset=False``); ``outcome`` ``(N,)`` int8: 0 双扣, 1 单扣, 2 平扣 of the
+      finished deal, -1 if none; ``places`` ``(N, 4)`` int8: its seats in place order;
+    * ``to_act`` ``(N,)`` int8: the seat to act (an agent seat; -1 for a finished deal without
+      autoreset); ``deal_index`` ``(N,)`` int64: the current deal's index in the seeded stream.
+    """
+
+    FIELDS = ("obs", "mask", "can_pass", "offsets", "words", "tags", "action_ids", "cards",
+              "features", "rewards", "team_rewards", "done", "outcome", "places", "to_act",
+              "deal_index")
+    __slots__ = ("obs", "mask", "can_pass", "offsets", "_words", "_tags", "_action_ids",
+                 "_cards", "_features", "rewards", "team_rewards", "done", "outcome", "places",
+                 "to_act", "deal_index")
+
+    def __init__(self, b: dict[str, np.ndarray]) -> None:
+        self.obs = b["obs"]
+        self.mask = b["mask"].view(bool)
+        self.can_pass = b["mask"][:, 0].view(bool)
+        self.offsets = b["offsets"]
+        self._words = b["words"]
+        self._tags = b["tags"]
+        self._action_ids = b["action_ids"]
+        self._cards = b["cards"]
+        self._features = b["features"]
+        self.rewards = b["rewards"]
+        self.team_rewards = b["team_rewards"]
+        self.done = b["done"].view(bool)
+        self.outcome = b["outcome"]
+        self.places = b["places"]
+        self.to_act = b["to_act"]
+        self.deal_index = b["deal_index"]
+
+    @property
+    def words(self) -> np.ndarray:
+        return self._words[: self.offsets[-1]]
+
+    @property
+    def tags(self) -> np.ndarray:
+        return self._tags[: self.offsets[-1]]
+
+    @property
+    def action_ids(self) -> np.ndarray:
+        return self._action_ids[: self.offsets[-1]]
+
+    @property
+    def cards(self) -> np.ndarray:
+        return self._cards[: self.offsets[-1]]
+
+    @property
+    def features(self) -> np.ndarray:
+        return self._features[: self.offsets[-1]]
+
+
+def _key_hash(table: ActionTable) -> tuple[np.ndarray, np.ndarray]:
+    """Open-addressing table action key → action id for the kernel (``_rl._action_id``)."""
+    keys = table.tags.astype(np.uint64) & KEY_MASK
+    size = 1 << int(4 * len(table)).bit_length()
+    hk = np.zeros(size, np.uint32)
+    hv = np.zeros(size, np.int32)
+    for a in range(1, len(table)):
+        k = int(keys[a])
+        h = (k * 2654435761) & (size - 1)
+        while hk[h]:
+            h = (h + 1) & (size - 1)
+        hk[h], hv[h] = k, a
+    return hk, hv
+
+
+class VecEnv:
+    """``n`` deals of ``rules`` stepped together in C with the GIL released; ``threads``
+    workers split the batch (the results do not depend on it).
+
+    ``opponents`` maps seats to a built-in policy (``"random"``: uniform over the legal plays
+    and pass; ``"greedy"``: the kernel's heuristic) played inside the kernel; the other seats
+    are the agent's: every returned row is an agent seat's decision. ``log=True`` keeps each
+    deal's actions (:meth:`deal_log`), for replays and tests. With ``autoreset=False`` a
+    finished deal stays over (``to_act`` -1, no legal plays, its actions ignored) until
+    ``reset``: what the single-deal PettingZoo and Gymnasium envs use."""
+
+    def __init__(
+        self,
+        rules: Rules | str,
+        n: int,
+        *,
+        threads: int = 1,
+        opponents: Mapping[int, str] | None = None,
+        log: bool = False,
+        autoreset: bool = True,
+    ) -> None:
+        self.rules = as_rules(rules)
+        if not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be a positive int, got {n!r}")
+        if not isinstance(threads, int) or not 1 <= threads <= n:
+            raise ValueError(f"threads must be an int in 1..n, got {threads!r}")
+        policy = [_rl.AGENT] * 4
+        for seat, name in (opponents or {}).items():
+            if seat not in range(4):
+                raise ValueError(f"opponent seat must be 0..3, got {seat!r}")
+            if name not in _POLICIES:
+                raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
+            policy[seat] = _POLICIES[name]
+        if _rl.AGENT not in policy:
+            raise ValueError("every seat is an opponent: the agent must control at least one")
+        self.n = n
+        self.threads = threads
+        self.agent_seats = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
+        self.table = action_table(self.rules)
+        hk, hv = _key_hash(self.table)
+        params = {
+            "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
+            "revealed": int(self.rules.first_leader == "revealed"),
+            "partner_visible": int(self.rules.partner_visible), "policy": policy, "n": n,
+            "threads": threads, "hash_keys": hk, "hash_values": hv, "key_mask": KEY_MASK,
+            "autoreset": int(autoreset),
+        }
+        self._capacity = 0
+        self._buf: dict[str, np.ndarray] = {
+            "obs": np.zeros((n, OBS_SIZE), np.float32),
+            "mask": np.zeros((n, len(self.table)), np.uint8),
+            "offsets": np.zeros(n + 1, np.int64),
+            "rewards": np.zeros((n, 4), np.float32),
+            "team_rewards": np.zeros((n, 2), np.float32),
+            "done": np.zeros(n, np.uint8),
+            "to_act": np.zeros(n, np.int8),
+            "deal_index": np.zeros(n, np.int64),
+            "outcome": np.full(n, -1, np.int8),
+            "places": np.zeros((n, 4), np.int8),
+        }
+        self._grow(256 * n)
+        if log:
+            for name, dt in (("seat", np.int8), ("word", np.uint64), ("tag", np.uint32)):
+                self._buf[f"log_{name}"] = np.zeros((n, _rl.LOG_LENGTH), dt)
+                self._buf[f"last_{name}"] = np.zeros((n, _rl.LOG_LENGTH), dt)
+            self._buf["last_n"] = np.zeros(n, np.int32)
+            self._buf["last_deal"] = np.full(n, -1, np.int64)
+        self._kernel = _rl.VecKernel(params, self._buf)
+        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        self._last: Step | None = None
+
+    def _grow(self, capacity: int) -> None:
+        """Output and per-thread region buffers for ``capacity`` legal plays in all."""
+        self._capacity = capacity
+        b = self._buf
+        b["words"] = np.zeros(capacity, np.uint64)
+        b["tags"] = np.zeros(capacity, np.uint32)
+        b["action_ids"] = np.zeros(capacity, np.int32)
+        b["cards"] = np.zeros((capacity, 15), np.uint8)
+        b["features"] = np.zeros((capacity, 7), np.uint8)
+        b["region_words"] = np.zeros(capacity, np.uint64)
+        b["region_tags"] = np.zeros(capacity, np.uint32)
+        b["region_action_ids"] = np.zeros(capacity, np.int32)
+
+    def _run(self, mode: int) -> Step:
+        k = self._kernel
+        grown = False
+        while True:
+            if self._pool is None:
+                total = k.run_serial(mode)
+            else:
+                list(self._pool.map(k.advance, range(self.threads), [mode] * self.threads))
+                total = k.compact()
+                if total >= 0:
+                    list(self._pool.map(k.finish, range(self.threads)))
+            if total >= 0:
+                break
+            # a thread's region overflowed: grow, list again (the deals do not move twice)
+            grown = True
+            mode = 2
+            self._grow(2 * self._capacity)
+            k.bind(self._buf)
+        if self._last is None or grown:
+            self._last = Step(self._buf)
+        return self._last
+
+    @property
+    def last(self) -> Step:
+        """The arrays of the last ``reset`` / ``step``."""
+        if self._last is None:
+            raise RuntimeError("call reset() first")
+        return self._last
+
+    def reset(self, seed: int = 0) -> Step:
+        """Start deal ``i`` of the stream seeded ``seed`` in row ``i`` (later deals of row
+        ``i``: ``i + N``, ``i + 2N``, …); deal ``k``'s cards are those of
+        ``Game(rules, rng.deal_seed(seed, k))``."""
+        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+        self._kernel.set_seed(int(seed))
+        return self._run(0)
+
+    def step(self, actions: Any, *, table_ids: bool = False) -> Step:
+        """Apply one action per deal and run to the next agent decision of each.
+
+        ``actions`` (N,) ints: indices into each deal's legal list (``-1`` passes), or with
+        ``table_ids=True`` action-table ids (0 passes; the cards are chosen by the rule of
+        docs/rl.md). An illegal action raises :class:`IllegalPlayError` naming the deal, and
+        no deal moves."""
+        if self._last is None:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.n,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.n} ints, got {a.dtype} {a.shape}")
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        bad, why = self._kernel.resolve(a, table_ids)
+        if bad >= 0:
+            raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
+        return self._run(1)
+
+    def set_position(self, i: int, state: State) -> Step:
+        """Row ``i`` continues from ``state`` (a :class:`shuangkou.State` of the same rules
+        whose seat to act is an agent seat): endgames, puzzles, curricula. The row keeps its
+        deal index; it has no 明牌 facts (those observation fields are 0) and the cards played
+        are those since the position was set up. Returns the refreshed :class:`Step`."""
+        if self._last is None:
+            raise RuntimeError("call reset() before set_position()")
+        if not 0 <= i < self.n:
+            raise ValueError(f"row must be 0..{self.n - 1}, got {i!r}")
+        if not isinstance(state, State) or state.rules != self.rules:
+            raise ValueError(f"state must be a shuangkou.State under {self.rules.name}")
+        if state.is_over or state.to_act not in self.agent_seats:
+            raise ValueError(f"the seat to act must be an agent seat {self.agent_seats}, "
+                             f"got {state.to_act!r}")
+        self._kernel.load(i, state)
+        return self._run(2)
+
+    # -- inspection ------------------------------------------------------------------------------
+    def legal_plays(self, i: int) -> list[Play]:
+        """Row ``i``'s legal plays as :class:`Play` objects (the order of ``legal_plays``)."""
+        o = self._buf["offsets"]
+        lo, hi = int(o[i]), int(o[i + 1])
+        return [Play._from_codes(int(w), int(t))
+                for w, t in zip(self._buf["words"][lo:hi], self._buf["tags"][lo:hi])]
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
+        out = np.empty(OBS_SIZE, np.float32)
+        self._kernel.observe(i, seat, out)
+        return out
+
+    def position(self, i: int) -> tuple[Any, ...]:
+        """``(to_act, table_word, table_tag, owner, passes, places)`` of row ``i``."""
+        return tuple(self._kernel.position(i))
+
+    def hands(self, i: int) -> tuple[int, int, int, int]:
+        """The four packed hands of row ``i`` (hidden information: for tests and renders)."""
+        return self._kernel.hands(i)
+
+    def deal_log(self, i: int, last: bool = False) -> tuple[int, list[tuple[int, Play | None]]]:
+        """``(deal index, [(seat, play or None for a pass)])`` of row ``i``'s current deal
+        (``last=True``: of its last finished deal). Needs ``log=True``."""
+        index, rows = self._kernel.log(i, last)
+        return index, [(s, Play._from_codes(w, t) if t else None) for s, w, t in rows]
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes of the env's buffers and deal slots (numpy arrays + C structs)."""
+        arrays: int = sum(int(v.nbytes) for v in self._buf.values())
+        return arrays + self.n * _rl.SLOT_BYTES + self.threads * _rl.OPPONENT_BUFFER * 12
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __repr__(self) -> str:
+        return (f"VecEnv({self.rules.name!r}, n={self.n}, threads={self.threads}, "
+                f"agent_seats={self.agent_seats})")
+
