@@ -72,6 +72,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
     def step(
         self, action: np.int64
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Play the action-table id ``action`` for the agent's seat; the other seats move in
+        the kernel. Returns ``(observation, reward, terminated, truncated, info)``: the reward
+        is the agent's R8 score once the deal is over, else 0."""
         info: dict[str, Any] = {}
         mask = self._vec.last.mask[0]
         a = int(action)
