@@ -5,6 +5,7 @@
     shuangkou simulate -n 100000 --rules baibian --policy greedy --threads 2 --seed 1 \\
         --out deals.parquet --plot deals.png
     shuangkou plays "3 3 4 4 5 5 7 8 9 10 J BJ" --on "5 6 7 8 9" --rules baibian
+    shuangkou serve --db sqlite:///var/lib/shuangkou.db --port 8000
 """
 
 from __future__ import annotations
@@ -57,7 +58,26 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     pl.add_argument("--fewest", action="store_true",
                     help="one play per reading (fewest wilds) instead of every way of taking cards")
+
+    sv = sub.add_parser("serve", help="run the game server (needs the 'server' extra)")
+    sv.add_argument("--db", default="sqlite://shuangkou.db",
+                    help="sqlite://PATH (default ./shuangkou.db) or postgresql://user@host/db")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--bot-delay", type=float, default=0.5, help="seconds a bot waits to move")
+    sv.add_argument("--durable", action="store_true",
+                    help="fsync every action (survive power loss, not only a crash)")
     return ap
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from .server import serve
+    except ImportError as e:
+        raise ValueError(f"serve needs the server extra: pip install 'shuangkou[server]' ({e})") \
+            from None
+    serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable)
+    return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -153,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "serve":
+            return _serve(args)
         return _plays(args)
     except (ShuangkouError, ValueError) as e:
         print(f"shuangkou: error: {e}", file=sys.stderr)
