@@ -255,8 +255,8 @@ class Table:
         self.log.append(record)
         ended = game if game.is_over else None
         self._next_deal()
+        self.schedule()  # first: the states broadcast carry the new deadline
         self._broadcast_action(record, ended, reply_to, player)
-        self.schedule()
         return record
 
     @staticmethod
