@@ -53,41 +53,49 @@ class Limits:
 
 class Connection:
     """One WebSocket: a bounded send queue drained by its own task (a slow client never
-    stalls a table), a token bucket against floods, and the place it joined."""
+    stalls a table), a token bucket against floods, and the place it joined. A close goes
+    through the queue too, so what was sent before it (an error) arrives first."""
 
     def __init__(self, ws: web.WebSocketResponse, limits: Limits) -> None:
         self.ws = ws
         self.limits = limits
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(limits.queue)
+        self.queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(limits.queue)
         self.table: Table | None = None
         self.player: int | None = None
         self.joined = False
+        self.closing = False
         self._tokens = limits.burst
         self._last = time.monotonic()
         self.sender = asyncio.ensure_future(self._drain())
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client too slow to take ``queue`` of them is dropped."""
+        if self.closing:
+            return
         try:
             self.queue.put_nowait(json.dumps(message, ensure_ascii=False))
         except asyncio.QueueFull:
             self.close(1008, "too slow: the send queue is full")
 
     def close(self, code: int, reason: str) -> None:
-        """Close after what is queued (or at once if the queue is full)."""
+        """Close after what is queued (at once if the queue is full)."""
+        if self.closing:
+            return
+        self.closing = True
         try:
-            self.queue.put_nowait(None)
+            self.queue.put_nowait((code, reason))
         except asyncio.QueueFull:
             self.sender.cancel()
-        asyncio.ensure_future(self.ws.close(code=code, message=reason.encode()[:120]))
+            asyncio.ensure_future(self.ws.close(code=code, message=reason.encode()[:120]))
 
     async def _drain(self) -> None:
         while True:
-            text = await self.queue.get()
-            if text is None or self.ws.closed:
+            item = await self.queue.get()
+            if isinstance(item, tuple):
+                await self.ws.close(code=item[0], message=item[1].encode()[:120])
                 return
             try:
-                await self.ws.send_str(text)
+                await self.ws.send_str(item)
             except (ConnectionError, RuntimeError):
                 return
 
@@ -226,10 +234,8 @@ class Server:
             guard.cancel()
             if conn.table is not None and conn.joined:
                 conn.table.detach(conn.player, conn)
-            if conn.queue.full():
-                conn.sender.cancel()
-            else:
-                conn.queue.put_nowait(None)
+            conn.close(1000, "")
+            await asyncio.wait([conn.sender], timeout=5.0)
         return ws
 
     def _auth_timeout(self, conn: Connection) -> None:
