@@ -18,7 +18,7 @@ from shuangkou.server import open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.config import ConfigError, TableConfig
 from shuangkou.server.store import MIGRATIONS
-from shuangkou.server.table import hints
+from shuangkou.server.hints import hints
 from tests.server_harness import db_url, free_port, replay_log, run, running, start_serve
 
 
@@ -209,8 +209,11 @@ def test_hint_is_smallest_first_and_playable(tmp_path):
                     assert reply["pass"] and reply["cards"] == []
                     await c.send({"type": "pass"})
                 else:
-                    # the second hint = the second play in sort-key order, computed apart
-                    want = sorted(plays, key=lambda p: p.sort_key())[1 % len(plays)]
+                    # the second hint = the second play smallest-first, computed apart from
+                    # the tag: kind, size, length, top, width, wilds; ties in kernel order
+                    order = sorted(plays, key=lambda p: (p.kind, p.size, p.length, p.top,
+                                                         p.width, p.wilds))
+                    want = order[1 % len(order)]
                     trial = game.copy()
                     trial.play(reply["cards"], reply["kind"])
                     assert trial.table == want and reply["count"] == len(plays)
@@ -218,7 +221,9 @@ def test_hint_is_smallest_first_and_playable(tmp_path):
                                   "kind": reply["kind"]})
                 await _reply(c, "update")
                 await asyncio.gather(*(_drain_to(x, table.seq) for x in clients))
-            assert hints(table.game) == sorted(table.game.legal_plays("fewest"))
+            plays = table.game.legal_plays("fewest")
+            assert hints(table.game) == sorted(
+                plays, key=lambda p: (p.kind, p.size, p.length, p.top, p.width, p.wilds))
 
     run(body)
 

@@ -122,6 +122,7 @@ class Server:
         self.allow_seed = allow_seed
         self.limits = limits or Limits()
         self.tables: dict[str, Table] = {}
+        self.connections: set[Connection] = set()
 
     def resume(self) -> int:
         """Rebuild every unfinished stored table and restart its bots and timers; returns
@@ -218,6 +219,7 @@ class Server:
         ws = web.WebSocketResponse(max_msg_size=MAX_FRAME, heartbeat=30.0)
         await ws.prepare(request)
         conn = Connection(ws, self.limits)
+        self.connections.add(conn)
         guard = asyncio.get_running_loop().call_later(
             self.limits.auth_timeout, self._auth_timeout, conn)
         try:
@@ -231,6 +233,7 @@ class Server:
                 elif msg.type == WSMsgType.BINARY:
                     conn.send(error_message(ProtocolError("bad_json", "text frames only")))
         finally:
+            self.connections.discard(conn)
             guard.cancel()
             if conn.table is not None and conn.joined:
                 conn.table.detach(conn.player, conn)
@@ -290,9 +293,11 @@ class Server:
         return web.FileResponse(STATIC / "index.html")
 
     def stop(self) -> None:
-        """Stop every table's timer."""
+        """Stop every table's timer and close every connection (1001, going away)."""
         for table in self.tables.values():
             table.stop()
+        for conn in list(self.connections):
+            conn.close(1001, "the server is shutting down")
 
 
 async def _json_body(request: web.Request) -> object:
@@ -340,11 +345,14 @@ def make_app(server: Server) -> web.Application:
         n = server.resume()
         log.info("resumed %d unfinished table(s) from %s", n, server.store.url)
 
-    async def on_cleanup(app: web.Application) -> None:
+    async def on_shutdown(app: web.Application) -> None:
         server.stop()
+
+    async def on_cleanup(app: web.Application) -> None:
         server.store.close()
 
     app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     return app
 
@@ -354,5 +362,5 @@ def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int 
     """Run a server until interrupted (what ``shuangkou serve`` calls)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     server = Server(open_store(db, durable=durable), bot_delay=bot_delay, allow_seed=allow_seed)
-    web.run_app(make_app(server), host=host, port=port, access_log=None,
+    web.run_app(make_app(server), host=host, port=port, access_log=None, shutdown_timeout=5.0,
                 print=lambda s: log.info("%s", s.strip()))

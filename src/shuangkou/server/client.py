@@ -23,6 +23,7 @@ import aiohttp
 from ..cards import CARD_RANKS, Hand
 from ..plays import Play, classify, legal_plays
 from ..rules import Rules
+from .hints import hint_key
 
 __all__ = ["TableClient", "choose", "create_table", "ids_for", "join_table"]
 
@@ -62,16 +63,16 @@ def ids_for(play: Play, hand: list[int]) -> list[int]:
 
 
 def choose(state: dict[str, Any], rules: Rules) -> Play | None:
-    """Smallest-first (the server's 提示 order) for a state whose turn it is; ``None`` =
-    pass. Never passes on a lead (R4)."""
+    """The first hint (:mod:`.hints`, smallest-first) for a state whose turn it is; ``None``
+    = pass (nothing beats the table). Never passes on a lead (R4)."""
     hand = Hand.from_cards(state["hand"])
     top = state["table"]
     table = None
     if top is not None:
         table = next(p for p in classify(Hand.from_cards(top["cards"]), rules)
                      if p.kind.name.lower() == top["kind"])
-    plays = sorted(legal_plays(hand, rules, table, wilds="fewest"))
-    return plays[0] if plays else None
+    plays = legal_plays(hand, rules, table, wilds="fewest")
+    return min(plays, key=hint_key) if plays else None
 
 
 class TableClient:

@@ -25,11 +25,12 @@ from ..plays import Play
 from ..rng import SplitMix64
 from ..sim import greedy_policy, random_policy
 from .config import TableConfig
+from .hints import hints
 from .protocol import ProtocolError
 from .store import Store, StoredAction
 from .views import action_view, result_view, seat_view
 
-__all__ = ["Listener", "Table", "hints", "token_digest"]
+__all__ = ["Listener", "Table", "cards_of", "token_digest"]
 
 _POLICIES: dict[str, Callable[[Any, list[Play], SplitMix64], Play | None]] = {
     "random": random_policy, "greedy": greedy_policy,
@@ -50,12 +51,6 @@ class Listener(Protocol):
 def token_digest(token: str) -> str:
     """The stored form of a token (SHA-256 hex): a copy of the database gives no tokens."""
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
-
-
-def hints(game: Game) -> list[Play]:
-    """The 提示 order for the seat to act: smallest-first (kind, size, length, top, wilds — the
-    order of :meth:`Play.sort_key`), one play per reading (``wilds="fewest"``)."""
-    return sorted(game.legal_plays("fewest"))
 
 
 def cards_of(game: Game, play: Play) -> tuple[int, ...]:

@@ -251,8 +251,8 @@ function render() {
   $("pass").disabled = !(myTurn && state.can_pass);
   $("hint").disabled = !myTurn;
   $("actions").hidden = mine === null;
-  $("totals").textContent = `${t("totals")}: ` + state.totals
-    .map((v, p) => `${t("seat")} ${state.players.indexOf(p)}: ${v}`).join(" · ");
+  $("totals").textContent = `${t("totals")}: ` + state.players  // seat order
+    .map((p, s) => `${t("seat")} ${s}: ${state.totals[p]}`).join(" · ");
 
   const hist = $("history");
   hist.replaceChildren(...log.filter((a) => a.deal === state.deal).slice(-12).map((a) => {
