@@ -20,6 +20,7 @@ from aiohttp import web
 from shuangkou.game import Match
 from shuangkou.rules import Rules
 from shuangkou.server import Limits, Server, make_app, open_store
+from shuangkou.server.client import TableClient
 
 FAST = Limits(rate=10_000, burst=10_000)
 """Limits for bot clients that play as fast as the server answers."""
@@ -48,6 +49,19 @@ def run(coro: Callable[[], Awaitable[Any]], timeout: float = 120.0) -> Any:
         return await asyncio.wait_for(coro(), timeout)
 
     return asyncio.run(main())
+
+
+async def play_one(clients: list[TableClient]) -> None:
+    """The place to act makes one move (smallest-first); returns once every client has
+    received it."""
+    actor = next(c for c in clients if c.my_turn)
+    seq = actor.state["seq"]
+    await actor.act()
+    for c in clients:
+        while c.state["seq"] <= seq:
+            if await c.receive() is None:
+                raise ConnectionError("closed while waiting for an update")
+        assert not c.errors, c.errors
 
 
 def free_port() -> int:

@@ -19,7 +19,15 @@ from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.config import ConfigError, TableConfig
 from shuangkou.server.store import MIGRATIONS
 from shuangkou.server.hints import hints
-from tests.server_harness import db_url, free_port, replay_log, run, running, start_serve
+from tests.server_harness import (
+    db_url,
+    free_port,
+    play_one,
+    replay_log,
+    run,
+    running,
+    start_serve,
+)
 
 
 async def _seat_all(http: aiohttp.ClientSession, base: str, **config: object) -> tuple[
@@ -314,10 +322,8 @@ def test_restart_resumes_every_table_exactly(tmp_path):
                 bots = await create_table(http, base, seats=["open", "greedy", "greedy",
                                                              "greedy"], seed=14)
                 for _ in range(40):
-                    c = next(x for x in clients if x.my_turn)
-                    await c.act()
-                    await asyncio.gather(*(_drain_to(x, server.tables[t["id"]].seq)
-                                           for x in clients))
+                    await play_one(clients)
+                assert server.tables[t["id"]].seq == 40
                 before = {i: tb.game.state() for i, tb in server.tables.items()}
                 seqs = {i: tb.seq for i, tb in server.tables.items()}
                 tokens = [x for x in server.tables[t["id"]].digests.items()]

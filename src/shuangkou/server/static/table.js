@@ -39,6 +39,7 @@ let hintN = 0;
 let msgId = 0;
 let log = [];
 let placesInfo = null;
+let lastResult = null;
 
 const $ = (id) => document.getElementById(id);
 const t = (key, vars) => {
@@ -51,6 +52,7 @@ function applyLabels() {
   document.documentElement.lang = lang === "zh" ? "zh" : "en";
   document.querySelectorAll("[data-t]").forEach((el) => { el.textContent = t(el.dataset.t); });
   $("lang").textContent = lang === "zh" ? "English" : "中文";
+  if (lastResult && !$("result").hidden) showResult(lastResult);
   if (state) render();
 }
 
@@ -190,6 +192,7 @@ function onMessage(m) {
 }
 
 function showResult(r) {
+  lastResult = r;
   $("result").hidden = false;
   const mySeat = state ? state.seat : null;
   const rows = r.places.map((s, i) => `${i + 1}. ${t("seat")} ${s}${s === mySeat ? " (" + t("you") + ")" : ""}`);
