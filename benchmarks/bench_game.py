@@ -2,7 +2,9 @@
 
 * random self-play through the Python API (``Game.legal_plays`` + ``Game.play``/``pass_``):
   whole deals per second, per preset;
-* ``Game.copy()`` and ``Game.undo()`` on a mid-deal position, the two primitives of a search.
+* ``Game.copy()`` and ``Game.undo()`` on a mid-deal position, the two primitives of a search;
+* ``Game.play(index)`` + ``undo()`` (target ≤ 1.5 µs), a random loop through ``Game`` by index,
+  and ``simulate`` with Python policies (a cheap one and the random twin) beside the kernel's.
 
 Run ``pytest benchmarks/bench_game.py --benchmark-only`` or ``python benchmarks/bench_game.py``
 for a plain summary.
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 
 import pytest
 
 from shuangkou import Rules
 from shuangkou.game import Game
+from shuangkou.sim import random_policy, simulate
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 
@@ -34,6 +38,25 @@ def random_game(rules: Rules, seed: int) -> Game:
         else:
             g.play(plays[i])
     return g
+
+
+def random_game_by_index(rules: Rules, seed: int) -> Game:
+    """The same loop, choosing by index into ``legal_plays()`` (no Play handed back)."""
+    g = Game(rules, seed=seed)
+    rnd = random.Random(seed)
+    while not g.is_over:
+        n = len(g.legal_plays()) + (g.table is not None)
+        i = rnd.randrange(n)
+        if i == n - 1 and g.table is not None:
+            g.pass_()
+        else:
+            g.play(i)
+    return g
+
+
+def first_play(view: object, plays: Sequence[object], rng: object) -> object:
+    """A cheap Python policy: the first legal play, pass when there is none."""
+    return plays[0] if len(plays) else None
 
 
 def midgame(rules: Rules, seed: int = 5, steps: int = 40) -> Game:
@@ -81,6 +104,58 @@ def test_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     benchmark.extra_info["undos_per_round"] = UNDO_BATCH
 
 
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_play_index_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    g = midgame(Rules.preset(preset))
+    n = len(g.legal_plays())
+    k = iter(range(10**9))
+
+    def play_undo() -> None:
+        g.play(next(k) % n)
+        g.undo()
+
+    benchmark(play_undo)
+
+
+@pytest.mark.parametrize("policy", [first_play, random_policy], ids=["first", "random_twin"])
+def test_simulate_python_policy(benchmark, policy) -> None:  # type: ignore[no-untyped-def]
+    seeds = iter(range(10**9))
+    res = benchmark(lambda: simulate(20, "baibian", policy, seed=next(seeds)))
+    assert len(res) == 20
+
+
+def game_rows(seconds: float = 2.0) -> None:
+    """The Game facade and Python-policy rows (issue #7 targets)."""
+    for preset in ("baibian", "qianbian"):
+        g = midgame(Rules.preset(preset))
+        n = len(g.legal_plays())
+        k = 20000
+        t0 = time.perf_counter()
+        for i in range(k):
+            g.play(i % n)
+            g.undo()
+        print(f"{preset:9s} Game.play(index)+undo: {(time.perf_counter() - t0) / k * 1e6:.2f} µs")
+    for preset in PRESETS:
+        rules = Rules.preset(preset)
+        n, decisions, t0 = 0, 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            decisions += len(random_game_by_index(rules, n).actions)
+            n += 1
+        dt = time.perf_counter() - t0
+        print(f"{preset:9s} random loop through Game by index: {decisions / dt:9.0f} decisions/s")
+    rates = {}
+    for name, policy in (("kernel random", "random"), ("Python first_play", first_play),
+                         ("Python random_policy", random_policy)):
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            n += len(simulate(100 if isinstance(policy, str) else 10, "baibian", policy,
+                              seed=n))
+        rates[name] = n / (time.perf_counter() - t0)
+    for name, rate in rates.items():
+        print(f"baibian   simulate {name:21s}: {rate:9.0f} games/s "
+              f"({rate / 240:6.1f}x the 240 games/s of issue #7)")
+
+
 def main() -> None:
     for preset in PRESETS:
         rules = Rules.preset(preset)
@@ -120,3 +195,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    game_rows()

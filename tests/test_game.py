@@ -160,10 +160,10 @@ def test_qianbian_two_readings_declare_or_follow_table() -> None:
     g = Game.from_deal(
         R["qianbian"], ["3s 4s SJ SJ BJ BJ 9s", "3h 3c 4h 4c 5h 5c Kd", "Qs", "Qh"], leader=0
     )
-    before = g.state()
+    before = g.key()
     with pytest.raises(IllegalPlayError, match="declare kind"):
         g.play("3s 4s SJ SJ BJ BJ")
-    assert g.state() == before
+    assert g.key() == before
     p = g.play("3s 4s SJ SJ BJ BJ", kind="straight")
     assert p.kind is Kind.STRAIGHT and p.top == sk.Rank.EIGHT
     g.undo()
@@ -199,7 +199,7 @@ def test_answer_takes_table_kind() -> None:
 def test_abandon() -> None:
     g = Game(R["baibian"], seed=11)
     g.play(g.legal_plays()[0])
-    before = g.state()
+    before = g.key()
     g.abandon(2)  # out of turn: any seat, any time
     r = g.result
     assert g.is_over and r is not None and r.outcome is Outcome.ESCAPE and r.escape == 2
@@ -207,14 +207,14 @@ def test_abandon() -> None:
     with pytest.raises(IllegalPlayError):
         g.abandon(1)
     g.undo()
-    assert g.state() == before and g.result is None
+    assert g.key() == before and g.result is None
     with pytest.raises(IllegalPlayError):
         g.abandon(4)
 
 
 def test_play_inputs_and_errors_name_play_and_reason() -> None:
     g = Game.from_deal(R["baibian"], ["3s 3h 3c 4s BJ", "5h 6h", "7h", "8h"], leader=0)
-    before = g.state()
+    before = g.key()
     bad: list[tuple[object, str]] = [
         ("3s 4s", "not a valid play"),
         ("5h", "not in the hand"),
@@ -230,12 +230,12 @@ def test_play_inputs_and_errors_name_play_and_reason() -> None:
         with pytest.raises(IllegalPlayError, match=reason) as e:
             g.play(cards)  # type: ignore[arg-type]
         assert "seat 0" in str(e.value)
-        assert g.state() == before
+        assert g.key() == before
     with pytest.raises(IllegalPlayError, match="leader"):
         g.pass_()
     with pytest.raises(IllegalPlayError, match="turn"):
         g.play("3s", seat=1)
-    assert g.state() == before
+    assert g.key() == before
     # A Play from legal_plays takes the lowest ids of its ranks; a Hand likewise.
     pair = next(p for p in g.legal_plays() if str(p) == "3 3")
     g.play(pair)
@@ -340,7 +340,7 @@ def test_match_carries_leader_and_seating() -> None:
         outcomes.append(g.result.outcome)
     assert sum(m.totals) == 0  # classic is zero-sum
     m2 = Match.from_json(m.to_json())
-    assert [g.state() for g in m2.games] == [g.state() for g in m.games] and m2.totals == m.totals
+    assert [g.key() for g in m2.games] == [g.key() for g in m.games] and m2.totals == m.totals
 
 
 def test_match_revealed_seating_carries_swaps() -> None:
@@ -417,7 +417,7 @@ def _check_end(g: Game) -> None:
 def _fuzz_illegal(g: Game, rnd: random.Random) -> None:
     """Random card lists, passes when leading, out-of-turn actions: either a genuine legal play
     (then it must be one of legal_plays, and is undone) or IllegalPlayError and no change."""
-    before = g.state()
+    before = g.key()
     seat = g.to_act
     assert seat is not None
     hand = list(g.hand(seat))
@@ -446,7 +446,7 @@ def _fuzz_illegal(g: Game, rnd: random.Random) -> None:
                 raise AssertionError("out-of-turn play accepted")
         except IllegalPlayError:
             pass
-        assert g.state() == before
+        assert g.key() == before
 
 
 def _legal_before(g: Game) -> list[Play]:
@@ -471,14 +471,14 @@ def test_random_games_properties(preset: str, seed: int) -> None:
         if step % 3 == 0:
             _fuzz_illegal(g, rnd)
         before = g.copy()
-        before_state = g.state()
+        before_state = g.key()
         _random_action(g, rnd, allow_abandon=step > 40)
         _check_cards(g)
         # undo restores exactly; the copy taken before did not move.
-        assert before.state() == before_state
+        assert before.key() == before_state
         probe = g.copy()
         probe.undo()
-        assert probe.state() == before_state
+        assert probe.key() == before_state
         if step % 25 == 0:
             assert json.loads(probe.to_json()) == json.loads(before.to_json())
         step += 1

@@ -22,7 +22,7 @@ class DealMachine(RuleBasedStateMachine):
         self.snapshots = []
 
     def _act(self, action) -> None:  # type: ignore[no-untyped-def]
-        before = self.game.state()
+        before = self.game.key()
         action()
         self.snapshots.append(before)
 
@@ -42,7 +42,7 @@ class DealMachine(RuleBasedStateMachine):
     @precondition(lambda self: not self.game.is_over)
     @rule(data=st.data())
     def illegal_attempts_change_nothing(self, data: st.DataObject) -> None:
-        before = self.game.state()
+        before = self.game.key()
         seat = self.game.to_act
         assert seat is not None
         own = list(self.game.hand(seat))
@@ -58,32 +58,32 @@ class DealMachine(RuleBasedStateMachine):
             try:
                 attempt()
             except IllegalPlayError:
-                assert self.game.state() == before
+                assert self.game.key() == before
             else:
                 raise AssertionError("an out-of-turn action or a pass on a lead went through")
         try:
             self.game.play(cards)
         except IllegalPlayError:
-            assert self.game.state() == before
+            assert self.game.key() == before
         else:  # a random card set that happens to be legal must be one of the legal plays
             played = self.game.actions[-1].play
             self.game.undo()
-            assert played in legal and self.game.state() == before
+            assert played in legal and self.game.key() == before
 
     @precondition(lambda self: bool(self.snapshots))
     @rule()
     def undo_restores_the_previous_state(self) -> None:
         self.game.undo()
-        assert self.game.state() == self.snapshots.pop()
+        assert self.game.key() == self.snapshots.pop()
 
     @rule()
     def copies_and_json_are_faithful_and_independent(self) -> None:
         twin = self.game.copy()
         assert twin == self.game and Game.from_json(self.game.to_json()) == self.game
         if not twin.is_over and twin.legal_plays():
-            before = self.game.state()
+            before = self.game.key()
             twin.play(twin.legal_plays()[0])
-            assert self.game.state() == before
+            assert self.game.key() == before
 
     @invariant()
     def every_card_is_accounted_for(self) -> None:

@@ -72,14 +72,22 @@ from .plays import PASS, Kind, Play, classify, legal_plays
 from .rng import deal as rng_deal
 from .rng import deal_seed
 from .rules import Rules
-from .scoring import Outcome, Result, score
+from .scoring import BombScore, Outcome, Result, score
 
-__all__ = ["JSON_VERSION", "Action", "Game", "Match", "Observation", "ReplayError", "replay"]
+__all__ = [
+    "JSON_VERSION", "Action", "Game", "Match", "Observation", "ReplayError", "play_from_dict",
+    "play_to_dict", "replay",
+]
 
 JSON_VERSION = 1
 GAME_FORMAT = "shuangkou.game"
 LOG_FORMAT = "shuangkou.log"
 MATCH_FORMAT = "shuangkou.match"
+SPECTATOR = "spectator"
+"""The ``seat`` of :meth:`Game.log` that sees no hand."""
+
+Viewer = int | str | None
+"""Who a log is for: ``None`` (everything), a seat 0..3, or :data:`SPECTATOR`."""
 
 # The ids of each rank, lowest first (cards.py: id = deck*52 + rank*4 + suit; jokers 104..107).
 _RANK_IDS: tuple[tuple[int, ...], ...] = tuple(
@@ -125,7 +133,32 @@ class Action(NamedTuple):
 @dataclass(frozen=True)
 class Observation:
     """What ``seat`` may see (R6/R7): its own hand, the partner's hand only under 双明
-    (``rules.partner_visible``), every seat's card count, the table and the whole history."""
+    (``rules.partner_visible``), every seat's card count, the table and the history. Every
+    action of the history is public (plays are made face up, passes and abandons are seen by
+    all), so the history is the whole list of actions; the hidden part of a deal is the other
+    hands, which an observation never holds.
+
+    :meth:`to_dict` gives plain JSON types (for a server to send); :meth:`from_dict` rebuilds
+    an equal observation. The dict has one key per field:
+
+    * ``seat``, ``to_act`` (``null`` once over), ``table_owner`` (``null`` on a lead),
+      ``leader`` (seat that led the trick), ``trick`` (0-based), ``first_leader``: ints;
+    * ``hand``: the seat's card ids, ascending; ``partner_hand``: the partner's ids under 双明,
+      else ``null``; ``card_counts``: 4 ints; ``places``: seats out so far, in order;
+      ``players``: the player at each seat; ``revealed``: the 明牌 card id or ``null``;
+    * ``table``: the play to beat as a *play dict* (below) or ``null``; ``table_cards``: its
+      card ids;
+    * ``history``: one dict per action, ``{"kind": "play"|"pass"|"abandon", "seat": int,
+      "cards": [ids], "play": play dict | null, "trick": int}``;
+    * ``is_over``: bool; ``result``: ``null`` or :meth:`Result.to_dict
+      <shuangkou.scoring.Result.to_dict>` with, in each bomb entry, ``"play"`` (a play dict)
+      and at the top ``"rules_name"``, ``"scoring"`` and ``"notes"`` (what a lossless round
+      trip needs).
+
+    A *play dict* is ``{"text": str(play), "cards": rank text of Play.cards, "kind": kind name
+    (lower case), "top": int, "width": int, "length": int, "stars": int, "wilds": int}``: the
+    reading itself, so it is rebuilt without the rules (``text`` is for people).
+    """
 
     seat: int
     to_act: int | None
@@ -144,6 +177,122 @@ class Observation:
     revealed: int | None
     is_over: bool
     result: Result | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types (``json.dumps`` takes it as is); see the class docstring."""
+        return {
+            "seat": self.seat,
+            "to_act": self.to_act,
+            "hand": list(self.hand),
+            "partner_hand": None if self.partner_hand is None else list(self.partner_hand),
+            "card_counts": list(self.card_counts),
+            "table": None if self.table is None else play_to_dict(self.table),
+            "table_cards": list(self.table_cards),
+            "table_owner": self.table_owner,
+            "leader": self.leader,
+            "trick": self.trick,
+            "places": list(self.places),
+            "history": [_action_to_dict(a) for a in self.history],
+            "players": list(self.players),
+            "first_leader": self.first_leader,
+            "revealed": self.revealed,
+            "is_over": self.is_over,
+            "result": None if self.result is None else _result_to_dict(self.result),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Observation:
+        """Rebuild an observation from :meth:`to_dict` (after a JSON round trip too). Raises
+        ``ValueError`` on a malformed dict."""
+        try:
+            partner = d["partner_hand"]
+            return cls(
+                int(d["seat"]), _opt_int(d["to_act"]), _int_tuple(d["hand"]),
+                None if partner is None else _int_tuple(partner),
+                _int_tuple(d["card_counts"]),  # type: ignore[arg-type]
+                None if d["table"] is None else play_from_dict(d["table"]),
+                _int_tuple(d["table_cards"]), _opt_int(d["table_owner"]), int(d["leader"]),
+                int(d["trick"]), _int_tuple(d["places"]),
+                tuple(_action_from_dict(a) for a in d["history"]),
+                _int_tuple(d["players"]),  # type: ignore[arg-type]
+                int(d["first_leader"]), _opt_int(d["revealed"]), bool(d["is_over"]),
+                None if d["result"] is None else _result_from_dict(d["result"]),
+            )
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"not an observation dict: {e!r}") from None
+
+
+def play_to_dict(play: Play) -> dict[str, Any]:
+    """A play as plain JSON types: its reading (see :class:`Observation`)."""
+    return {
+        "text": str(play), "cards": str(play.cards), "kind": play.kind.name.lower(),
+        "top": int(play.top), "width": play.width, "length": play.length,
+        "stars": play.stars, "wilds": play.wilds,
+    }
+
+
+def play_from_dict(d: dict[str, Any]) -> Play:
+    """The play of :func:`play_to_dict`. Raises ``ValueError`` on a malformed dict."""
+    try:
+        return Play(
+            Hand.parse(d["cards"]), Kind[str(d["kind"]).upper()], int(d["top"]), int(d["width"]),
+            int(d["length"]), int(d["stars"]), int(d["wilds"]),
+        )
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"not a play dict: {d!r}") from e
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _int_tuple(v: Any) -> tuple[int, ...]:
+    return tuple(int(x) for x in v)
+
+
+def _action_to_dict(a: Action) -> dict[str, Any]:
+    return {
+        "kind": a.kind, "seat": a.seat, "cards": list(a.cards),
+        "play": None if a.play is None else play_to_dict(a.play), "trick": a.trick,
+    }
+
+
+def _action_from_dict(d: dict[str, Any]) -> Action:
+    play = d["play"]
+    return Action(
+        str(d["kind"]), int(d["seat"]), _int_tuple(d["cards"]),
+        None if play is None else play_from_dict(play), int(d["trick"]),
+    )
+
+
+def _result_to_dict(r: Result) -> dict[str, Any]:
+    d = r.to_dict()
+    parts = (("multiplier_bombs", r.multiplier_bombs), ("contributions", r.contributions))
+    for key, bombs in parts:
+        for entry, b in zip(d[key], bombs):  # type: ignore[call-overload]
+            entry["play"] = play_to_dict(b.play)
+    d.update(rules_name=r.rules_name, scoring=r.scoring, notes=list(r.notes))
+    return d
+
+
+def _result_from_dict(d: dict[str, Any]) -> Result:
+    def bombs(key: str) -> tuple[BombScore, ...]:
+        return tuple(
+            BombScore(int(b["seat"]), play_from_dict(b["play"]), bool(b["held"]),
+                      int(b["stars"]), int(b["factor"]), _int_tuple(b["contribution"]))  # type: ignore[arg-type]
+            for b in d[key]
+        )
+
+    escape = d["escape"]
+    return Result(
+        Outcome(d["outcome"]), _int_tuple(d["places"]),
+        _int_tuple(d["first_team"]), _int_tuple(d["base"]),  # type: ignore[arg-type]
+        int(d["multiplier"]), bombs("multiplier_bombs"), bombs("contributions"),
+        _int_tuple(d["unclamped"]), _int_tuple(d["units"]),  # type: ignore[arg-type]
+        tuple(bool(c) for c in d["clamped"]),  # type: ignore[arg-type]
+        None if escape is None else int(escape), int(d["base_score"]), str(d["rules_name"]),
+        str(d["scoring"]), tuple(str(n) for n in d["notes"]),
+    )
 
 
 class ReplayError(IllegalPlayError):
@@ -172,6 +321,13 @@ class _PlayName:
             return "play"
 
 
+def _kind_of(kind: Kind | str, what: object, seat: int) -> Kind:
+    try:
+        return kind if isinstance(kind, Kind) else Kind[str(kind).upper()]
+    except KeyError:
+        raise _illegal(what, seat, f"unknown play kind {kind!r}") from None
+
+
 def _illegal(what: object, seat: int | None, reason: str) -> IllegalPlayError:
     who = f" by seat {seat}" if seat is not None else ""
     return IllegalPlayError(f"illegal {what}{who}: {reason}")
@@ -184,7 +340,7 @@ class Game:
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
         "_mask", "_packed", "_count", "_to_act", "_table", "_table_cards", "_owner",
         "_passes", "_leader", "_trick", "_places", "_over", "_escape", "_result", "_bombs",
-        "_actions", "_undo",
+        "_actions", "_undo", "_legal_cache",
     )
 
     rules: Rules
@@ -326,6 +482,7 @@ class Game:
         self._bombs: list[list[Play]] = [[], [], [], []]
         self._actions: list[Action] = []
         self._undo: list[tuple[Any, ...]] = []
+        self._legal_cache: dict[str, tuple[Play, ...]] = {}
         if any(c == 0 for c in self._count):
             raise ValueError("every seat needs at least one card")
 
@@ -422,11 +579,23 @@ class Game:
     def legal_plays(self, wilds: str = "all") -> list[Play]:
         """The plays the seat to act may make, through the kernel (``plays.legal_plays``): all
         of them when leading, else those that beat the table (passing, when answering, is also
-        legal and not listed). Empty once the deal is over."""
-        if self._over:
-            return []
-        hand = Hand._from_packed_unchecked(self._packed[self._to_act])  # type: ignore[index]
-        return legal_plays(hand, self.rules, self._table, wilds=wilds)  # type: ignore[arg-type]
+        legal and not listed). Empty once the deal is over. ``play(i)`` plays the ``i``-th
+        play of ``legal_plays()`` (``wilds="all"``)."""
+        return list(self._legal(wilds))
+
+    def _legal(self, wilds: str = "all") -> tuple[Play, ...]:
+        """The legal plays of the position, listed once per position (cached until the next
+        action or undo)."""
+        cache = self._legal_cache
+        plays = cache.get(wilds)
+        if plays is None:
+            if self._over:
+                plays = ()
+            else:
+                hand = Hand._from_packed_unchecked(self._packed[self._to_act])  # type: ignore[index]
+                plays = tuple(legal_plays(hand, self.rules, self._table, wilds=wilds))  # type: ignore[arg-type]
+            cache[wilds] = plays
+        return plays
 
     def can_pass(self) -> bool:
         return not self._over and self._table is not None
@@ -443,39 +612,82 @@ class Game:
 
     def play(
         self,
-        cards: Play | Hand | str | Iterable[int],
+        cards: Play | Hand | str | Iterable[int] | int,
         kind: Kind | str | None = None,
         *,
         seat: int | None = None,
     ) -> Play:
         """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
-        as read. ``Play.PASS`` passes. See the module docstring for what ``cards`` may be."""
+        as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
+        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms."""
         if isinstance(cards, Play) and not cards:
             self.pass_(seat=seat)
             return PASS
         what = _PlayName(cards)  # formatted only if an error is raised
         s = self._check_turn(what, seat)
-        ids, play = self._resolve(cards, kind, s, what)
-        table = self._table
-        if table is not None and not play.beats(table, self.rules):
-            raise _illegal(
-                f"play {play.describe()} [{format_cards(ids)}]", s,
-                f"it does not beat the table {table.describe()}",
-            )
+        known = self._listed(cards, s, what)
+        if known is not None:
+            play = known
+            declared = None if kind is None else _kind_of(kind, what, s)
+            if declared is not None and play.kind != declared:
+                raise _illegal(
+                    what, s,
+                    f"the play is a {play.kind.name.lower()}, not {declared.name.lower()}",
+                )
+            ids = self._take_lowest(play.cards, self._mask[s], s, what)
+        else:
+            ids, play = self._resolve(cards, kind, s, what)
+            table = self._table
+            if table is not None and not play.beats(table, self.rules):
+                raise _illegal(
+                    f"play {play.describe()} [{format_cards(ids)}]", s,
+                    f"it does not beat the table {table.describe()}",
+                )
         self._apply_play(s, ids, play)
         return play
+
+    def _listed(self, cards: object, seat: int, what: object) -> Play | None:
+        """The play ``cards`` names if it is an index into, or a play of, a legal list of this
+        position (then it needs no classifying); ``None`` for anything else."""
+        if isinstance(cards, int) and not isinstance(cards, bool):
+            plays = self._legal()
+            if not 0 <= cards < len(plays):
+                raise _illegal(what, seat, f"index {cards} is not in 0..{len(plays) - 1}")
+            return plays[cards]
+        if isinstance(cards, Play):
+            for plays in self._legal_cache.values():
+                for p in plays:
+                    if p is cards:
+                        return p
+        return None
+
+    def cards_for(self, play: Play | int, seat: int | None = None) -> tuple[int, ...]:
+        """The card ids ``play`` (a :class:`Play`, or an index into :meth:`legal_plays`) would
+        take from ``seat``'s hand (default: the seat to act), as :meth:`play` takes them: the
+        lowest ids of each needed rank. Raises :class:`IllegalPlayError` if the hand does not
+        hold the cards; says nothing about whether the play is legal now."""
+        if seat is None:
+            if self._to_act is None:
+                raise _illegal(_PlayName(play), None, "the deal is over (give a seat)")
+            seat = self._to_act
+        if isinstance(seat, bool) or seat not in range(4):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        if not isinstance(play, Play):
+            if isinstance(play, bool) or not isinstance(play, int):
+                raise TypeError(f"cards_for takes a Play or an index, not {play!r}")
+            if seat != self._to_act:
+                raise ValueError("an index names a legal play of the seat to act only")
+            listed = self._listed(play, seat, _PlayName(play))
+            assert listed is not None  # an int is always resolved (or raises)
+            play = listed
+        return self._take_lowest(play.cards, self._mask[seat], seat, _PlayName(play))
 
     def _resolve(
         self, cards: object, kind: Kind | str | None, seat: int, what: object
     ) -> tuple[tuple[int, ...], Play]:
         """Physical ids and the reading of what a client sent (validated), or raise."""
         mask = self._mask[seat]
-        declared: Kind | None = None
-        if kind is not None:
-            try:
-                declared = kind if isinstance(kind, Kind) else Kind[str(kind).upper()]
-            except KeyError:
-                raise _illegal(what, seat, f"unknown play kind {kind!r}") from None
+        declared = None if kind is None else _kind_of(kind, what, seat)
         if isinstance(cards, Play):
             # Genuine reading of those ranks? (A hand-built Play could claim anything.)
             if cards not in classify(cards.cards, self.rules):
@@ -595,6 +807,7 @@ class Game:
 
     # -- state transitions ---------------------------------------------------------------------
     def _push_undo(self, seat: int) -> None:
+        self._legal_cache = {}
         self._undo.append((
             self._to_act, self._table, self._table_cards, self._owner, self._passes,
             self._leader, self._trick, self._over, self._escape, self._result, seat,
@@ -687,6 +900,7 @@ class Game:
             self._leader, self._trick, self._over, self._escape, self._result, seat,
             self._mask[seat], self._packed[seat], self._count[seat], n_places, n_bombs,
         ) = self._undo.pop()
+        self._legal_cache = {}
         del self._places[n_places:]
         del self._bombs[seat][n_bombs:]
         return self._actions.pop()
@@ -719,6 +933,7 @@ class Game:
         g._bombs = [b[:] for b in self._bombs]
         g._actions = self._actions[:]
         g._undo = self._undo[:]
+        g._legal_cache = self._legal_cache.copy()
         return g
 
     __copy__ = copy
@@ -726,8 +941,8 @@ class Game:
     def __deepcopy__(self, memo: dict[int, object]) -> Game:
         return self.copy()
 
-    def state(self) -> tuple[Any, ...]:
-        """Everything that defines the position (for equality checks and hashing)."""
+    def key(self) -> tuple[Any, ...]:
+        """Everything that defines the game, history included: ``a == b`` compares it."""
         return (
             self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
             self.first_leader, tuple(self._mask), self._to_act, self._table, self._table_cards,
@@ -736,7 +951,7 @@ class Game:
         )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Game) and self.state() == other.state()
+        return isinstance(other, Game) and self.key() == other.key()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -753,22 +968,62 @@ class Game:
             "leader": self.first_leader,
         }
 
-    def log(self) -> dict[str, Any]:
-        """The game log: rules, seed, the deal and every action (JSON-able)."""
-        return {
+    def _visible_seats(self, seat: Viewer) -> frozenset[int]:
+        """The seats whose hands ``seat`` may see: its own and, under 双明, its partner's."""
+        if seat is None:
+            return frozenset(range(4))
+        if seat == SPECTATOR:
+            return frozenset()
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
+            raise ValueError(f"seat must be 0..3, None or {SPECTATOR!r}, got {seat!r}")
+        return frozenset((seat, seat ^ 2) if self.rules.partner_visible else (seat,))
+
+    def log(self, seat: Viewer = None) -> dict[str, Any]:
+        """The game log: rules, seed, the deal and every action (JSON-able).
+
+        ``seat=None`` is the full log (:func:`replay` rebuilds the game from it). ``seat=s``
+        (0..3) is what the player at seat ``s`` may see, for a server to send to that client;
+        ``seat="spectator"`` shows no hand at all. A redacted log has ``"view"`` (the seat or
+        ``"spectator"``), ``"seed": null`` (the seed would give every hand away),
+        ``deal.hands`` with ``null`` for each hand the viewer may not see (its own and, under
+        双明, its partner's are kept — listed where they were dealt, before a 明牌 swap) and
+        ``deal.hand_sizes``; the revealed card, the seating and every action are public and
+        kept. A redacted log cannot be replayed."""
+        visible = self._visible_seats(seat)
+        deal = self._deal_dict()
+        doc = {
             "format": LOG_FORMAT,
             "version": JSON_VERSION,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
-            "deal": self._deal_dict(),
+            "deal": deal,
             "actions": [_action_to_json(a) for a in self._actions],
         }
+        if seat is not None:
+            # The dealt hands are indexed by the seat before the 明牌 swap; seat s now holds
+            # the hand dealt at the seat it swapped with.
+            dealt_at = list(range(4))
+            if self.swap is not None:
+                a, b = self.swap
+                dealt_at[a], dealt_at[b] = b, a
+            shown = {dealt_at[s] for s in visible}
+            deal["hand_sizes"] = [len(h) for h in self.dealt]
+            deal["hands"] = [h if i in shown else None for i, h in enumerate(deal["hands"])]
+            doc["seed"] = None
+            doc["view"] = seat
+        return doc
 
-    def to_json(self, indent: int | None = None) -> str:
-        """Versioned JSON of the whole state (log + a snapshot of the position)."""
-        doc = self.log()
+    def to_json(self, indent: int | None = None, *, seat: Viewer = None) -> str:
+        """Versioned JSON of the whole state (log + a snapshot of the position). ``seat``
+        redacts it as :meth:`log` does (the snapshot's hidden hands become ``null``); only the
+        full document (``seat=None``) can be read back by :meth:`from_json`."""
+        doc = self.log(seat)
         doc["format"] = GAME_FORMAT
-        doc["state"] = self._snapshot_dict()
+        snap = self._snapshot_dict()
+        if seat is not None:
+            visible = self._visible_seats(seat)
+            snap["hands"] = [h if s in visible else None for s, h in enumerate(snap["hands"])]
+        doc["state"] = snap
         return json.dumps(doc, ensure_ascii=False, indent=indent)
 
     def _snapshot_dict(self) -> dict[str, Any]:
@@ -828,6 +1083,8 @@ def _action_to_json(a: Action) -> list[Any]:
 
 
 def _deal_from_log(doc: dict[str, Any]) -> Game:
+    if doc.get("view") is not None:
+        raise ValueError(f"a log redacted for {doc['view']!r} cannot be replayed (hands hidden)")
     rules = Rules.from_dict(doc["rules"])
     deal = doc.get("deal") or {}
     seed = doc.get("seed")

@@ -1,0 +1,516 @@
+"""The reference engine: a deliberately simple, obviously-correct pure-Python game state.
+
+:class:`RefState` has exactly the API of the kernel's ``State`` (the position of one deal at
+rank level, docs/internals.md "The game state") and is its judge in the differential tests
+(``tests/test_engine_diff*.py``). It favours the obvious over the fast:
+
+* every field is an immutable value (hands are packed rank words, places and bombs tuples), and
+  every action first pushes a snapshot of all of them, so ``undo`` is "restore the snapshot"
+  and ``copy`` is "copy the fields";
+* the legal plays come from the plays oracle :mod:`shuangkou._reference` (never the kernel,
+  whatever ``SHUANGKOU_BACKEND`` says), and a play is legal exactly when it is in that list;
+* R7's flow is written out below once, step by step, and R8's scores come from the reference
+  arithmetic :func:`shuangkou._reference_scoring.score`;
+* ``hash`` is computed from scratch from a canonical tuple of the position (BLAKE2b, 64 bits),
+  so it shares nothing with the kernel's incremental Zobrist hash.
+
+Choices made where RULES.md is silent (the same as :class:`shuangkou.Game`'s):
+
+* Unplaced seats are ranked (R7) by fewer cards left, ties by play order after the last
+  finisher; if nobody finished (an abandon), by play order from the first leader: the deal's
+  first leader for :meth:`RefState.deal`, the ``leader`` given to :meth:`RefState.from_position`.
+* 接风 with the partner out too (impossible by R7, the deal would be over): the next seat in
+  play order after the owner that still has cards leads.
+* ``abandon(seat)`` is allowed for any seat at any time before the end, in or out of turn.
+* ``play(Play.PASS)`` passes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from . import _reference
+from ._reference_scoring import score
+from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
+from .errors import IllegalPlayError
+from .plays import NO_TABLE, Play, WildsMode, classify
+from .rng import deal as rng_deal
+from .rules import Rules
+from .scoring import Result
+
+__all__ = ["RefState", "RefView"]
+
+HandLike = Hand | str | int
+
+
+@lru_cache(maxsize=1 << 16)
+def _legal(hand: int, flags: int, table: int, fewest: bool) -> tuple[Play, ...]:
+    """The oracle's legal plays (its order: docs/internals.md "Plays"), memoised."""
+    return tuple(_reference.generate_plays(hand, flags, table, fewest, Play))
+
+
+def _as_packed(hand: HandLike) -> int:
+    if isinstance(hand, Hand):
+        return hand.packed
+    if isinstance(hand, str):
+        return Hand.parse(hand).packed
+    if isinstance(hand, int) and not isinstance(hand, bool):
+        return Hand.from_packed(hand).packed
+    raise TypeError(f"a hand must be a Hand, rank text or a packed int, not {type(hand).__name__}")
+
+
+def _size(packed: int) -> int:
+    return sum(packed >> (4 * r) & 15 for r in range(N_RANKS))
+
+
+def _seat(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
+        raise ValueError(f"{what} must be a seat 0..3, got {value!r}")
+    return value
+
+
+def _genuine(play: object, rules: Rules, what: str) -> Play:
+    """``play`` if it is a real reading of its cards under ``rules`` (R3), else ValueError."""
+    if not isinstance(play, Play) or not play:
+        raise ValueError(f"{what} must be a Play, got {play!r}")
+    if play not in classify(play.cards, rules):
+        raise ValueError(f"{what} {play.cards} does not read as {play.describe()}")
+    return play
+
+
+@dataclass(frozen=True)
+class RefView:
+    """What one seat may know of a position (R6/R7): its hand, the partner's only under 双明
+    (``rules.partner_visible``), the public facts, and its legal plays when it is to act.
+    A plain value: it holds no reference to the state it was taken from."""
+
+    seat: int
+    to_act: int | None
+    hand: Hand
+    partner_hand: Hand | None
+    cards_left: tuple[int, int, int, int]
+    table: Play | None
+    table_owner: int | None
+    passes: int
+    places: tuple[int, ...]
+    bombs_played: tuple[tuple[Play, ...], ...]
+    cards_played: tuple[Hand, Hand, Hand, Hand]
+    """The cards each seat played since the position was set up."""
+    legal: tuple[Play, ...]
+    can_pass: bool
+    is_over: bool
+
+
+class RefState:
+    """The position of one deal at rank level (R7), with the kernel ``State``'s API."""
+
+    __slots__ = (
+        "_rules", "_hands", "_to_act", "_table", "_owner", "_passes", "_leader", "_trick",
+        "_places", "_bombs", "_escape", "_played", "_result", "_first", "_undo",
+    )
+
+    _rules: Rules
+    _hands: tuple[int, int, int, int]
+    _to_act: int | None
+    _table: Play | None
+    _owner: int | None
+    _passes: int
+    _leader: int
+    _trick: int
+    _places: tuple[int, ...]
+    _bombs: tuple[tuple[Play, ...], ...]
+    _escape: int | None
+    _played: tuple[int, int, int, int]
+    _result: Result | None
+    _first: int
+    _undo: list[tuple[Any, ...]]
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def deal(cls, rules: Rules, seed: int) -> RefState:
+        """The start of play of ``Game(rules, seed)``: the seeded deal (:mod:`shuangkou.rng`),
+        then R7's first leader — the revealed card's holder, whose partner becomes the holder
+        of the other copy (it swaps hands with the leader's partner unless it already sits
+        opposite or is the leader) — or the drawn seat."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        d = rng_deal(seed, rules.first_leader)
+        hands = [list(h) for h in d.hands]
+        if d.revealed is not None:
+            leader = next(s for s in range(4) if d.revealed in hands[s])
+            a, b = face_copies(card_face(d.revealed))
+            other = b if d.revealed == a else a
+            holder = next(s for s in range(4) if other in hands[s])
+            partner = leader ^ 2
+            if holder not in (leader, partner):
+                hands[holder], hands[partner] = hands[partner], hands[holder]
+        else:
+            assert d.leader is not None
+            leader = d.leader
+        packed = [Hand.from_cards(h).packed for h in hands]
+        return cls.from_position(rules, packed, leader)
+
+    @classmethod
+    def from_position(
+        cls,
+        rules: Rules,
+        hands: Sequence[HandLike],
+        to_act: int | None,
+        *,
+        table: Play | None = None,
+        table_owner: int | None = None,
+        passes: int = 0,
+        places: Sequence[int] = (),
+        bombs: Sequence[Sequence[Play]] = ((), (), (), ()),
+        leader: int | None = None,
+        trick: int = 0,
+        escape: int | None = None,
+    ) -> RefState:
+        """Any position of a deal: ``hands`` per seat (Hand, rank text or packed word), the seat
+        to act (``None`` only for a finished deal), the table play and its owner mid-trick with
+        the passes since it, the seats already out in order, the bombs each seat played (R8),
+        the trick's leader (default: the table's owner, else the seat to act), the trick
+        counter and the seat that abandoned. Raises ``ValueError`` on an impossible position."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        if len(hands) != 4:
+            raise ValueError("a position has 4 hands")
+        packed = tuple(_as_packed(h) for h in hands)
+        for r in range(N_RANKS):  # R1: two decks
+            if sum(p >> (4 * r) & 15 for p in packed) > MAX_COPIES[r]:
+                raise ValueError(f"the hands hold more than {MAX_COPIES[r]} cards of one rank")
+        out = tuple(_seat(s, "a place") for s in places)
+        if len(set(out)) != len(out) or set(out) != {s for s in range(4) if not packed[s]}:
+            raise ValueError("places must be the seats with no cards left, each once")
+        if len(bombs) != 4:
+            raise ValueError("bombs must list the bombs of each of the 4 seats")
+        played = tuple(tuple(_genuine(p, rules, "a bomb") for p in b) for b in bombs)
+        if any(not p.is_bomb for b in played for p in b):
+            raise ValueError("bombs may only list bomb plays")
+        esc = None if escape is None else _seat(escape, "escape")
+        if isinstance(passes, bool) or not isinstance(passes, int) or passes < 0:
+            raise ValueError(f"passes must be a count >= 0, got {passes!r}")
+        if isinstance(trick, bool) or not isinstance(trick, int) or trick < 0:
+            raise ValueError(f"trick must be a count >= 0, got {trick!r}")
+        state = object.__new__(cls)
+        state._rules = rules
+        state._hands = packed  # type: ignore[assignment]
+        state._places = out
+        state._bombs = played
+        state._escape = esc
+        over = esc is not None or state._decided()
+        if over:
+            if to_act is not None:
+                raise ValueError("the deal is over: nobody is to act")
+        else:
+            to_act = _seat(to_act, "to_act")
+            if not packed[to_act]:
+                raise ValueError(f"seat {to_act} is to act but has no cards")
+        if table is None:
+            if table_owner is not None or passes:
+                raise ValueError("table_owner and passes need a table play")
+        else:
+            _genuine(table, rules, "the table")
+            owner = _seat(table_owner, "table_owner")
+            if not over:
+                # R7: after the top play, each seat with cards in turn passed or is to act.
+                after = [(owner + k) & 3 for k in (1, 2, 3) if packed[(owner + k) & 3]]
+                if passes >= len(after):
+                    raise ValueError("every other seat has passed: the trick is over")
+                if after[passes] != to_act:
+                    raise ValueError(
+                        f"seat {after[passes]} is to act after {passes} passes on seat "
+                        f"{owner}'s play, not seat {to_act}"
+                    )
+        if leader is None:
+            leader = table_owner if table is not None else to_act
+        state._leader = _seat(leader, "leader") if leader is not None else 0
+        state._first = state._leader
+        state._to_act = to_act
+        state._table = table
+        state._owner = table_owner
+        state._passes = passes
+        state._trick = trick
+        state._played = (0, 0, 0, 0)
+        state._result = state._score() if over else None
+        state._undo = []
+        return state
+
+    @classmethod
+    def parse(cls, text: str, rules: Rules | None = None) -> RefState:
+        """A position from its text (docs/position.md)."""
+        from .position import parse_position
+
+        state: RefState = parse_position(text, rules, cls)
+        return state
+
+    def __str__(self) -> str:
+        from .position import format_position
+
+        text: str = format_position(self)
+        return text
+
+    # -- the position ----------------------------------------------------------------------
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, ``None`` once the deal is over."""
+        return self._to_act
+
+    @property
+    def table(self) -> Play | None:
+        """The top play of the current trick, ``None`` when leading."""
+        return self._table
+
+    @property
+    def table_owner(self) -> int | None:
+        return self._owner
+
+    @property
+    def passes(self) -> int:
+        """Passes since the top play."""
+        return self._passes
+
+    @property
+    def leader(self) -> int:
+        """The seat that led the current trick."""
+        return self._leader
+
+    @property
+    def trick(self) -> int:
+        """Tricks completed since the position was set up (plus the ``trick`` given)."""
+        return self._trick
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """The seats already out, in order."""
+        return self._places
+
+    @property
+    def escape(self) -> int | None:
+        """The seat that abandoned, if any."""
+        return self._escape
+
+    @property
+    def is_over(self) -> bool:
+        return self._to_act is None
+
+    @property
+    def result(self) -> Result | None:
+        """The R8 result once the deal is over, else ``None``."""
+        return self._result
+
+    @property
+    def can_pass(self) -> bool:
+        """Passing is legal: the deal goes on and a play is on the table (R4)."""
+        return self._to_act is not None and self._table is not None
+
+    def hand(self, seat: int) -> Hand:
+        return Hand._from_packed_unchecked(self._hands[seat])
+
+    def cards_left(self, seat: int) -> int:
+        return _size(self._hands[seat])
+
+    def bombs_played(self, seat: int) -> tuple[Play, ...]:
+        return self._bombs[seat]
+
+    def legal(self, wilds: WildsMode = "all") -> list[Play]:
+        """The plays the seat to act may make (the oracle's, in its order); pass is not listed
+        (:attr:`can_pass`). Empty once the deal is over."""
+        if wilds not in ("all", "fewest"):
+            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        if self._to_act is None:
+            return []
+        table = self._table.tag if self._table is not None else NO_TABLE
+        hand = self._hands[self._to_act]
+        return list(_legal(hand, self._rules.flags, table, wilds == "fewest"))
+
+    def view(self, seat: int) -> RefView:
+        """What ``seat`` may know (R6: the partner's hand only under 双明)."""
+        seat = _seat(seat, "seat")
+        partner = self.hand(seat ^ 2) if self._rules.partner_visible else None
+        return RefView(
+            seat, self._to_act, self.hand(seat), partner,
+            tuple(self.cards_left(s) for s in range(4)),  # type: ignore[arg-type]
+            self._table, self._owner, self._passes, self._places, self._bombs,
+            tuple(Hand._from_packed_unchecked(p) for p in self._played),  # type: ignore[arg-type]
+            tuple(self.legal()) if seat == self._to_act else (), self.can_pass, self.is_over,
+        )
+
+    # -- actions ---------------------------------------------------------------------------
+    def play(self, play: Play | int) -> None:
+        """Play a legal play of the seat to act: a :class:`Play` or an index into
+        ``legal()``. Anything else raises :class:`IllegalPlayError` and changes nothing."""
+        if self._to_act is None:
+            raise IllegalPlayError("illegal play: the deal is over")
+        legal = self.legal()
+        if isinstance(play, int) and not isinstance(play, bool):
+            if not 0 <= play < len(legal):
+                raise IllegalPlayError(f"illegal play: no legal play at index {play}")
+            play = legal[play]
+        elif not isinstance(play, Play):
+            raise IllegalPlayError(f"illegal play: expected a Play or an index, got {play!r}")
+        elif not play:
+            self.pass_()
+            return
+        elif play not in legal:
+            raise IllegalPlayError(
+                f"illegal play {play.describe()} [{play}] by seat {self._to_act}: not a legal "
+                "play here (not held, or does not beat the table)"
+            )
+        self._push()
+        s = self._to_act
+        hands = list(self._hands)
+        hands[s] -= play.packed
+        self._hands = tuple(hands)  # type: ignore[assignment]
+        played = list(self._played)
+        played[s] += play.packed
+        self._played = tuple(played)  # type: ignore[assignment]
+        if play.is_bomb:  # R8 needs every bomb: the multiplier and contributions
+            bombs = list(self._bombs)
+            bombs[s] = bombs[s] + (play,)
+            self._bombs = tuple(bombs)
+        self._table, self._owner, self._passes = play, s, 0
+        if not hands[s]:
+            self._places = self._places + (s,)  # R7: out, its place recorded
+            if self._decided():
+                self._end()  # R7: the outcome is decided, at once, even mid-trick
+                return
+        self._to_act = self._next_with_cards(s)
+
+    def pass_(self) -> None:
+        """Pass (R4: not when leading). When every other seat with cards has passed since the
+        top play, the trick ends and its owner leads — or the owner's partner (接风, R7)."""
+        if self._to_act is None:
+            raise IllegalPlayError("illegal pass: the deal is over")
+        if self._table is None or self._owner is None:
+            raise IllegalPlayError(
+                f"illegal pass by seat {self._to_act}: the leader of a trick must play (R4)"
+            )
+        self._push()
+        owner = self._owner
+        self._passes += 1
+        others = sum(1 for s in range(4) if s != owner and self._hands[s])
+        if self._passes < others:
+            self._to_act = self._next_with_cards(self._to_act)
+            return
+        if self._hands[owner]:
+            lead = owner
+        elif self._hands[owner ^ 2]:
+            lead = owner ^ 2  # 接风
+        else:  # pragma: no cover - the deal would be over (R7)
+            lead = self._next_with_cards(owner)
+        self._table, self._owner, self._passes = None, None, 0
+        self._trick += 1
+        self._leader = self._to_act = lead
+
+    def abandon(self, seat: int) -> None:
+        """``seat`` abandons (逃跑): the deal ends at once with R8's escape penalty."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+            raise IllegalPlayError(f"illegal abandon: seat must be 0..3, got {seat!r}")
+        if self._to_act is None:
+            raise IllegalPlayError(f"illegal abandon by seat {seat}: the deal is over")
+        self._push()
+        self._escape = seat
+        self._end()
+
+    def undo(self) -> None:
+        """Revert the last action exactly. Raises :class:`IllegalPlayError` if there is none."""
+        if not self._undo:
+            raise IllegalPlayError("nothing to undo")
+        (
+            self._hands, self._to_act, self._table, self._owner, self._passes, self._leader,
+            self._trick, self._places, self._bombs, self._escape, self._played, self._result,
+        ) = self._undo.pop()
+
+    def copy(self) -> RefState:
+        """An independent copy (undo history included)."""
+        other = object.__new__(RefState)
+        for name in RefState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._undo = list(self._undo)
+        return other
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, object]) -> RefState:
+        return self.copy()
+
+    # -- R7 helpers ------------------------------------------------------------------------
+    def _push(self) -> None:
+        self._undo.append((
+            self._hands, self._to_act, self._table, self._owner, self._passes, self._leader,
+            self._trick, self._places, self._bombs, self._escape, self._played, self._result,
+        ))
+
+    def _next_with_cards(self, seat: int) -> int:
+        """The next seat after ``seat`` in play order 0→1→2→3→0 that still has cards."""
+        for k in (1, 2, 3):
+            s = (seat + k) & 3
+            if self._hands[s]:
+                return s
+        raise AssertionError("no other seat has cards")  # pragma: no cover
+
+    def _decided(self) -> bool:
+        """R7: the first finisher's partner is out, or both of the other team are."""
+        if not self._places:
+            return False
+        first = self._places[0]
+        return (first ^ 2) in self._places or (
+            (first + 1) & 3 in self._places and (first + 3) & 3 in self._places
+        )
+
+    def _end(self) -> None:
+        self._to_act = None
+        self._result = self._score()
+
+    def _final_places(self) -> tuple[int, ...]:
+        """R7: finishers in order, then the rest by fewer cards left, ties by play order after
+        the last finisher (from the first leader if nobody finished)."""
+        ref = self._places[-1] if self._places else (self._first - 1) & 3
+        rest = sorted(
+            (s for s in range(4) if s not in self._places),
+            key=lambda s: (self.cards_left(s), (s - ref) & 3),
+        )
+        return self._places + tuple(rest)
+
+    def _score(self) -> Result:
+        held = [self.hand(s) for s in range(4)]
+        return score(self._rules, self._final_places(), self._bombs, held, self._escape)
+
+    # -- identity --------------------------------------------------------------------------
+    def key(self) -> tuple[object, ...]:
+        """The position as a canonical tuple (what ``==`` and ``hash`` see): rules, hands, seat
+        to act, table play and owner, passes, places, each seat's bombs (as R8 sees them: their
+        readings, in any order) and the escape. Not the trick counter or the history."""
+        table = None if self._table is None else (self._table.packed, self._table.tag)
+        bombs = tuple(tuple(sorted(p.tag for p in b)) for b in self._bombs)
+        return (
+            dataclasses.astuple(self._rules), self._hands, self._to_act, table, self._owner,
+            self._passes, self._places, bombs, self._escape,
+        )
+
+    @property
+    def hash(self) -> int:
+        """64-bit hash of :meth:`key`, computed from scratch (BLAKE2b of its ``repr``)."""
+        digest = hashlib.blake2b(repr(self.key()).encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "little")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RefState) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __repr__(self) -> str:
+        status = "over" if self.is_over else f"seat {self._to_act} to act"
+        return f"<RefState {self._rules.name} {status}>"
+
