@@ -324,13 +324,13 @@ def test_restart_resumes_every_table_exactly(tmp_path):
                 for _ in range(40):
                     await play_one(clients)
                 assert server.tables[t["id"]].seq == 40
-                before = {i: tb.game.state() for i, tb in server.tables.items()}
+                before = {i: tb.game.key() for i, tb in server.tables.items()}
                 seqs = {i: tb.seq for i, tb in server.tables.items()}
                 tokens = [x for x in server.tables[t["id"]].digests.items()]
                 for x in clients:
                     await x.close()
             async with running(db) as (again, base2):
-                assert {i: tb.game.state() for i, tb in again.tables.items()} == before
+                assert {i: tb.game.key() for i, tb in again.tables.items()} == before
                 assert {i: tb.seq for i, tb in again.tables.items()} == seqs
                 assert list(again.tables[t["id"]].digests.items()) == tokens
                 assert again.tables[bots["id"]].game.to_act is not None

@@ -68,7 +68,7 @@ def test_a_person_plays_a_deal_in_the_browser(tmp_path, browser):
         seen_mine_on_table = False
         passed = hinted = 0
         moves = 0
-        while not d.execute_script("return state.over"):
+        while not d.execute_script("return state.is_over"):
             if not d.find_element(By.ID, "play").is_enabled():
                 time.sleep(0.03)
                 continue

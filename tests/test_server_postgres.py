@@ -75,12 +75,12 @@ def test_postgres_match_and_restart(pg_url):
                 for _ in range(30):
                     await play_one(clients)
                 assert server.tables[t["id"]].seq == 30
-                before = server.tables[t["id"]].game.state()
+                before = server.tables[t["id"]].game.key()
                 seen = dict(clients[0].seen)
                 for c in clients:
                     await c.close()
             async with running(pg_url) as (again, base2):
-                assert again.tables[t["id"]].game.state() == before
+                assert again.tables[t["id"]].game.key() == before
                 clients = [await TableClient.connect(http, base2, t["id"], tok)
                            for tok in tokens]
                 assert all(clients[0].seen[s] == a for s, a in seen.items())

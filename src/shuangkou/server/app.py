@@ -16,6 +16,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from ..game import SPECTATOR
 from .config import ConfigError, TableConfig
 from .protocol import (
     MAX_FRAME,
@@ -187,22 +188,23 @@ class Server:
         return web.json_response({"table": table.id, "player": player, "token": token})
 
     async def table_log(self, request: web.Request) -> web.Response:
-        """The public log of accepted actions and the results; with the place's token (an
-        ``Authorization: Bearer`` header) also that place's own dealt hands."""
+        """The public log of accepted actions and the results, and each deal's engine log as
+        a spectator sees it (:meth:`Game.log`, no hand); with a place's token (an
+        ``Authorization: Bearer`` header) each deal's log as that place's seat sees it."""
         table = self._table(request)
-        body: dict[str, Any] = {
-            "table": table.id, "config": table.config.public(),
-            "log": [action_view(a) for a in table.log],
-            "results": [result_view(g) for g in table.match.games if g.is_over],
-        }
+        player = None
         auth = request.headers.get("Authorization", "")
         if auth:
             player = table.player_for(auth.removeprefix("Bearer ").strip())
             if player is None:
                 return _http_error(403, "bad_token", "no place has this token")
-            body["player"] = player
-            body["hands"] = [list(g.initial_hands[g.players.index(player)])
-                             for g in table.match.games]
+        body: dict[str, Any] = {
+            "table": table.id, "config": table.config.public(), "player": player,
+            "log": [action_view(a) for a in table.log],
+            "results": [result_view(g) for g in table.match.games if g.is_over],
+            "deals": [g.log(seat=SPECTATOR if player is None else g.players.index(player))
+                      for g in table.match.games],
+        }
         return web.json_response(body)
 
     def _table(self, request: web.Request) -> Table:

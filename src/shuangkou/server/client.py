@@ -21,7 +21,8 @@ from typing import Any
 import aiohttp
 
 from ..cards import CARD_RANKS, Hand
-from ..plays import Play, classify, legal_plays
+from ..game import play_from_dict
+from ..plays import Play, legal_plays
 from ..rules import Rules
 from .hints import hint_key
 
@@ -66,11 +67,7 @@ def choose(state: dict[str, Any], rules: Rules) -> Play | None:
     """The first hint (:mod:`.hints`, smallest-first) for a state whose turn it is; ``None``
     = pass (nothing beats the table). Never passes on a lead (R4)."""
     hand = Hand.from_cards(state["hand"])
-    top = state["table"]
-    table = None
-    if top is not None:
-        table = next(p for p in classify(Hand.from_cards(top["cards"]), rules)
-                     if p.kind.name.lower() == top["kind"])
+    table = None if state["table"] is None else play_from_dict(state["table"])
     plays = legal_plays(hand, rules, table, wilds="fewest")
     return min(plays, key=hint_key) if plays else None
 

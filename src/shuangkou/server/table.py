@@ -30,7 +30,7 @@ from .protocol import ProtocolError
 from .store import Store, StoredAction
 from .views import action_view, result_view, seat_view
 
-__all__ = ["Listener", "Table", "cards_of", "token_digest"]
+__all__ = ["Listener", "Table", "token_digest"]
 
 _POLICIES: dict[str, Callable[[Any, list[Play], SplitMix64], Play | None]] = {
     "random": random_policy, "greedy": greedy_policy,
@@ -51,14 +51,6 @@ class Listener(Protocol):
 def token_digest(token: str) -> str:
     """The stored form of a token (SHA-256 hex): a copy of the database gives no tokens."""
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
-
-
-def cards_of(game: Game, play: Play) -> tuple[int, ...]:
-    """The physical ids the seat to act would give for ``play`` (the engine's choice: the
-    lowest held ids of each rank), found by playing it on a copy."""
-    trial = game.copy()
-    trial.play(play)
-    return trial.table_cards
 
 
 class Table:
@@ -281,7 +273,7 @@ class Table:
         if not order:
             return {"type": "hint", "cards": [], "pass": True, "count": 0}
         play = order[n % len(order)]
-        return {"type": "hint", "cards": list(cards_of(game, play)), "kind":
+        return {"type": "hint", "cards": list(game.cards_for(play)), "kind":
                 play.kind.name.lower(), "text": play.describe(), "pass": False,
                 "count": len(order)}
 

@@ -2,11 +2,13 @@
 双明, the public table — never another hidden hand), an accepted action, a deal's result.
 
 The hidden part comes only from :meth:`Game.observation` of the place's own seat (the engine's
-notion of what a seat may know, R6/R7); a spectator gets the public part alone.
+notion of what a seat may know, R6/R7); a spectator gets the public part alone. The per-seat
+logs are :meth:`Game.log` with ``seat=`` (hidden hands redacted by the engine).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..game import Game
@@ -32,41 +34,27 @@ def result_view(game: Game) -> dict[str, Any]:
 
 
 def seat_view(table: Table, player: int | None, timer_left: float | None) -> dict[str, Any]:
-    """The ``state`` of a table for a place (``None`` = spectator); see docs/protocol.md
-    "State"."""
+    """The ``state`` of a table for a place (``None`` = spectator): the engine's
+    :meth:`Observation.to_dict` of the place's seat without the history (sent once, in the
+    welcome's log, then one action per update), plus the table's own fields; see
+    docs/protocol.md "State"."""
     game = table.game
+    if player is None:
+        # A spectator: the public part of an observation (seat 0's, with its hand removed).
+        view = replace(game.observation(0), history=()).to_dict()
+        view["seat"] = view["hand"] = view["partner_hand"] = None
+        can_pass = False
+    else:
+        seat = game.players.index(player)
+        view = replace(game.observation(seat), history=()).to_dict()
+        can_pass = game.to_act == seat and game.can_pass()
+    del view["history"]
     top = game.table
-    seat = None if player is None else game.players.index(player)
-    view: dict[str, Any] = {
-        "seq": table.seq,
-        "deal": len(table.match.games) - 1,
-        "deals": table.config.deals,
-        "rules": game.rules.name,
-        "players": list(game.players),
-        "seat": seat,
-        "to_act": game.to_act,
-        "counts": list(game.card_counts),
-        "table": None if top is None else {
-            "cards": list(game.table_cards), "kind": top.kind.name.lower(),
-            "text": top.describe(), "owner": game.table_owner,
-        },
-        "leader": game.leader,
-        "trick": game.trick,
-        "passes": game.passes,
-        "places": list(game.places),
-        "first_leader": game.first_leader,
-        "revealed": game.revealed,
-        "over": game.is_over,
-        "finished": table.finished,
-        "totals": list(table.match.totals),
-        "timer_left": None if timer_left is None else round(timer_left, 1),
-        "hand": None,
-        "partner_hand": None,
-        "can_pass": False,
-    }
-    if seat is not None:
-        obs = game.observation(seat)
-        view["hand"] = list(obs.hand)
-        view["partner_hand"] = None if obs.partner_hand is None else list(obs.partner_hand)
-        view["can_pass"] = obs.to_act == seat and game.can_pass()
+    view.update(
+        seq=table.seq, deal=len(table.match.games) - 1, deals=table.config.deals,
+        rules=game.rules.name, passes=game.passes, can_pass=can_pass,
+        table_text=None if top is None else top.describe(),
+        finished=table.finished, totals=list(table.match.totals),
+        timer_left=None if timer_left is None else round(timer_left, 1),
+    )
     return view

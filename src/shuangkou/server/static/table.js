@@ -206,7 +206,7 @@ function showResult(r) {
 function render() {
   if (!state) return;
   const mine = state.seat;
-  const myTurn = mine !== null && state.to_act === mine && !state.over;
+  const myTurn = mine !== null && state.to_act === mine && !state.is_over;
   let status;
   if (state.finished) status = t("finished");
   else if (myTurn) status = state.table ? t("your_turn") : t("lead");
@@ -223,14 +223,14 @@ function render() {
     const info = placesInfo ? placesInfo[player] : null;
     const who = s === mine ? t("you") : info ? (info.name || t(info.kind)) : "";
     d.innerHTML = `<div>${t("seat")} ${s} ${who ? "· " + escapeHtml(who) : ""}</div>` +
-      `<div class="count">${state.counts[s]}</div><div>${t("cards_left")}</div>`;
+      `<div class="count">${state.card_counts[s]}</div><div>${t("cards_left")}</div>`;
     if (s === state.to_act) d.title = t("to_act");
     seats.append(d);
   }
 
   if (state.table) {
-    showCards($("board-cards"), state.table.cards);
-    $("board-text").textContent = `${t("seat")} ${state.table.owner}: ${state.table.text}`;
+    showCards($("board-cards"), state.table_cards);
+    $("board-text").textContent = `${t("seat")} ${state.table_owner}: ${state.table_text}`;
   } else {
     $("board-cards").replaceChildren();
     $("board-text").textContent = "";
