@@ -22,16 +22,12 @@ from shuangkou.rules import Rules
 from shuangkou.server import Limits, Server, make_app, open_store
 from shuangkou.server.client import TableClient
 
-FAST = Limits(rate=10_000, burst=10_000)
-"""Limits for bot clients that play as fast as the server answers."""
-
-
 @asynccontextmanager
 async def running(db: str, *, limits: Limits | None = None, bot_delay: float = 0.0,
                   allow_seed: bool = True) -> AsyncIterator[tuple[Server, str]]:
     """A server on a free localhost port over the store at ``db``: yields (server, base URL)."""
     server = Server(open_store(db), bot_delay=bot_delay, allow_seed=allow_seed,
-                    limits=limits or FAST)
+                    limits=limits)
     runner = web.AppRunner(make_app(server))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -81,7 +77,8 @@ def start_serve(db: str, port: int, bot_delay: float = 0.0) -> subprocess.Popen[
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"serve exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise RuntimeError(f"serve exited: {err}")
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api", timeout=1).read()
             return proc

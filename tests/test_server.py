@@ -12,13 +12,13 @@ import urllib.request
 import aiohttp
 import pytest
 
-from shuangkou.game import Game, Match
+from shuangkou.game import Match
 from shuangkou.rules import Rules
 from shuangkou.server import open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.config import ConfigError, TableConfig
-from shuangkou.server.store import MIGRATIONS
 from shuangkou.server.hints import hints
+from shuangkou.server.store import MIGRATIONS
 from tests.server_harness import (
     db_url,
     free_port,

@@ -82,7 +82,7 @@ def test_a_person_plays_a_deal_in_the_browser(tmp_path, browser):
             else:
                 d.find_element(By.ID, "pass").click()
                 passed += 1
-            _wait(lambda: d.execute_script("return state.seq") > seq, what="the update")
+            _wait(lambda s=seq: d.execute_script("return state.seq") > s, what="the update")
             moves += 1
             if chosen and not seen_mine_on_table:
                 board = d.execute_script(

@@ -21,6 +21,7 @@ from .config import ConfigError, TableConfig
 from .protocol import (
     MAX_FRAME,
     PROTOCOL_VERSION,
+    ACTIONS,
     ClientMessage,
     ProtocolError,
     error_message,
@@ -38,7 +39,7 @@ STATIC = Path(__file__).parent / "static"
 
 class Limits:
     """Abuse limits (docs/protocol.md "Limits"): a connection may send ``rate`` messages a
-    second with bursts of ``burst``; it must join within ``auth_timeout`` seconds; at most
+    second that are not accepted actions, with bursts of ``burst``; it must join within ``auth_timeout`` seconds; at most
     ``queue`` messages wait for a slow client before it is dropped; a table takes at most
     ``spectators`` spectators; the server holds at most ``tables`` unfinished tables."""
 
@@ -227,11 +228,12 @@ class Server:
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
-                    if not conn.allow():
+                    # Accepted actions are paced by the turn order; everything else (errors,
+                    # hints, pings) draws on the bucket.
+                    if not self._handle(conn, msg.data) and not conn.allow():
                         conn.send(error_message(ProtocolError("flood")))
                         conn.close(1008, "flood")
                         break
-                    self._handle(conn, msg.data)
                 elif msg.type == WSMsgType.BINARY:
                     conn.send(error_message(ProtocolError("bad_json", "text frames only")))
         finally:
@@ -247,19 +249,22 @@ class Server:
         if not conn.joined:
             conn.close(4408, "join or spectate within the time limit")
 
-    def _handle(self, conn: Connection, text: str) -> None:
+    def _handle(self, conn: Connection, text: str) -> bool:
+        """Answer one client frame; ``True`` if it was an accepted action."""
         msg: ClientMessage | None = None
         try:
             msg = parse_client(text)
             reply = self._dispatch(conn, msg)
             if reply is not None:
                 conn.send(reply)
+            return msg.type in ACTIONS
         except ProtocolError as e:
             conn.send(error_message(e, None if msg is None else msg.id))
         except Exception:  # a bug must cost one reply, never the server or the table
             log.exception("internal error on a client message")
             conn.send(error_message(ProtocolError("server", "internal error"),
                                     None if msg is None else msg.id))
+        return False
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
@@ -280,14 +285,14 @@ class Server:
             conn.table, conn.player, conn.joined = table, player, True
             table.attach(player, conn)
             return None
-        table = conn.table
-        if table is None or not conn.joined:
+        joined = conn.table
+        if joined is None or not conn.joined:
             raise ProtocolError("not_joined")
         if conn.player is None:
             raise ProtocolError("spectator")
         if msg.type == "hint":
-            return {**table.hint(conn.player, msg.n), "reply_to": msg.id}
-        table.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id)
+            return {**joined.hint(conn.player, msg.n), "reply_to": msg.id}
+        joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id)
         return None
 
     # -- pages -----------------------------------------------------------------------------

@@ -102,7 +102,7 @@ class TableConfig:
         else:
             seed = secrets.randbits(64)
         return cls(rules, seed, deals, None if timer is None else float(timer),
-                   tuple(seats))  # type: ignore[arg-type]
+                   tuple(seats))
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (JSON-able)."""
@@ -115,7 +115,7 @@ class TableConfig:
     def from_dict(cls, doc: dict[str, Any]) -> TableConfig:
         """Inverse of :meth:`to_dict`."""
         return cls(Rules.from_dict(doc["rules"]), int(doc["seed"]), int(doc["deals"]),
-                   doc["timer"], tuple(doc["seats"]))  # type: ignore[arg-type]
+                   doc["timer"], tuple(doc["seats"]))
 
     def public(self) -> dict[str, Any]:
         """What anyone may know of the configuration (everything but the seed)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "CLIENT_TYPES", "MAX_FRAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError",
+    "ACTIONS", "CLIENT_TYPES", "MAX_FRAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError",
     "error_message", "parse_client",
 ]
 
@@ -23,6 +23,8 @@ MAX_FRAME = 4096
 """Largest client frame in bytes; a bigger one closes the connection (1009)."""
 
 CLIENT_TYPES = ("join", "spectate", "play", "pass", "hint", "abandon", "ping")
+ACTIONS = ("play", "pass", "abandon")
+"""The client messages that are game actions."""
 
 ERRORS: dict[str, str] = {
     "bad_json": "the frame is not a JSON object",
