@@ -22,6 +22,7 @@ from shuangkou.rules import Rules
 from shuangkou.server import Limits, Server, make_app, open_store
 from shuangkou.server.client import TableClient
 
+
 @asynccontextmanager
 async def running(db: str, *, limits: Limits | None = None, bot_delay: float = 0.0,
                   allow_seed: bool = True) -> AsyncIterator[tuple[Server, str]]:

@@ -33,10 +33,7 @@ from tests.server_harness import (
 async def _seat_all(http: aiohttp.ClientSession, base: str, **config: object) -> tuple[
         dict[str, object], list[TableClient]]:
     t = await create_table(http, base, **config)
-    clients = []
-    for p in range(4):
-        j = await join_table(http, base, str(t["id"]), p)
-        clients.append(await TableClient.connect(http, base, str(t["id"]), j["token"]))
+    _, clients = await _seat_all_existing(http, base, str(t["id"]))
     return t, clients
 
 
@@ -195,7 +192,9 @@ def test_partner_hand_only_under_jj(tmp_path):
                     assert c.state["hand"] == list(game.hand(seat))
                     expect = list(game.hand(seat ^ 2)) if visible else None
                     assert c.state["partner_hand"] == expect
-                for c in clients:
+                spec = await TableClient.connect(http, base, t["id"])
+                assert spec.state["hand"] is None and spec.state["partner_hand"] is None
+                for c in [*clients, spec]:
                     await c.close()
 
     run(body)
@@ -403,3 +402,37 @@ def test_serve_command_runs_the_server(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_damaged_log_leaves_only_that_table_out(tmp_path):
+    """A stored action the engine refuses (a tampered database) keeps that table out of the
+    restart; the other tables resume."""
+    async def body():
+        db = db_url(tmp_path)
+        async with aiohttp.ClientSession() as http:
+            async with running(db) as (_, base):
+                bad = await create_table(http, base, seats=["open"] * 4, seed=51)
+                good = await create_table(http, base, seats=["open"] * 4, seed=52)
+                for t in (bad, good):
+                    _, clients = await _seat_all_existing(http, base, t["id"])
+                    await play_one(clients)
+                    for c in clients:
+                        await c.close()
+            conn = sqlite3.connect(tmp_path / "sk.db")
+            conn.execute("UPDATE sk_actions SET cards = '[107, 106]' WHERE table_id = ?",
+                         (bad["id"],))
+            conn.commit()
+            conn.close()
+            async with running(db) as (again, _):
+                assert bad["id"] not in again.tables and good["id"] in again.tables
+
+    run(body)
+
+
+async def _seat_all_existing(http: aiohttp.ClientSession, base: str, table: str) -> tuple[
+        str, list[TableClient]]:
+    clients = []
+    for p in range(4):
+        j = await join_table(http, base, table, p)
+        clients.append(await TableClient.connect(http, base, table, j["token"]))
+    return table, clients

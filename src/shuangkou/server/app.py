@@ -16,12 +16,13 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from ..errors import IllegalPlayError
 from ..game import SPECTATOR
 from .config import ConfigError, TableConfig
 from .protocol import (
+    ACTIONS,
     MAX_FRAME,
     PROTOCOL_VERSION,
-    ACTIONS,
     ClientMessage,
     ProtocolError,
     error_message,
@@ -39,9 +40,10 @@ STATIC = Path(__file__).parent / "static"
 
 class Limits:
     """Abuse limits (docs/protocol.md "Limits"): a connection may send ``rate`` messages a
-    second that are not accepted actions, with bursts of ``burst``; it must join within ``auth_timeout`` seconds; at most
-    ``queue`` messages wait for a slow client before it is dropped; a table takes at most
-    ``spectators`` spectators; the server holds at most ``tables`` unfinished tables."""
+    second that are not accepted actions, with bursts of ``burst``; it must join within
+    ``auth_timeout`` seconds; at most ``queue`` messages wait for a slow client before it is
+    dropped; a table takes at most ``spectators`` spectators; the server holds at most
+    ``tables`` unfinished tables."""
 
     def __init__(self, *, rate: float = 20.0, burst: float = 40.0, auth_timeout: float = 10.0,
                  queue: int = 512, spectators: int = 50, tables: int = 2000) -> None:
@@ -128,9 +130,13 @@ class Server:
 
     def resume(self) -> int:
         """Rebuild every unfinished stored table and restart its bots and timers; returns
-        how many."""
+        how many. A table whose stored log the engine refuses is logged and left out."""
         for stored in self.store.tables(unfinished_only=True):
-            table = Table.restore(stored.id, self.store, bot_delay=self.bot_delay)
+            try:
+                table = Table.restore(stored.id, self.store, bot_delay=self.bot_delay)
+            except (IllegalPlayError, ValueError, KeyError):  # a damaged log: skip that table
+                log.exception("table %s cannot be restored; left out", stored.id)
+                continue
             self.tables[table.id] = table
             table.schedule()
         return len(self.tables)
