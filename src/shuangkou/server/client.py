@@ -93,13 +93,18 @@ class TableClient:
     @classmethod
     async def connect(cls, http: aiohttp.ClientSession, base: str, table: str,
                       token: str | None = None) -> TableClient:
-        """Open ``/ws`` and join (with a token) or spectate (without); waits for the welcome."""
+        """Open ``/ws`` and join (with a token) or spectate (without); waits for the welcome.
+        Raises :class:`ConnectionError` if the server closes first, ``RuntimeError`` if it
+        refuses."""
         ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws", max_msg_size=0)
         hello = {"type": "join", "table": table, "token": token} if token else \
             {"type": "spectate", "table": table}
         await ws.send_str(json.dumps(hello))
         while True:
-            msg = json.loads((await ws.receive()).data)
+            raw = await ws.receive()
+            if raw.type != aiohttp.WSMsgType.TEXT:
+                raise ConnectionError(f"closed before the welcome: {ws.close_code}")
+            msg = json.loads(raw.data)
             if msg["type"] == "welcome":
                 return cls(ws, msg)
             if msg["type"] == "error":
