@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", type=int, default=500)
     ap.add_argument("--seconds", type=float, default=30.0, help="measured time")
     ap.add_argument("--think", type=float, default=0.2,
-                    help="mean pause of a client before each move (s); 0.2 offers ~2,500 actions/s at 500 tables")
+                    help="mean pause before each move (s); 0.2 offers ~2,500 actions/s at 500 "
+                         "tables")
     ap.add_argument("--workers", type=int, default=2, help="client processes")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

@@ -28,7 +28,7 @@ from .config import TableConfig
 from .hints import hints
 from .protocol import ProtocolError
 from .store import Store, StoredAction
-from .views import action_view, result_view, seat_view
+from .views import action_view, public_view, result_view, seat_view
 
 __all__ = ["Listener", "Table", "token_digest"]
 
@@ -149,10 +149,14 @@ class Table:
             for p in range(4)
         ]
 
-    def state(self, player: int | None) -> dict[str, Any]:
-        """The state message body for a place (``None``: a spectator)."""
+    def public_state(self) -> dict[str, Any]:
+        """The spectator's state (the public part every place's state starts from)."""
         left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
-        return seat_view(self, player, left)
+        return public_view(self, left)
+
+    def state(self, player: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The state message body for a place (``None``: a spectator)."""
+        return seat_view(self, player, self.public_state() if public is None else public)
 
     # -- seats and listeners ---------------------------------------------------------------
     def take(self, player: int | None, name: str) -> tuple[int, str]:
@@ -282,15 +286,17 @@ class Table:
                           reply_to: str | int | None, actor: int) -> None:
         act = action_view(record)
         result = None if ended is None else result_view(ended)
+        public = self.public_state()
         for player, listener in list(self.listeners.items()):
-            msg: dict[str, Any] = {"type": "update", "action": act, "state": self.state(player)}
+            msg: dict[str, Any] = {"type": "update", "action": act,
+                                   "state": self.state(player, public)}
             if player == actor and reply_to is not None:
                 msg["reply_to"] = reply_to
             if result is not None:
                 msg["result"] = result
             listener.send(msg)
         if self.spectators:
-            spec: dict[str, Any] = {"type": "update", "action": act, "state": self.state(None)}
+            spec: dict[str, Any] = {"type": "update", "action": act, "state": public}
             if result is not None:
                 spec["result"] = result
             for listener in list(self.spectators):

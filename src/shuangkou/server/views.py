@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .store import StoredAction
     from .table import Table
 
-__all__ = ["action_view", "result_view", "seat_view"]
+__all__ = ["action_view", "public_view", "result_view", "seat_view"]
 
 
 def action_view(a: StoredAction) -> dict[str, Any]:
@@ -33,28 +33,37 @@ def result_view(game: Game) -> dict[str, Any]:
     return {"players": list(game.players), **res.to_dict(), "breakdown": res.breakdown()}
 
 
-def seat_view(table: Table, player: int | None, timer_left: float | None) -> dict[str, Any]:
-    """The ``state`` of a table for a place (``None`` = spectator): the engine's
-    :meth:`Observation.to_dict` of the place's seat without the history (sent once, in the
-    welcome's log, then one action per update), plus the table's own fields; see
-    docs/protocol.md "State"."""
+def public_view(table: Table, timer_left: float | None) -> dict[str, Any]:
+    """The ``state`` a spectator gets: the public part of the engine's
+    :meth:`Observation.to_dict` (an observation with the hands taken out, and without the
+    history: the welcome's log and one action per update carry it), plus the table's own
+    fields; see docs/protocol.md "State". Built once per broadcast."""
     game = table.game
-    if player is None:
-        # A spectator: the public part of an observation (seat 0's, with its hand removed).
-        view = replace(game.observation(0), history=()).to_dict()
-        view["seat"] = view["hand"] = view["partner_hand"] = None
-        can_pass = False
-    else:
-        seat = game.players.index(player)
-        view = replace(game.observation(seat), history=()).to_dict()
-        can_pass = game.to_act == seat and game.can_pass()
+    view = replace(game.observation(0), history=(), hand=(), partner_hand=None).to_dict()
     del view["history"]
     top = game.table
     view.update(
+        seat=None, hand=None, can_pass=False,
         seq=table.seq, deal=len(table.match.games) - 1, deals=table.config.deals,
-        rules=game.rules.name, passes=game.passes, can_pass=can_pass,
+        rules=game.rules.name, passes=game.passes,
         table_text=None if top is None else top.describe(),
         finished=table.finished, totals=list(table.match.totals),
         timer_left=None if timer_left is None else round(timer_left, 1),
     )
     return view
+
+
+def seat_view(table: Table, player: int | None, public: dict[str, Any]) -> dict[str, Any]:
+    """The ``state`` for a place (``None`` = spectator): ``public`` plus what the engine's
+    :meth:`Game.observation` of the place's seat holds privately (its hand; the partner's
+    under 双明)."""
+    if player is None:
+        return public
+    game = table.game
+    seat = game.players.index(player)
+    obs = game.observation(seat)
+    return {
+        **public, "seat": seat, "hand": list(obs.hand),
+        "partner_hand": None if obs.partner_hand is None else list(obs.partner_hand),
+        "can_pass": obs.to_act == seat and game.can_pass(),
+    }
