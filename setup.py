@@ -23,13 +23,16 @@ def extension(name: str) -> Extension:
     )
 
 
-# _core: play generation; _sim: the self-play deal loop and batch loops.
-extensions = [extension("_core"), extension("_sim")]
+# _core: play generation; _sim: the self-play deal loop and batch loops; _engine: State;
+# _physical: the physical card ids of a Game.
+extensions = [extension(name) for name in ("_core", "_sim", "_engine", "_physical")]
 
 setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives={"language_level": "3", "autotestdict": False},
-        include_path=["src/shuangkou"],
+        # bare names for the .pxd files (from _state cimport …); "src" for the package's
+        # cdef classes (from shuangkou._engine cimport State)
+        include_path=["src/shuangkou", "src"],
     )
 )

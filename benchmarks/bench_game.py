@@ -1,30 +1,133 @@
 """Game-engine benchmarks (pytest-benchmark; reported, never gating — DESIGN.md §5/§6).
 
-* random self-play through the Python API (``Game.legal_plays`` + ``Game.play``/``pass_``):
-  whole deals per second, per preset;
-* ``Game.copy()`` and ``Game.undo()`` on a mid-deal position, the two primitives of a search;
-* ``Game.play(index)`` + ``undo()`` (target ≤ 1.5 µs), a random loop through ``Game`` by index,
-  and ``simulate`` with Python policies (a cheap one and the random twin) beside the kernel's.
+Through :class:`~shuangkou.State` (the C game state, ``_state.pxd``):
+
+* a random-policy loop in Python (``n = len(st.legal())``, then ``st.play(i)`` or
+  ``st.pass_()``): decisions per second, per preset;
+* ``State.play(index)`` + ``undo()`` and ``State.copy()`` on a mid-deal position;
+* the leaf rate of a plain depth-limited make/unmake search (perft: every play and pass to a
+  fixed depth) in Python through ``State``, and the same search in C on the State's struct
+  (``_sim.perft``, which cimports ``State``).
+
+Through :class:`~shuangkou.game.Game` (physical cards, validation, log):
+
+* random self-play (``Game.legal_plays`` + ``Game.play``/``pass_``): games and decisions per
+  second, per preset; ``Game.copy()`` and ``Game.undo()``;
+* ``Game.play(index)`` + ``undo()`` (issue #7 target ≤ 1.5 µs), the random loop choosing by
+  index, and ``simulate`` with Python policies (a cheap one and the random twin, each seat
+  seeing its view) beside the kernel's own policy (:func:`game_rows`).
 
 Run ``pytest benchmarks/bench_game.py --benchmark-only`` or ``python benchmarks/bench_game.py``
-for a plain summary.
+for a plain table (all rows of one run, so their ratios hold on a loaded machine).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
-from shuangkou import Rules
+from shuangkou import Rules, State, _sim
 from shuangkou.game import Game
+from shuangkou.rng import SplitMix64
 from shuangkou.sim import random_policy, simulate
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
+UNDO_BATCH = 40
+PERFT_DEPTH = 3
 
 
+# -- State -------------------------------------------------------------------------------------
+def random_state_game(rules: Rules, seed: int) -> int:
+    """One deal through State with a uniformly random policy (pass one more option when
+    answering); returns the decisions made."""
+    st = State.deal(rules, seed)
+    rng = SplitMix64(seed)
+    n = 0
+    while not st.is_over:
+        k = len(st.legal())
+        i = rng.bounded(k + st.can_pass())
+        if i == k:
+            st.pass_()
+        else:
+            st.play(i)
+        n += 1
+    return n
+
+
+def state_midgame(rules: Rules, seed: int = 5, steps: int = 40) -> State:
+    st = State.deal(rules, seed)
+    rng = SplitMix64(seed)
+    for _ in range(steps):
+        if st.is_over:
+            break
+        k = len(st.legal())
+        i = rng.bounded(k + st.can_pass())
+        st.pass_() if i == k else st.play(i)
+    return st
+
+
+def perft(st: State, depth: int) -> int:
+    """Leaves ``depth`` actions below ``st``: make, recurse, unmake."""
+    if depth == 0 or st.is_over:
+        return 1
+    n = len(st.legal())
+    total = 0
+    for i in range(n):
+        st.play(i)
+        total += perft(st, depth - 1)
+        st.undo()
+    if st.can_pass():
+        st.pass_()
+        total += perft(st, depth - 1)
+        st.undo()
+    return total
+
+
+def perft_position(rules: Rules) -> State:
+    """The start of play of deal 5 (a lead of 27 cards, then the answers)."""
+    return State.deal(rules, 5)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_state_random_loop(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    rules = Rules.preset(preset)
+    seeds = iter(range(10**9))
+    n = benchmark(lambda: random_state_game(rules, next(seeds)))
+    assert n > 0
+
+
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_state_play_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    st = state_midgame(Rules.preset(preset))
+    while not len(st.legal()):
+        st.pass_()
+    n = len(st.legal())
+
+    def play_undo() -> None:
+        for i in range(n):
+            st.play(i)
+            st.undo()
+
+    benchmark(play_undo)
+    benchmark.extra_info["plays_per_round"] = n
+
+
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_state_copy(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    st = state_midgame(Rules.preset(preset))
+    assert benchmark(st.copy) == st
+
+
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_state_perft(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    st = perft_position(Rules.preset(preset))
+    assert benchmark(lambda: perft(st, PERFT_DEPTH)) == _sim.perft(st, PERFT_DEPTH)
+
+
+# -- Game --------------------------------------------------------------------------------------
 def random_game(rules: Rules, seed: int) -> Game:
     """One deal with a uniformly random legal policy (pass counted as one more option)."""
     g = Game(rules, seed=seed)
@@ -40,25 +143,6 @@ def random_game(rules: Rules, seed: int) -> Game:
     return g
 
 
-def random_game_by_index(rules: Rules, seed: int) -> Game:
-    """The same loop, choosing by index into ``legal_plays()`` (no Play handed back)."""
-    g = Game(rules, seed=seed)
-    rnd = random.Random(seed)
-    while not g.is_over:
-        n = len(g.legal_plays()) + (g.table is not None)
-        i = rnd.randrange(n)
-        if i == n - 1 and g.table is not None:
-            g.pass_()
-        else:
-            g.play(i)
-    return g
-
-
-def first_play(view: object, plays: Sequence[object], rng: object) -> object:
-    """A cheap Python policy: the first legal play, pass when there is none."""
-    return plays[0] if len(plays) else None
-
-
 def midgame(rules: Rules, seed: int = 5, steps: int = 40) -> Game:
     g = Game(rules, seed=seed)
     rnd = random.Random(seed)
@@ -71,6 +155,47 @@ def midgame(rules: Rules, seed: int = 5, steps: int = 40) -> Game:
         else:
             g.play(rnd.choice(plays))
     return g
+
+
+def random_game_by_index(rules: Rules, seed: int) -> int:
+    """The same loop choosing by index into ``legal_plays()``; returns the decisions made."""
+    g = Game(rules, seed=seed)
+    rnd = random.Random(seed)
+    while not g.is_over:
+        n = len(g.legal_plays())
+        i = rnd.randrange(n + (g.table is not None))
+        if i == n:
+            g.pass_()
+        else:
+            g.play(i)
+    return len(g.actions)
+
+
+def first_play(view: object, plays: Sequence[object], rng: object) -> object:
+    """A cheap Python policy: the first legal play, pass when there is none."""
+    return plays[0] if len(plays) else None
+
+
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_game_play_index_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
+    g = midgame(Rules.preset(preset))
+    while not g.legal_plays():
+        g.pass_()
+    n = len(g.legal_plays())
+
+    def play_undo() -> None:
+        for i in range(n):
+            g.play(i)
+            g.undo()
+
+    benchmark(play_undo)
+    benchmark.extra_info["plays_per_round"] = n
+
+
+@pytest.mark.parametrize("policy", [first_play, random_policy], ids=["first", "random_twin"])
+def test_simulate_python_policy(benchmark, policy) -> None:  # type: ignore[no-untyped-def]
+    seeds = iter(range(10**9))
+    assert len(benchmark(lambda: simulate(20, "baibian", policy, seed=next(seeds)))) == 20
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -88,9 +213,6 @@ def test_copy(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     assert c == g
 
 
-UNDO_BATCH = 40
-
-
 @pytest.mark.parametrize("preset", ["baibian", "qianbian"])
 def test_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     """UNDO_BATCH undos per round on a fresh copy made outside the timer; divide by the batch."""
@@ -104,95 +226,146 @@ def test_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
     benchmark.extra_info["undos_per_round"] = UNDO_BATCH
 
 
-@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
-def test_play_index_undo(benchmark, preset: str) -> None:  # type: ignore[no-untyped-def]
-    g = midgame(Rules.preset(preset))
-    n = len(g.legal_plays())
-    k = iter(range(10**9))
-
-    def play_undo() -> None:
-        g.play(next(k) % n)
-        g.undo()
-
-    benchmark(play_undo)
-
-
-@pytest.mark.parametrize("policy", [first_play, random_policy], ids=["first", "random_twin"])
-def test_simulate_python_policy(benchmark, policy) -> None:  # type: ignore[no-untyped-def]
-    seeds = iter(range(10**9))
-    res = benchmark(lambda: simulate(20, "baibian", policy, seed=next(seeds)))
-    assert len(res) == 20
-
-
-def game_rows(seconds: float = 2.0) -> None:
-    """The Game facade and Python-policy rows (issue #7 targets)."""
-    for preset in ("baibian", "qianbian"):
-        g = midgame(Rules.preset(preset))
-        n = len(g.legal_plays())
-        k = 20000
+# -- the plain table ---------------------------------------------------------------------------
+def per_call(fn: Callable[[], object], calls: int, repeat: int = 5) -> float:
+    """Best of ``repeat`` timings of ``fn`` (which makes ``calls`` calls), in µs per call."""
+    best = float("inf")
+    for _ in range(repeat):
         t0 = time.perf_counter()
-        for i in range(k):
-            g.play(i % n)
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best / calls * 1e6
+
+
+def rate(fn: Callable[[int], int], seconds: float = 2.0) -> float:
+    """Units per second of ``fn(i)`` (it returns how many units it did), for ``seconds``."""
+    fn(0)
+    i, units, t0 = 0, 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        units += fn(i)
+        i += 1
+    return units / (time.perf_counter() - t0)
+
+
+def loop_row(preset: str) -> None:
+    rules = Rules.preset(preset)
+    s_rate = rate(lambda i: random_state_game(rules, i))
+    g_rate = rate(lambda i: len(random_game(rules, i).actions))
+    print(f"{preset:9s} {s_rate:10,.0f} d/s {g_rate:9,.0f} d/s {s_rate / g_rate:5.1f}×")
+
+
+def primitives_row(preset: str) -> None:
+    rules = Rules.preset(preset)
+    st = state_midgame(rules)
+    while not len(st.legal()):
+        st.pass_()
+    n = len(st.legal())
+
+    def state_play_undo() -> None:
+        for _ in range(200):
+            for i in range(n):
+                st.play(i)
+                st.undo()
+
+    def state_copy() -> None:
+        for _ in range(20000):
+            st.copy()
+
+    g = midgame(rules)
+    while not g.legal_plays():
+        g.pass_()
+    plays = g.legal_plays()
+
+    def game_play_undo() -> None:
+        for p in plays * 20:
+            g.play(p)
             g.undo()
-        print(f"{preset:9s} Game.play(index)+undo: {(time.perf_counter() - t0) / k * 1e6:.2f} µs")
-    for preset in PRESETS:
-        rules = Rules.preset(preset)
-        n, decisions, t0 = 0, 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            decisions += len(random_game_by_index(rules, n).actions)
-            n += 1
-        dt = time.perf_counter() - t0
-        print(f"{preset:9s} random loop through Game by index: {decisions / dt:9.0f} decisions/s")
-    rates = {}
-    for name, policy in (("kernel random", "random"), ("Python first_play", first_play),
-                         ("Python random_policy", random_policy)):
-        n, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            n += len(simulate(100 if isinstance(policy, str) else 10, "baibian", policy,
-                              seed=n))
-        rates[name] = n / (time.perf_counter() - t0)
-    for name, rate in rates.items():
-        print(f"baibian   simulate {name:21s}: {rate:9.0f} games/s "
-              f"({rate / 240:6.1f}x the 240 games/s of issue #7)")
+
+    def game_copy() -> None:
+        for _ in range(2000):
+            g.copy()
+
+    su = per_call(state_play_undo, 200 * n)
+    sc = per_call(state_copy, 20000)
+    gu = per_call(game_play_undo, 20 * len(plays))
+    gc = per_call(game_copy, 2000)
+    print(f"{preset:9s} {su:13.3f} µs {sc:8.3f} µs {gu:12.3f} µs {gc:7.3f} µs "
+          f"{gu / su:6.0f}× {gc / sc:6.0f}×")
+
+
+def perft_row(preset: str) -> None:
+    st = perft_position(Rules.preset(preset))
+    t0 = time.perf_counter()
+    leaves = perft(st, PERFT_DEPTH)
+    py = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    c_leaves = _sim.perft(st, PERFT_DEPTH)
+    c = time.perf_counter() - t0
+    assert c_leaves == leaves
+    print(f"{preset:9s} {PERFT_DEPTH:>6d} {leaves:>8,d} {leaves / py:>16,.0f} "
+          f"{c_leaves / c:>13,.0f} {c_leaves / c / (leaves / py):5.0f}×")
+
+
+def game_index_row(preset: str) -> None:
+    rules = Rules.preset(preset)
+    g = midgame(rules)
+    while not g.legal_plays():
+        g.pass_()
+    plays = g.legal_plays()
+    n = len(plays)
+
+    def by_index() -> None:
+        for _ in range(200):
+            for i in range(n):
+                g.play(i)
+                g.undo()
+
+    def by_play() -> None:
+        for _ in range(200):
+            for p in plays:
+                g.play(p)
+                g.undo()
+
+    loop = rate(lambda i: random_game_by_index(rules, i))
+    print(f"{preset:9s} {per_call(by_index, 200 * n):15.3f} µs "
+          f"{per_call(by_play, 200 * n):13.3f} µs {loop:15,.0f} d/s")
+
+
+def simulate_row(name: str, policy: object, batch: int) -> None:
+    games = rate(lambda i: len(simulate(batch, "baibian", policy, seed=i)))  # type: ignore[arg-type]
+    print(f"{name:24s} {games:9,.0f} {games / 240:8.1f}×")
+
+
+def game_rows() -> None:
+    """Game.play(index)+undo, the Game loop by index, simulate with Python policies."""
+    print(f"{'preset':9s} {'Game play(i)+undo':>18s} {'play(Play)+undo':>16s} "
+          f"{'Game loop by index':>19s}")
+    for preset in ("baibian", "qianbian"):
+        game_index_row(preset)
+    print()
+    print(f"{'simulate (baibian)':24s} {'games/s':>9s} {'vs 240/s':>9s}")
+    simulate_row("kernel 'random'", "random", 200)
+    simulate_row("Python first_play", first_play, 20)
+    simulate_row("Python random_policy", random_policy, 20)
 
 
 def main() -> None:
+    print(f"{'preset':9s} {'State loop':>14s} {'Game loop':>13s} {'ratio':>6s}")
     for preset in PRESETS:
-        rules = Rules.preset(preset)
-        random_game(rules, 0)
-        n, decisions, t0 = 0, 0, time.perf_counter()
-        while time.perf_counter() - t0 < 3.0:
-            decisions += len(random_game(rules, n).actions)
-            n += 1
-        dt = time.perf_counter() - t0
-        print(f"{preset:9s} random self-play: {n / dt:7.1f} games/s, "
-              f"{decisions / dt:9.0f} decisions/s ({decisions / n:.0f} actions/game)")
+        loop_row(preset)
+    print()
+    print(f"{'preset':9s} {'State play+undo':>16s} {'State copy':>11s} {'Game play+undo':>15s} "
+          f"{'Game copy':>10s} {'ratios':>14s}")
     for preset in ("baibian", "qianbian"):
-        g = midgame(Rules.preset(preset))
-        k = 20000
-        t0 = time.perf_counter()
-        for _ in range(k):
-            g.copy()
-        copy_us = (time.perf_counter() - t0) / k * 1e6
-        base = midgame(Rules.preset(preset), steps=UNDO_BATCH)
-        copies = [base.copy() for _ in range(500)]
-        t0 = time.perf_counter()
-        for c in copies:
-            for _ in range(UNDO_BATCH):
-                c.undo()
-        undo_us = (time.perf_counter() - t0) / (500 * UNDO_BATCH) * 1e6
-        # One play + undo through the API (validation included) for scale.
-        g = midgame(Rules.preset(preset))
-        plays = g.legal_plays()
-        t0 = time.perf_counter()
-        for i in range(k // 10):
-            g.play(plays[i % len(plays)])
-            g.undo()
-        play_us = (time.perf_counter() - t0) / (k // 10) * 1e6
-        print(f"{preset:9s} copy: {copy_us:.2f} µs  undo: {undo_us:.2f} µs  "
-              f"play(Play)+undo: {play_us:.1f} µs")
+        primitives_row(preset)
+    print()
+    print(f"{'preset':9s} {'perft':>6s} {'leaves':>8s} {'Python leaves/s':>16s} "
+          f"{'C leaves/s':>13s} {'ratio':>6s}")
+    for preset in ("baibian", "qianbian"):
+        perft_row(preset)
 
 
 if __name__ == "__main__":
     main()
+    print()
     game_rows()

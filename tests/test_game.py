@@ -390,8 +390,10 @@ def _check_end(g: Game) -> None:
     assert all(g.cards_left(s) == 0 for s in finished)
     rest = r.places[len(finished):]
     assert all(g.cards_left(s) > 0 for s in rest)
-    ref = finished[-1] if finished else (g.first_leader - 1) % 4
-    assert list(rest) == sorted(rest, key=lambda s: (g.cards_left(s), (s - ref) % 4))
+    # R7: ties in play order after the last finisher; with nobody out (an abandon), in play
+    # order from the deal's first leader (the Game's documented choice).
+    start = (finished[-1] + 1) % 4 if finished else g.first_leader
+    assert list(rest) == sorted(rest, key=lambda s: (g.cards_left(s), (s - start) % 4))
     if r.outcome is Outcome.ESCAPE:
         assert g.escape is not None and r.units[g.escape] < 0
         assert sum(map(abs, r.units)) == -r.units[g.escape]

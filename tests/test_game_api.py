@@ -11,6 +11,7 @@ import pytest
 
 import shuangkou.game as game_module
 from shuangkou import IllegalPlayError, Play, Rules
+from shuangkou.cards import CARD_RANKS
 from shuangkou.game import SPECTATOR, Game, Observation, play_from_dict, play_to_dict, replay
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
@@ -220,3 +221,21 @@ def test_cards_for_other_seats_and_errors() -> None:
         g.cards_for("3s")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         g.cards_for(three_pair, seat=5)
+
+
+def test_cards_for_takes_the_lowest_ids_of_each_rank() -> None:
+    """Against a naive reading of "the lowest held ids of each needed rank" (cards.CARD_RANKS),
+    on random hands of both decks and jokers, for every legal play."""
+    rnd = random.Random(7)
+    for preset in PRESETS:
+        for _ in range(15):
+            deck = list(range(108))
+            rnd.shuffle(deck)
+            hands = [deck[27 * s: 27 * s + rnd.randrange(1, 28)] for s in range(4)]
+            g = Game.from_deal(R[preset], hands, leader=0)
+            held = sorted(g.hand(0))
+            for p in g.legal_plays():
+                expect: list[int] = []
+                for rank, need in enumerate(p.cards.counts):
+                    expect += [c for c in held if CARD_RANKS[c] == rank][:need]
+                assert g.cards_for(p) == tuple(sorted(expect))

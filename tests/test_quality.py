@@ -22,7 +22,9 @@ def test_mypy_strict_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("module", ["shuangkou._core", "shuangkou._sim"])
+@pytest.mark.parametrize(
+    "module", ["shuangkou._core", "shuangkou._sim", "shuangkou._engine", "shuangkou._physical"]
+)
 def test_stubs_match_the_extension(module):
     result = run(sys.executable, "-m", "mypy.stubtest", module)
     assert result.returncode == 0, result.stdout + result.stderr

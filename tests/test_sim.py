@@ -4,6 +4,7 @@ threads, invariants of every simulated deal, R8.4 held-bomb search, greedy vs ra
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from shuangkou import Hand, Rules, _sim
 from shuangkou.cards import MAX_COPIES
 from shuangkou.game import Game
-from shuangkou.rng import deal_seed
+from shuangkou.plays import Play
+from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.scoring import best_held_bombs
 from shuangkou.sim import (
     SimResult,
@@ -23,6 +25,7 @@ from shuangkou.sim import (
     simulate,
     simulate_iter,
     simulate_stats,
+    with_game,
 )
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
@@ -209,19 +212,90 @@ def test_save_npz_roundtrip(tmp_path: object) -> None:
 def test_python_callback_policy() -> None:
     seen: list[int] = []
 
-    def first_play(game: Game, plays: list, rng: object) -> object:
-        seen.append(game.to_act)  # type: ignore[arg-type]
-        return plays[0] if plays else None
+    def first_play(view: Any, plays: Any, rng: object) -> object:
+        seen.append(view.to_act)
+        return plays[0] if len(plays) else None
 
     res = simulate(3, "baibian", first_play, seed=1)
     assert len(res) == 3 and len(seen) == int(res.decisions.sum())
     assert res.policies == ("first_play",) * 4
 
-    def lazy(game: Game, plays: list, rng: object) -> None:
+    def lazy(view: Any, plays: Any, rng: object) -> None:
         return None
 
     with pytest.raises(ValueError, match="passed on a lead"):
         simulate(1, "baibian", lazy)
+    with pytest.raises(ValueError, match="passed on a lead"):
+        simulate(1, "baibian", with_game(lazy))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_python_policy_gets_its_seats_view_only(preset: str) -> None:
+    """The view a Python policy gets is the deciding seat's (R6: the partner's hand only under
+    双明), holds no Game or State, and its plays are that seat's legal plays: checked against
+    the same deal replayed through the Game."""
+    rules = Rules.preset(preset)
+    log: list[tuple[Any, ...]] = []
+
+    def recorder(view: Any, plays: Any, rng: SplitMix64) -> Play | None:
+        assert not isinstance(view, Game) and view.seat == view.to_act
+        for name in dir(view):
+            if not name.startswith("__"):
+                assert type(getattr(view, name)).__name__ not in ("Game", "State", "RefState")
+        choice = random_policy(view, plays, rng)
+        # what the view says now (a view may follow its State after the call)
+        log.append((view.seat, view.hand, view.partner_hand, view.table, view.card_counts,
+                    list(plays), choice))
+        return choice
+
+    simulate(3, rules, recorder, seed=9)
+    steps = iter(log)
+    for i in range(3):
+        game = Game(rules, seed=deal_seed(9, i))
+        while not game.is_over:
+            seat, hand, partner, table, counts, plays, choice = next(steps)
+            assert seat == game.to_act
+            assert hand == game.hand_ranks(seat) and plays == game.legal_plays()
+            if rules.partner_visible:
+                assert partner == game.hand_ranks(seat ^ 2)
+            else:
+                assert partner is None
+            assert table == game.table and counts == game.card_counts
+            game.play(choice) if choice else game.pass_()
+    assert next(steps, None) is None
+
+
+def test_with_game_is_the_trusted_opt_in() -> None:
+    seen: list[type] = []
+
+    def peek(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
+        seen.append(type(game))
+        rival = game.to_act ^ 1  # the whole game: an opponent's cards too
+        assert len(game.hand(rival)) == game.cards_left(rival)
+        return random_policy(game, plays, rng)
+
+    a = simulate(4, "baibian", with_game(peek), seed=3)
+    b = simulate(4, "baibian", random_policy, seed=3)  # on the State, seeing views
+    assert all(np.array_equal(a.arrays[k], b.arrays[k]) for k in a.arrays)
+    assert set(seen) == {Game} and a.policies == ("peek",) * 4
+    # mixed: the with_game seat sees the game, the others their view
+    mixed = simulate(4, "jj", [with_game(random_policy), random_policy] * 2, seed=3)
+    assert np.array_equal(mixed.scores, simulate(4, "jj", random_policy, seed=3).scores)
+    with pytest.raises(TypeError):
+        with_game(3)  # type: ignore[arg-type]
+
+
+def test_policy_may_answer_with_an_index() -> None:
+    def last(view: Any, plays: Any, rng: object) -> int | None:
+        return len(plays) - 1 if len(plays) else None
+
+    def last_play(view: Any, plays: Any, rng: object) -> Play | None:
+        return plays[len(plays) - 1] if len(plays) else None
+
+    last_play.wilds = "fewest"  # type: ignore[attr-defined]
+    last.wilds = "fewest"  # type: ignore[attr-defined]
+    a, b = simulate(5, "qianbian", last, seed=2), simulate(5, "qianbian", last_play, seed=2)
+    assert all(np.array_equal(a.arrays[k], b.arrays[k]) for k in a.arrays)
 
 
 def test_bad_arguments() -> None:

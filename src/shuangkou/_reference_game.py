@@ -17,8 +17,10 @@ rank level, docs/internals.md "The game state") and is its judge in the differen
 Choices made where RULES.md is silent (the same as :class:`shuangkou.Game`'s):
 
 * Unplaced seats are ranked (R7) by fewer cards left, ties by play order after the last
-  finisher; if nobody finished (an abandon), by play order from the first leader: the deal's
-  first leader for :meth:`RefState.deal`, the ``leader`` given to :meth:`RefState.from_position`.
+  finisher; if nobody finished (an abandon), by play order starting with the first leader —
+  the deal's first leader for :meth:`RefState.deal`, the ``leader`` given to
+  :meth:`RefState.from_position` (game.py documents this choice; its code, before the engine
+  became the kernel's, started one seat early).
 * 接风 with the partner out too (impossible by R7, the deal would be over): the next seat in
   play order after the owner that still has cards leads.
 * ``abandon(seat)`` is allowed for any seat at any time before the end, in or out of turn.
@@ -38,9 +40,9 @@ from . import _reference
 from ._reference_scoring import score
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import IllegalPlayError
-from .plays import NO_TABLE, Play, WildsMode, classify
+from .plays import NO_TABLE, Play, WildsMode
 from .rng import deal as rng_deal
-from .rules import Rules
+from .rules import Rules, as_rules
 from .scoring import Result
 
 __all__ = ["RefState", "RefView"]
@@ -64,6 +66,12 @@ def _as_packed(hand: HandLike) -> int:
     raise TypeError(f"a hand must be a Hand, rank text or a packed int, not {type(hand).__name__}")
 
 
+def _fewest(wilds: str) -> bool:
+    if wilds not in ("all", "fewest"):
+        raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+    return wilds == "fewest"
+
+
 def _size(packed: int) -> int:
     return sum(packed >> (4 * r) & 15 for r in range(N_RANKS))
 
@@ -74,36 +82,74 @@ def _seat(value: object, what: str) -> int:
     return value
 
 
+def _fits(words: Sequence[int], what: str) -> None:
+    """R1: two decks hold at most 8 cards of a natural rank and 2 of each joker."""
+    for r in range(N_RANKS):
+        if sum(w >> (4 * r) & 15 for w in words) > MAX_COPIES[r]:
+            raise ValueError(f"{what} hold more than {MAX_COPIES[r]} cards of one rank")
+
+
 def _genuine(play: object, rules: Rules, what: str) -> Play:
-    """``play`` if it is a real reading of its cards under ``rules`` (R3), else ValueError."""
+    """``play`` (a Play, or card text with one reading) if it is a real reading of its cards
+    under ``rules`` (R3, read by the oracle), else ValueError."""
+    if isinstance(play, str):
+        cards = Hand.parse(play)
+        tags = _reference.classify(cards.packed, rules.flags)
+        if len(tags) != 1:
+            raise ValueError(f"{what} {cards} has {len(tags)} readings under {rules.name}, not 1")
+        play = Play._from_codes(cards.packed, tags[0])
     if not isinstance(play, Play) or not play:
         raise ValueError(f"{what} must be a Play, got {play!r}")
-    if play not in classify(play.cards, rules):
+    if play.tag not in _reference.classify(play.packed, rules.flags):
         raise ValueError(f"{what} {play.cards} does not read as {play.describe()}")
     return play
 
 
 @dataclass(frozen=True)
 class RefView:
-    """What one seat may know of a position (R6/R7): its hand, the partner's only under 双明
-    (``rules.partner_visible``), the public facts, and its legal plays when it is to act.
-    A plain value: it holds no reference to the state it was taken from."""
+    """What one seat may know of a position (R6/R7), with the members of the kernel's
+    ``SeatView``: its hand, the partner's only under 双明 (``rules.partner_visible``), the
+    public facts, and its own legal plays when it is to act. A snapshot: it holds no reference
+    to the state it was taken from."""
 
     seat: int
-    to_act: int | None
+    rules: Rules
     hand: Hand
     partner_hand: Hand | None
-    cards_left: tuple[int, int, int, int]
+    to_act: int | None
+    card_counts: tuple[int, int, int, int]
     table: Play | None
     table_owner: int | None
     passes: int
+    leader: int
+    trick: int
     places: tuple[int, ...]
-    bombs_played: tuple[tuple[Play, ...], ...]
-    cards_played: tuple[Hand, Hand, Hand, Hand]
-    """The cards each seat played since the position was set up."""
-    legal: tuple[Play, ...]
-    can_pass: bool
     is_over: bool
+    result: Result | None
+    _played: tuple[int, int, int, int]
+    _bombs: tuple[tuple[Play, ...], ...]
+
+    def cards_left(self, seat: int) -> int:
+        return self.card_counts[seat]
+
+    def cards_played(self, seat: int) -> Hand:
+        """The cards ``seat`` played since the position was set up."""
+        return Hand._from_packed_unchecked(self._played[seat])
+
+    def bombs_played(self, seat: int) -> tuple[Play, ...]:
+        return self._bombs[seat]
+
+    def can_pass(self) -> bool:
+        """Is passing legal for this seat now?"""
+        return self.to_act == self.seat and self.table is not None
+
+    def legal(self, wilds: WildsMode = "all") -> list[Play]:
+        """This seat's legal plays (empty unless it is to act)."""
+        fewest = _fewest(wilds)
+        if self.to_act != self.seat:
+            return []
+        table = self.table.tag if self.table is not None else NO_TABLE
+        return list(_legal(self.hand.packed, self.rules.flags, table, fewest))
 
 
 class RefState:
@@ -132,13 +178,12 @@ class RefState:
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
-    def deal(cls, rules: Rules, seed: int) -> RefState:
+    def deal(cls, rules: Rules | str, seed: int) -> RefState:
         """The start of play of ``Game(rules, seed)``: the seeded deal (:mod:`shuangkou.rng`),
         then R7's first leader — the revealed card's holder, whose partner becomes the holder
         of the other copy (it swaps hands with the leader's partner unless it already sits
         opposite or is the leader) — or the drawn seat."""
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        rules = as_rules(rules)
         d = rng_deal(seed, rules.first_leader)
         hands = [list(h) for h in d.hands]
         if d.revealed is not None:
@@ -158,15 +203,15 @@ class RefState:
     @classmethod
     def from_position(
         cls,
-        rules: Rules,
+        rules: Rules | str,
         hands: Sequence[HandLike],
         to_act: int | None,
         *,
-        table: Play | None = None,
+        table: Play | str | None = None,
         table_owner: int | None = None,
         passes: int = 0,
         places: Sequence[int] = (),
-        bombs: Sequence[Sequence[Play]] = ((), (), (), ()),
+        bombs: Sequence[Sequence[Play | str]] = ((), (), (), ()),
         leader: int | None = None,
         trick: int = 0,
         escape: int | None = None,
@@ -176,14 +221,11 @@ class RefState:
         the passes since it, the seats already out in order, the bombs each seat played (R8),
         the trick's leader (default: the table's owner, else the seat to act), the trick
         counter and the seat that abandoned. Raises ``ValueError`` on an impossible position."""
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        rules = as_rules(rules)
         if len(hands) != 4:
             raise ValueError("a position has 4 hands")
         packed = tuple(_as_packed(h) for h in hands)
-        for r in range(N_RANKS):  # R1: two decks
-            if sum(p >> (4 * r) & 15 for p in packed) > MAX_COPIES[r]:
-                raise ValueError(f"the hands hold more than {MAX_COPIES[r]} cards of one rank")
+        _fits(packed, "the hands")
         out = tuple(_seat(s, "a place") for s in places)
         if len(set(out)) != len(out) or set(out) != {s for s in range(4) if not packed[s]}:
             raise ValueError("places must be the seats with no cards left, each once")
@@ -192,6 +234,7 @@ class RefState:
         played = tuple(tuple(_genuine(p, rules, "a bomb") for p in b) for b in bombs)
         if any(not p.is_bomb for b in played for p in b):
             raise ValueError("bombs may only list bomb plays")
+        _fits(packed + tuple(p.packed for b in played for p in b), "the hands and the bombs")
         esc = None if escape is None else _seat(escape, "escape")
         if isinstance(passes, bool) or not isinstance(passes, int) or passes < 0:
             raise ValueError(f"passes must be a count >= 0, got {passes!r}")
@@ -215,8 +258,13 @@ class RefState:
             if table_owner is not None or passes:
                 raise ValueError("table_owner and passes need a table play")
         else:
-            _genuine(table, rules, "the table")
+            table = _genuine(table, rules, "the table")
+            _fits(packed + (table.packed,), "the hands and the table")
             owner = _seat(table_owner, "table_owner")
+            if not packed[owner] and out[-1:] != (owner,):
+                # R7: a seat out is skipped, so a table play of a seat out is its last card,
+                # and nobody went out after it (that would have covered it).
+                raise ValueError(f"seat {owner} is out but was not the last to go out")
             if not over:
                 # R7: after the top play, each seat with cards in turn passed or is to act.
                 after = [(owner + k) & 3 for k in (1, 2, 3) if packed[(owner + k) & 3]]
@@ -242,7 +290,7 @@ class RefState:
         return state
 
     @classmethod
-    def parse(cls, text: str, rules: Rules | None = None) -> RefState:
+    def parse(cls, text: str, rules: Rules | str | None = None) -> RefState:
         """A position from its text (docs/position.md)."""
         from .position import parse_position
 
@@ -252,8 +300,7 @@ class RefState:
     def __str__(self) -> str:
         from .position import format_position
 
-        text: str = format_position(self)
-        return text
+        return format_position(self)
 
     # -- the position ----------------------------------------------------------------------
     @property
@@ -309,8 +356,11 @@ class RefState:
         return self._result
 
     @property
+    def card_counts(self) -> tuple[int, int, int, int]:
+        return tuple(self.cards_left(s) for s in range(4))  # type: ignore[return-value]
+
     def can_pass(self) -> bool:
-        """Passing is legal: the deal goes on and a play is on the table (R4)."""
+        """Is passing legal (R4: the deal goes on and a play is on the table)?"""
         return self._to_act is not None and self._table is not None
 
     def hand(self, seat: int) -> Hand:
@@ -319,30 +369,31 @@ class RefState:
     def cards_left(self, seat: int) -> int:
         return _size(self._hands[seat])
 
+    def cards_played(self, seat: int) -> Hand:
+        """The cards ``seat`` played since the position was set up."""
+        return Hand._from_packed_unchecked(self._played[seat])
+
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
+        """The bombs ``seat`` played, in order (those given to :meth:`from_position` first)."""
         return self._bombs[seat]
 
     def legal(self, wilds: WildsMode = "all") -> list[Play]:
         """The plays the seat to act may make (the oracle's, in its order); pass is not listed
-        (:attr:`can_pass`). Empty once the deal is over."""
-        if wilds not in ("all", "fewest"):
-            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        (:meth:`can_pass`). Empty once the deal is over."""
+        fewest = _fewest(wilds)
         if self._to_act is None:
             return []
         table = self._table.tag if self._table is not None else NO_TABLE
-        hand = self._hands[self._to_act]
-        return list(_legal(hand, self._rules.flags, table, wilds == "fewest"))
+        return list(_legal(self._hands[self._to_act], self._rules.flags, table, fewest))
 
     def view(self, seat: int) -> RefView:
         """What ``seat`` may know (R6: the partner's hand only under 双明)."""
         seat = _seat(seat, "seat")
         partner = self.hand(seat ^ 2) if self._rules.partner_visible else None
         return RefView(
-            seat, self._to_act, self.hand(seat), partner,
-            tuple(self.cards_left(s) for s in range(4)),  # type: ignore[arg-type]
-            self._table, self._owner, self._passes, self._places, self._bombs,
-            tuple(Hand._from_packed_unchecked(p) for p in self._played),  # type: ignore[arg-type]
-            tuple(self.legal()) if seat == self._to_act else (), self.can_pass, self.is_over,
+            seat, self._rules, self.hand(seat), partner, self._to_act, self.card_counts,
+            self._table, self._owner, self._passes, self._leader, self._trick, self._places,
+            self.is_over, self._result, self._played, self._bombs,
         )
 
     # -- actions ---------------------------------------------------------------------------
@@ -475,10 +526,10 @@ class RefState:
     def _final_places(self) -> tuple[int, ...]:
         """R7: finishers in order, then the rest by fewer cards left, ties by play order after
         the last finisher (from the first leader if nobody finished)."""
-        ref = self._places[-1] if self._places else (self._first - 1) & 3
+        start = (self._places[-1] + 1) & 3 if self._places else self._first
         rest = sorted(
             (s for s in range(4) if s not in self._places),
-            key=lambda s: (self.cards_left(s), (s - ref) & 3),
+            key=lambda s: (self.cards_left(s), (s - start) & 3),
         )
         return self._places + tuple(rest)
 

@@ -36,8 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from . import _reference
 from .cards import Hand
-from .plays import Kind, Play, classify
+from .plays import Kind, Play
 from .rules import Rules
 from .scoring import BombScore, Outcome, Result
 
@@ -406,7 +407,9 @@ def _best_held(packed: int, rules: Rules) -> HeldSplit:
         parts.append(Hand.from_counts([0] * 13 + [a, b]))
     bombs: list[HeldBomb] = []
     for cards in parts:
-        readings = [p for p in classify(cards, rules) if p.is_bomb]
+        # Read by the oracle (R3), whatever backend the kernel API uses.
+        tags = _reference.classify(cards.packed, rules.flags)
+        readings = [Play._from_codes(cards.packed, t) for t in tags if t & 15 >= _reference.BOMB]
         if not readings:  # cannot happen: every planned part is a bomb shape
             raise AssertionError(f"held split part {cards} is not a bomb under {rules.name}")
         p = readings[0]

@@ -4,6 +4,8 @@ from typing import Any
 
 import numpy.typing as npt
 
+from ._engine import State
+
 MAX_STARS: int
 PLAY_BUFFER: int
 FIELDS: dict[str, tuple[str, tuple[int, ...]]]
@@ -19,5 +21,7 @@ def run(
 def play_logged(
     params: dict[str, Any], deal_seed: int
 ) -> tuple[dict[str, Any], list[tuple[int, int, int, int, int]]]: ...
+def perft(state: State, depth: int) -> int: ...
 def held_value(hand: int, flags: int, mode: int) -> int: ...
+def held_split(hand: int, flags: int, mode: int) -> tuple[int, list[tuple[int, int]]]: ...
 def deal_seed(seed: int, index: int) -> int: ...

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Self-play and batch loops of the kernel, GIL released (see ``_selfplay.pxd``).
+"""Self-play and search loops of the kernel, GIL released (see ``_selfplay.pxd``).
 
 Python-visible functions trust the arrays :mod:`shuangkou.sim` and :mod:`shuangkou.batch` hand
 them (shapes and dtypes are checked there, once) and release the GIL for the whole loop, so
@@ -10,9 +10,13 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from _selfplay cimport (
-    SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, held_best, play_deal, sm_deal_seed,
+from _selfplay cimport SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, play_deal
+from _state cimport (
+    SK_MAX_HELD, SkParams, SkState, SkUndo, sk_deal_seed, sk_held_best, sk_held_split, sk_legal,
+    sk_pass, sk_play, sk_restore, sk_save,
 )
+
+from shuangkou._engine cimport State
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
@@ -43,14 +47,15 @@ FIELDS = {
 
 cdef void _fill_params(SimParams* p, dict d) except *:
     cdef int s
-    p.flags = d["flags"]
-    p.mode = d["mode"]
+    p.rules.flags = d["flags"]
+    p.rules.mode = d["mode"]
+    p.rules.base_score = d["base_score"]
+    p.rules.four_jokers_multiplier = d["four_jokers_multiplier"]
+    p.rules.jj_single_win = d["jj_single_win"]
+    p.rules.held_bombs = d["held_bombs"]
+    p.rules.score_cap = d["score_cap"]
+    p.rules.escape_penalty = 0      # self-play never abandons
     p.revealed = d["revealed"]
-    p.base_score = d["base_score"]
-    p.four_jokers_multiplier = d["four_jokers_multiplier"]
-    p.jj_single_win = d["jj_single_win"]
-    p.held_bombs = d["held_bombs"]
-    p.score_cap = d["score_cap"]
     for s in range(4):
         p.policy[s] = d["policy"][s]
         p.fewest[s] = d["fewest"][s]
@@ -110,7 +115,7 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
     try:
         with nogil:
             for i in range(count):
-                play_deal(&p, sm_deal_seed(seed, <uint64_t>(start + i)), wk, &rec)
+                play_deal(&p, sk_deal_seed(seed, <uint64_t>(start + i)), wk, &rec)
                 row = offset + i
                 outcome[row] = rec.outcome
                 leader[row] = rec.leader
@@ -185,10 +190,65 @@ def held_value(uint64_t hand, uint32_t flags, int mode):
     """R8.4: units per other seat of the best split of ``hand`` into bombs (kernel search)."""
     cdef int v
     with nogil:
-        v = held_best(hand, flags, mode)
+        v = sk_held_best(hand, flags, mode)
     return v
+
+
+cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
+                    uint32_t* tags, int cap) noexcept nogil:
+    """Leaves ``depth`` actions below ``st`` (a finished deal is a leaf), by make/unmake on
+    the one struct; -1 if the play buffers are too small."""
+    cdef int i, n
+    cdef int64_t total = 0, sub
+    cdef SkUndo u
+    if depth == 0 or st.over:
+        return 1
+    n = sk_legal(p, st, False, words, tags, cap)
+    if n > cap:
+        return -1
+    for i in range(n + (st.table != 0)):
+        sk_save(st, &u)
+        if i < n:
+            sk_play(st, words[i], tags[i])
+        else:
+            sk_pass(st)
+        sub = _perft(p, st, depth - 1, words + n, tags + n, cap - n)
+        sk_restore(st, &u)
+        if sub < 0:
+            return -1
+        total += sub
+    return total
+
+
+def perft(State state, int depth):
+    """Leaves of the game tree ``depth`` actions (plays and passes) below ``state``, counted
+    in C on the State's struct (``from shuangkou._engine cimport State``), GIL released."""
+    cdef SkState work = state.st
+    cdef Work* wk = _new_work()
+    cdef int64_t n
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    try:
+        with nogil:
+            n = _perft(&state.p, &work, depth, wk.words, wk.tags, SP_CAP)
+    finally:
+        _free_work(wk)
+    if n < 0:
+        raise OverflowError("more plays along one line than the search buffers hold")
+    return n
+
+
+def held_split(uint64_t hand, uint32_t flags, int mode):
+    """R8.4: ``(units per other seat, [(cards word, tag), …])`` of the kernel's best split of
+    ``hand`` into bombs (the one ``State.result`` lists)."""
+    cdef uint64_t words[SK_MAX_HELD]
+    cdef uint32_t tags[SK_MAX_HELD]
+    cdef int v, n, i
+    with nogil:
+        n = sk_held_split(hand, flags, mode, words, tags, SK_MAX_HELD, &v)
+    return v, [(int(words[i]), int(tags[i])) for i in range(n)]
 
 
 def deal_seed(uint64_t seed, uint64_t index):
     """``shuangkou.rng.deal_seed`` computed by the kernel (for tests)."""
-    return sm_deal_seed(seed, index)
+    return sk_deal_seed(seed, index)

@@ -1,5 +1,12 @@
-"""The game engine: one deal of Shuangkou over physical cards (RULES.md R7), its scoring (R8,
-through :mod:`shuangkou.scoring`), matches of several deals, JSON state, logs and replay.
+"""The game: one deal of Shuangkou over physical cards (RULES.md R7) with its scores (R8),
+matches of several deals, JSON state, per-seat logs and replay.
+
+**One engine.** A :class:`Game` is a facade over the kernel's game state
+(:class:`~shuangkou.State`, ``game.state``): R7's flow and R8's scores are the State's; the
+Game adds what the State, at rank level, does not hold — physical card ids, the 明牌 deal and
+swap, seating, the action log, JSON, replay, and error messages naming the play and the
+reason. ``SHUANGKOU_BACKEND=reference`` runs it on the pure-Python reference engine
+(:class:`~shuangkou._reference_game.RefState`) instead, so the same tests judge both.
 
 ::
 
@@ -13,7 +20,9 @@ through :mod:`shuangkou.scoring`), matches of several deals, JSON state, logs an
 accepts a :class:`~shuangkou.plays.Play` (the lowest-id held cards of each needed rank are
 taken), a :class:`~shuangkou.cards.Hand` of ranks (likewise), physical card text
 (``"3s 3h"``: each card the held copy of that rank and suit, deck 0 first) or a list of ids
-(exactly those cards). Client cards are validated once: held, a valid play (``classify``), and
+(exactly those cards) or an int, the index of the play in ``legal_plays()``. An index or a
+``Play`` of the current legal list is applied as it is (the State checks it in C, no
+classifying); other client cards are validated once: held, a valid play (``classify``), and
 beating the table (``Play.beats``); a 千变 set with two plain readings (R3.3) takes the declared
 ``kind``, or the table's kind when answering. Anything illegal raises
 :class:`~shuangkou.errors.IllegalPlayError` naming the play and the reason, and changes nothing.
@@ -24,6 +33,10 @@ before play starts (``game.swap``). Scores are per seat; a :class:`Match` adds t
 
 **Search.** ``copy()`` is independent of the original; ``undo()`` reverts the last action
 exactly (play, pass or abandon). Both are cheap (see benchmarks/bench_game.py).
+
+**Servers.** ``cards_for(play, seat)`` gives the ids a play would take; ``observation(seat)``
+is what a seat may see, ``Observation.to_dict()`` its plain-JSON form; ``log(seat=s)`` and
+``to_json(seat=s)`` hide what seat ``s`` may not see (``seat="spectator"``: every hand).
 
 **Persistence.** ``to_json()`` is a versioned JSON document (format ``shuangkou.game``,
 version :data:`JSON_VERSION`) holding the rules, the deal, every action and a snapshot of the
@@ -54,10 +67,13 @@ Choices made where RULES.md is silent:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ._physical import ids_of as _ids_of
+from ._physical import take_lowest as _take
 from .cards import (
     CARD_RANKS,
     N_CARDS,
@@ -68,15 +84,15 @@ from .cards import (
     parse_faces,
 )
 from .errors import IllegalPlayError, NotationError
-from .plays import PASS, Kind, Play, classify, legal_plays
+from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
 from .rng import deal_seed
 from .rules import Rules
-from .scoring import BombScore, Outcome, Result, score
+from .scoring import BombScore, Outcome, Result
 
 __all__ = [
     "JSON_VERSION", "Action", "Game", "Match", "Observation", "ReplayError", "play_from_dict",
-    "play_to_dict", "replay",
+    "play_to_dict", "replay", "reveal_swap",
 ]
 
 JSON_VERSION = 1
@@ -89,20 +105,20 @@ SPECTATOR = "spectator"
 Viewer = int | str | None
 """Who a log is for: ``None`` (everything), a seat 0..3, or :data:`SPECTATOR`."""
 
-# The ids of each rank, lowest first (cards.py: id = deck*52 + rank*4 + suit; jokers 104..107).
-_RANK_IDS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted([r * 4 + s for s in range(4)] + [52 + r * 4 + s for s in range(4)]))
-    for r in range(13)
-) + ((104, 105), (106, 107))
+
+def _state_class() -> Any:
+    """The engine a Game runs on: the kernel's ``State``, or the pure-Python reference engine
+    ``RefState`` under ``SHUANGKOU_BACKEND=reference`` (the test suite runs on both)."""
+    if os.environ.get("SHUANGKOU_BACKEND", "core") == "reference":
+        from ._reference_game import RefState
+
+        return RefState
+    from ._engine import State
+
+    return State
 
 
-def _ids_of(mask: int) -> tuple[int, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return tuple(out)
+_State = _state_class()
 
 
 def _packed_of(ids: Iterable[int]) -> int:
@@ -128,6 +144,13 @@ class Action(NamedTuple):
             assert self.play is not None
             return f"seat {self.seat}: {format_cards(self.cards)} ({self.play.describe()})"
         return f"seat {self.seat}: {self.kind}"
+
+
+def _action(record: tuple[str, int, int, Play | None, int]) -> Action:
+    """The Action of a Game's log record (kind, seat, mask of the ids played, play, trick)."""
+    kind, seat, taken, play, trick = record
+    # tuple.__new__: the fields as they are, without the NamedTuple's Python-level __new__
+    return tuple.__new__(Action, (kind, seat, _ids_of(taken), play, trick))
 
 
 @dataclass(frozen=True)
@@ -338,9 +361,7 @@ class Game:
 
     __slots__ = (
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
-        "_mask", "_packed", "_count", "_to_act", "_table", "_table_cards", "_owner",
-        "_passes", "_leader", "_trick", "_places", "_over", "_escape", "_result", "_bombs",
-        "_actions", "_undo", "_legal_cache",
+        "_st", "_mask", "_log", "_built",
     )
 
     rules: Rules
@@ -442,22 +463,12 @@ class Game:
         self.swap = None
         self.revealed = None
         if revealed is not None:
-            # R7 明牌: the holder of the revealed card leads; the holder of the other copy
-            # becomes the partner, swapping seats with the leader's current partner.
             revealed = int(revealed)
-            holder = [s for s in range(4) if revealed in seat_hands[s]]
-            if not holder:
-                raise ValueError(f"revealed card {revealed} is in no hand")
-            leader = holder[0]
-            a, b = face_copies(card_face(revealed))
-            other = b if revealed == a else a
-            other_holder = [s for s in range(4) if other in seat_hands[s]]
-            partner = leader ^ 2
-            if other_holder and other_holder[0] not in (leader, partner):
-                o = other_holder[0]
-                seat_hands[o], seat_hands[partner] = seat_hands[partner], seat_hands[o]
-                seated[o], seated[partner] = seated[partner], seated[o]
-                self.swap = (o, partner) if o < partner else (partner, o)
+            leader, self.swap = reveal_swap(seat_hands, revealed)
+            if self.swap is not None:
+                a, b = self.swap
+                seat_hands[a], seat_hands[b] = seat_hands[b], seat_hands[a]
+                seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
         if leader is None or not 0 <= int(leader) < 4:
             raise ValueError(f"leader must be a seat 0..3, got {leader!r}")
@@ -465,83 +476,100 @@ class Game:
         self.players = tuple(seated)  # type: ignore[assignment]
         self.initial_hands = tuple(seat_hands)
         self.first_leader = leader
-        self._mask = [sum(1 << c for c in h) for h in seat_hands]
-        self._packed = [_packed_of(h) for h in seat_hands]
-        self._count = [len(h) for h in seat_hands]
-        self._to_act: int | None = leader
-        self._table: Play | None = None
-        self._table_cards: tuple[int, ...] = ()
-        self._owner: int | None = None
-        self._passes = 0
-        self._leader = leader
-        self._trick = 0
-        self._places: list[int] = []
-        self._over = False
-        self._escape: int | None = None
-        self._result: Result | None = None
-        self._bombs: list[list[Play]] = [[], [], [], []]
-        self._actions: list[Action] = []
-        self._undo: list[tuple[Any, ...]] = []
-        self._legal_cache: dict[str, tuple[Play, ...]] = {}
-        if any(c == 0 for c in self._count):
+        if any(not h for h in seat_hands):
             raise ValueError("every seat needs at least one card")
+        self._mask = [sum(1 << c for c in h) for h in seat_hands]
+        self._st = _State.from_position(
+            rules, [Hand._from_packed_unchecked(_packed_of(h)) for h in seat_hands], leader,
+            leader=leader,
+        )
+        # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
+        # it; the Action objects are built from the records when asked for (_built caches them).
+        self._log: list[tuple[str, int, int, Play | None, int]] = []
+        self._built: list[Action] = []
 
     # -- views ---------------------------------------------------------------------------------
     @property
+    def state(self) -> Any:
+        """The position at rank level as a :class:`~shuangkou.State` (a copy: searching on it
+        leaves the game as it is). Under ``SHUANGKOU_BACKEND=reference`` a
+        :class:`~shuangkou._reference_game.RefState`."""
+        return self._st.copy()
+
+    @property
     def to_act(self) -> int | None:
         """The seat to act, ``None`` once the deal is over."""
-        return self._to_act
+        to_act: int | None = self._st.to_act
+        return to_act
 
     @property
     def is_over(self) -> bool:
-        return self._over
+        return bool(self._st.is_over)
 
     @property
     def result(self) -> Result | None:
         """The :class:`~shuangkou.scoring.Result` once the deal is over, else ``None``."""
-        return self._result
+        result: Result | None = self._st.result
+        return result
 
     @property
     def table(self) -> Play | None:
         """The play to beat, ``None`` when the seat to act leads."""
-        return self._table
+        table: Play | None = self._st.table
+        return table
 
     @property
     def table_cards(self) -> tuple[int, ...]:
-        return self._table_cards
+        """The card ids of the play to beat (``()`` when leading)."""
+        if self._st.table is None:
+            return ()
+        for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
+            if kind == "play":
+                return _ids_of(taken)
+        return ()  # pragma: no cover - a table play is in the log
 
     @property
     def table_owner(self) -> int | None:
-        return self._owner
+        owner: int | None = self._st.table_owner
+        return owner
 
     @property
     def leader(self) -> int:
         """The seat that led the current trick."""
-        return self._leader
+        return int(self._st.leader)
 
     @property
     def trick(self) -> int:
         """Number of the current trick, 0-based."""
-        return self._trick
+        return int(self._st.trick)
 
     @property
     def passes(self) -> int:
         """Passes since the top play."""
-        return self._passes
+        return int(self._st.passes)
 
     @property
     def places(self) -> tuple[int, ...]:
         """Seats that finished, in order (the full ranking is ``result.places``)."""
-        return tuple(self._places)
+        return tuple(self._st.places)
 
     @property
     def escape(self) -> int | None:
-        return self._escape
+        """The seat that abandoned (R8 逃跑), else ``None``."""
+        result = self.result
+        return None if result is None else result.escape
 
     @property
     def actions(self) -> tuple[Action, ...]:
         """Every action so far, in order (the history)."""
-        return tuple(self._actions)
+        return tuple(self._actions())
+
+    def _actions(self) -> list[Action]:
+        built = self._built
+        log = self._log
+        for k in range(len(built), len(log)):
+            built.append(_action(log[k]))
+        return built
 
     history = actions
 
@@ -551,61 +579,53 @@ class Game:
 
     def hand_ranks(self, seat: int) -> Hand:
         """The rank multiset ``seat`` holds."""
-        return Hand._from_packed_unchecked(self._packed[seat])
+        hand: Hand = self._st.hand(seat)
+        return hand
 
     def cards_left(self, seat: int) -> int:
-        return self._count[seat]
+        return self._mask[seat].bit_count()
 
     @property
     def card_counts(self) -> tuple[int, int, int, int]:
-        return tuple(self._count)  # type: ignore[return-value]
+        m = self._mask
+        return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
 
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
-        return tuple(self._bombs[seat])
+        return tuple(self._st.bombs_played(seat))
+
+    def view(self, seat: int) -> Any:
+        """``seat``'s view of the position at rank level, ``State.view(seat)``: what the seat
+        may know (what :mod:`shuangkou.sim` hands a Python policy)."""
+        return self._st.view(seat)
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see (DESIGN: observations): own hand, partner's hand under 双明,
-        card counts, table, history."""
+        """What ``seat`` may see (R6/R7): own hand, the partner's hand under 双明, card counts,
+        table, history (all public). See :class:`Observation` for its JSON form."""
         if seat not in range(4):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
         return Observation(
-            seat, self._to_act, self.hand(seat), partner, self.card_counts, self._table,
-            self._table_cards, self._owner, self._leader, self._trick, tuple(self._places),
-            tuple(self._actions), self.players, self.first_leader, self.revealed, self._over,
-            self._result,
+            seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
+            self.table_cards, self.table_owner, self.leader, self.trick, self.places,
+            self.actions, self.players, self.first_leader, self.revealed, self.is_over,
+            self.result,
         )
 
     def legal_plays(self, wilds: str = "all") -> list[Play]:
-        """The plays the seat to act may make, through the kernel (``plays.legal_plays``): all
-        of them when leading, else those that beat the table (passing, when answering, is also
-        legal and not listed). Empty once the deal is over. ``play(i)`` plays the ``i``-th
-        play of ``legal_plays()`` (``wilds="all"``)."""
-        return list(self._legal(wilds))
-
-    def _legal(self, wilds: str = "all") -> tuple[Play, ...]:
-        """The legal plays of the position, listed once per position (cached until the next
-        action or undo)."""
-        cache = self._legal_cache
-        plays = cache.get(wilds)
-        if plays is None:
-            if self._over:
-                plays = ()
-            else:
-                hand = Hand._from_packed_unchecked(self._packed[self._to_act])  # type: ignore[index]
-                plays = tuple(legal_plays(hand, self.rules, self._table, wilds=wilds))  # type: ignore[arg-type]
-            cache[wilds] = plays
-        return plays
+        """The plays the seat to act may make, in the kernel's order (``plays.legal_plays``):
+        all of them when leading, else those that beat the table (passing, when answering, is
+        also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
+        ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
+        return list(self._st.legal(wilds))
 
     def can_pass(self) -> bool:
-        return not self._over and self._table is not None
+        return not self._st.is_over and self._st.table is not None
 
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
-        if self._over:
+        to_act: int | None = self._st.to_act
+        if to_act is None:
             raise _illegal(what, seat, "the deal is over")
-        to_act = self._to_act
-        assert to_act is not None
         if seat is not None and seat != to_act:
             raise _illegal(what, seat, f"it is seat {to_act}'s turn")
         return to_act
@@ -619,67 +639,87 @@ class Game:
     ) -> Play:
         """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
         as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
-        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms."""
-        if isinstance(cards, Play) and not cards:
-            self.pass_(seat=seat)
-            return PASS
-        what = _PlayName(cards)  # formatted only if an error is raised
-        s = self._check_turn(what, seat)
-        known = self._listed(cards, s, what)
-        if known is not None:
-            play = known
-            declared = None if kind is None else _kind_of(kind, what, s)
-            if declared is not None and play.kind != declared:
+        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms.
+
+        An index or a :class:`Play` of the current legal list is applied as it is (no
+        classifying); anything else is read and validated first."""
+        st = self._st
+        chosen: Play | int
+        if isinstance(cards, int) and not isinstance(cards, bool):
+            s = st.to_act
+            if s is None or seat is not None and seat != s:
+                s = self._check_turn(_PlayName(cards), seat)  # raises
+            legal = st.legal()
+            if not 0 <= cards < len(legal):
                 raise _illegal(
-                    what, s,
-                    f"the play is a {play.kind.name.lower()}, not {declared.name.lower()}",
+                    _PlayName(cards), s, f"index {cards} is not in 0..{len(legal) - 1}"
                 )
-            ids = self._take_lowest(play.cards, self._mask[s], s, what)
+            play: Play = legal[cards]
+            chosen = cards
+        elif isinstance(cards, Play) and (not cards or cards in st.legal()):
+            if not cards:
+                self.pass_(seat=seat)
+                return PASS
+            s = st.to_act
+            if s is None or seat is not None and seat != s:
+                s = self._check_turn(_PlayName(cards), seat)  # raises
+            play = chosen = cards
         else:
+            what = _PlayName(cards)  # formatted only if an error is raised
+            s = self._check_turn(what, seat)
             ids, play = self._resolve(cards, kind, s, what)
-            table = self._table
+            table = st.table
             if table is not None and not play.beats(table, self.rules):
                 raise _illegal(
                     f"play {play.describe()} [{format_cards(ids)}]", s,
                     f"it does not beat the table {table.describe()}",
                 )
-        self._apply_play(s, ids, play)
+            trick = st.trick
+            st.play(play)  # a last check by the engine (IllegalPlayError, nothing changed)
+            taken = 0
+            for c in ids:
+                taken |= 1 << c
+            self._mask[s] ^= taken
+            self._log.append(("play", s, taken, play, trick))
+            return play
+        if kind is not None:
+            declared = _kind_of(kind, _PlayName(cards), s)
+            if play.kind != declared:
+                raise _illegal(
+                    _PlayName(cards), s,
+                    f"the play is a {play.kind.name.lower()}, not {declared.name.lower()}",
+                )
+        taken = _take(play.packed, self._mask[s])
+        if taken < 0:  # pragma: no cover - the state's hands are the physical hands' ranks
+            raise AssertionError("the rank-level hand and the physical hand disagree")
+        trick = st.trick
+        st.play(chosen)
+        self._mask[s] ^= taken
+        self._log.append(("play", s, taken, play, trick))
         return play
-
-    def _listed(self, cards: object, seat: int, what: object) -> Play | None:
-        """The play ``cards`` names if it is an index into, or a play of, a legal list of this
-        position (then it needs no classifying); ``None`` for anything else."""
-        if isinstance(cards, int) and not isinstance(cards, bool):
-            plays = self._legal()
-            if not 0 <= cards < len(plays):
-                raise _illegal(what, seat, f"index {cards} is not in 0..{len(plays) - 1}")
-            return plays[cards]
-        if isinstance(cards, Play):
-            for plays in self._legal_cache.values():
-                for p in plays:
-                    if p is cards:
-                        return p
-        return None
 
     def cards_for(self, play: Play | int, seat: int | None = None) -> tuple[int, ...]:
         """The card ids ``play`` (a :class:`Play`, or an index into :meth:`legal_plays`) would
         take from ``seat``'s hand (default: the seat to act), as :meth:`play` takes them: the
         lowest ids of each needed rank. Raises :class:`IllegalPlayError` if the hand does not
         hold the cards; says nothing about whether the play is legal now."""
+        to_act = self._st.to_act
         if seat is None:
-            if self._to_act is None:
+            if to_act is None:
                 raise _illegal(_PlayName(play), None, "the deal is over (give a seat)")
-            seat = self._to_act
+            seat = to_act
         if isinstance(seat, bool) or seat not in range(4):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         if not isinstance(play, Play):
             if isinstance(play, bool) or not isinstance(play, int):
                 raise TypeError(f"cards_for takes a Play or an index, not {play!r}")
-            if seat != self._to_act:
+            if seat != to_act:
                 raise ValueError("an index names a legal play of the seat to act only")
-            listed = self._listed(play, seat, _PlayName(play))
-            assert listed is not None  # an int is always resolved (or raises)
-            play = listed
+            legal = self._st.legal()
+            if not 0 <= play < len(legal):
+                raise _illegal(_PlayName(play), seat, f"index {play} is not in 0..{len(legal) - 1}")
+            chosen: Play = legal[play]
+            play = chosen
         return self._take_lowest(play.cards, self._mask[seat], seat, _PlayName(play))
 
     def _resolve(
@@ -759,7 +799,7 @@ class Game:
                 reason = f"{format_cards(ids)} cannot be read as a {declared.name.lower()}"
                 raise _illegal(what, seat, reason)
         if len(readings) > 1:
-            table = self._table
+            table = self._st.table
             if table is None:
                 kinds = " or ".join(p.kind.name.lower() for p in readings)
                 reason = f"{format_cards(ids)} reads as two plays: declare kind={kinds}"
@@ -769,141 +809,41 @@ class Game:
         return tuple(sorted(ids)), readings[0]
 
     def _take_lowest(self, ranks: Hand, mask: int, seat: int, what: object) -> tuple[int, ...]:
-        ids: list[int] = []
-        packed = ranks.packed
-        r = 0
-        while packed:
-            need = packed & 15
-            if need:
-                for c in _RANK_IDS[r]:
-                    if mask >> c & 1:
-                        ids.append(c)
-                        need -= 1
-                        if not need:
-                            break
-                if need:
-                    raise _illegal(what, seat, f"the hand does not hold {ranks}")
-            packed >>= 4
-            r += 1
-        return tuple(sorted(ids))
+        taken = _take(ranks.packed, mask)
+        if taken < 0:
+            raise _illegal(what, seat, f"the hand does not hold {ranks}")
+        return _ids_of(taken)
 
     def pass_(self, *, seat: int | None = None) -> None:
         """Pass (R4: not allowed when leading)."""
         s = self._check_turn("pass", seat)
-        if self._table is None:
+        if self._st.table is None:
             raise _illegal("pass", s, "the leader of a trick must play (R4)")
-        self._apply_pass(s)
+        trick = self._st.trick
+        self._st.pass_()
+        self._log.append(("pass", s, 0, None, trick))
 
     def abandon(self, seat: int) -> None:
         """``seat`` abandons (逃跑): the deal ends at once with R8's escape penalty."""
         if seat not in range(4) or isinstance(seat, bool):
             raise _illegal("abandon", None, f"seat must be 0..3, got {seat!r}")
-        if self._over:
+        if self._st.is_over:
             raise _illegal("abandon", seat, "the deal is over")
-        self._push_undo(seat)
-        self._actions.append(Action("abandon", seat, (), None, self._trick))
-        self._escape = seat
-        self._end()
-
-    # -- state transitions ---------------------------------------------------------------------
-    def _push_undo(self, seat: int) -> None:
-        self._legal_cache = {}
-        self._undo.append((
-            self._to_act, self._table, self._table_cards, self._owner, self._passes,
-            self._leader, self._trick, self._over, self._escape, self._result, seat,
-            self._mask[seat], self._packed[seat], self._count[seat], len(self._places),
-            len(self._bombs[seat]),
-        ))
-
-    def _next_active(self, seat: int) -> int:
-        count = self._count
-        for step in (1, 2, 3):
-            s = (seat + step) & 3
-            if count[s]:
-                return s
-        raise AssertionError("no seat has cards")  # pragma: no cover
-
-    def _apply_play(self, s: int, ids: tuple[int, ...], play: Play) -> None:
-        self._push_undo(s)
-        m = 0
-        for c in ids:
-            m |= 1 << c
-        self._mask[s] &= ~m
-        self._packed[s] -= play.packed
-        self._count[s] -= len(ids)
-        self._actions.append(Action("play", s, ids, play, self._trick))
-        if play.tag & 15 >= 6:  # a bomb kind (Kind.BOMB and up)
-            self._bombs[s].append(play)
-        self._table = play
-        self._table_cards = ids
-        self._owner = s
-        self._passes = 0
-        if not self._count[s]:
-            places = self._places
-            places.append(s)  # R7 finishing
-            first = places[0]
-            if (first ^ 2) in places or ((first + 1) & 3 in places and (first + 3) & 3 in places):
-                self._end()  # R7: the outcome is decided, at once
-                return
-        self._to_act = self._next_active(s)
-
-    def _apply_pass(self, s: int) -> None:
-        self._push_undo(s)
-        self._actions.append(Action("pass", s, (), None, self._trick))
-        self._passes += 1
-        owner = self._owner
-        assert owner is not None
-        count = self._count
-        needed = sum(1 for t in range(4) if count[t] and t != owner)
-        if self._passes >= needed:
-            # R7: the trick ends; the owner leads, or 接风 to the partner if the owner is out.
-            if count[owner]:
-                lead = owner
-            elif count[owner ^ 2]:
-                lead = owner ^ 2
-            else:  # pragma: no cover - the deal would have ended (R7)
-                lead = self._next_active(owner)
-            self._table = None
-            self._table_cards = ()
-            self._owner = None
-            self._passes = 0
-            self._trick += 1
-            self._leader = lead
-            self._to_act = lead
-        else:
-            self._to_act = self._next_active(s)
-
-    def _final_places(self) -> tuple[int, ...]:
-        """R7: finishers in order, then unplaced seats by fewer cards left, ties by play order
-        after the last finisher (after the seat before the first leader if nobody finished)."""
-        places = list(self._places)
-        ref = places[-1] if places else (self.first_leader - 1) & 3
-        rest = [s for s in range(4) if s not in places]
-        rest.sort(key=lambda t: (self._count[t], (t - ref) & 3))
-        return tuple(places + rest)
-
-    def _end(self) -> None:
-        self._over = True
-        self._to_act = None
-        held = [Hand._from_packed_unchecked(p) for p in self._packed]
-        self._result = score(
-            self.rules, self._final_places(), self._bombs, held, self._escape
-        )
+        trick = self._st.trick
+        self._st.abandon(seat)
+        self._log.append(("abandon", seat, 0, None, trick))
 
     # -- search support ------------------------------------------------------------------------
     def undo(self) -> Action:
         """Revert the last action exactly; returns it. Raises if there is none."""
-        if not self._undo:
+        log = self._log
+        if not log:
             raise IllegalPlayError("nothing to undo")
-        (
-            self._to_act, self._table, self._table_cards, self._owner, self._passes,
-            self._leader, self._trick, self._over, self._escape, self._result, seat,
-            self._mask[seat], self._packed[seat], self._count[seat], n_places, n_bombs,
-        ) = self._undo.pop()
-        self._legal_cache = {}
-        del self._places[n_places:]
-        del self._bombs[seat][n_bombs:]
-        return self._actions.pop()
+        self._st.undo()
+        record = log.pop()
+        self._mask[record[1]] |= record[2]
+        built = self._built
+        return built.pop() if len(built) > len(log) else _action(record)
 
     def copy(self) -> Game:
         """An independent copy (undo history included)."""
@@ -916,24 +856,10 @@ class Game:
         g.players = self.players
         g.initial_hands = self.initial_hands
         g.first_leader = self.first_leader
+        g._st = self._st.copy()
         g._mask = self._mask[:]
-        g._packed = self._packed[:]
-        g._count = self._count[:]
-        g._to_act = self._to_act
-        g._table = self._table
-        g._table_cards = self._table_cards
-        g._owner = self._owner
-        g._passes = self._passes
-        g._leader = self._leader
-        g._trick = self._trick
-        g._places = self._places[:]
-        g._over = self._over
-        g._escape = self._escape
-        g._result = self._result
-        g._bombs = [b[:] for b in self._bombs]
-        g._actions = self._actions[:]
-        g._undo = self._undo[:]
-        g._legal_cache = self._legal_cache.copy()
+        g._log = self._log[:]
+        g._built = self._built[:]
         return g
 
     __copy__ = copy
@@ -942,12 +868,14 @@ class Game:
         return self.copy()
 
     def key(self) -> tuple[Any, ...]:
-        """Everything that defines the game, history included: ``a == b`` compares it."""
+        """Everything that defines the game, history included: ``a == b`` compares it (it was
+        ``Game.state()`` before :attr:`state` became the game's State)."""
         return (
             self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
-            self.first_leader, tuple(self._mask), self._to_act, self._table, self._table_cards,
-            self._owner, self._passes, self._leader, self._trick, tuple(self._places), self._over,
-            self._escape, self._result, tuple(tuple(b) for b in self._bombs), tuple(self._actions),
+            self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
+            self.table_owner, self.passes, self.leader, self.trick, self.places, self.is_over,
+            self.escape, self.result, tuple(self.bombs_played(s) for s in range(4)),
+            self.actions,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -956,8 +884,8 @@ class Game:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        status = "over" if self._over else f"seat {self._to_act} to act"
-        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._actions)} actions>"
+        status = "over" if self.is_over else f"seat {self.to_act} to act"
+        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._log)} actions>"
 
     # -- persistence ---------------------------------------------------------------------------
     def _deal_dict(self) -> dict[str, Any]:
@@ -997,7 +925,7 @@ class Game:
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "deal": deal,
-            "actions": [_action_to_json(a) for a in self._actions],
+            "actions": [_action_to_json(a) for a in self._actions()],
         }
         if seat is not None:
             # The dealt hands are indexed by the seat before the 明牌 swap; seat s now holds
@@ -1027,20 +955,22 @@ class Game:
         return json.dumps(doc, ensure_ascii=False, indent=indent)
 
     def _snapshot_dict(self) -> dict[str, Any]:
+        table = self.table
+        result = self.result
         return {
             "hands": [list(self.hand(s)) for s in range(4)],
             "players": list(self.players),
-            "to_act": self._to_act,
-            "table": list(self._table_cards) if self._table is not None else None,
-            "table_kind": self._table.kind.name.lower() if self._table is not None else None,
-            "table_owner": self._owner,
-            "passes": self._passes,
-            "leader": self._leader,
-            "trick": self._trick,
-            "places": list(self._places),
-            "over": self._over,
-            "escape": self._escape,
-            "result": self._result.to_dict() if self._result is not None else None,
+            "to_act": self.to_act,
+            "table": list(self.table_cards) if table is not None else None,
+            "table_kind": table.kind.name.lower() if table is not None else None,
+            "table_owner": self.table_owner,
+            "passes": self.passes,
+            "leader": self.leader,
+            "trick": self.trick,
+            "places": list(self.places),
+            "over": self.is_over,
+            "escape": self.escape,
+            "result": result.to_dict() if result is not None else None,
         }
 
     @classmethod
@@ -1057,6 +987,27 @@ class Game:
         if snap is not None and json.loads(json.dumps(game._snapshot_dict())) != snap:
             raise ValueError("the stored state does not match the replayed actions")
         return game
+
+
+def reveal_swap(
+    hands: Sequence[Collection[int]], revealed: int
+) -> tuple[int, tuple[int, int] | None]:
+    """R7 明牌 on dealt ``hands`` (card ids per seat): the first leader (the holder of the
+    ``revealed`` card id) and the two seats that swap players and hands, lowest first — the
+    holder of the other copy and the leader's partner — or ``None`` when the leader holds both
+    copies or the other copy's holder already sits opposite (or nobody holds it)."""
+    holder = [s for s in range(4) if revealed in hands[s]]
+    if not holder:
+        raise ValueError(f"revealed card {revealed} is in no hand")
+    leader = holder[0]
+    a, b = face_copies(card_face(revealed))
+    other = b if revealed == a else a
+    other_holder = [s for s in range(4) if other in hands[s]]
+    partner = leader ^ 2
+    if other_holder and other_holder[0] not in (leader, partner):
+        o = other_holder[0]
+        return leader, (min(o, partner), max(o, partner))
+    return leader, None
 
 
 def _unswap(players: tuple[int, ...], swap: tuple[int, int] | None) -> tuple[int, ...]:

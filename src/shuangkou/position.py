@@ -16,13 +16,14 @@ message quotes at most a few dozen characters of it.
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
 from .cards import MAX_COPIES, N_RANKS, Hand
 from .errors import NotationError
 from .plays import Kind, Play, classify
-from .rules import PRESETS, Rules
+from .rules import PRESETS, Rules, as_rules
 
 __all__ = ["FIELDS", "MAX_LENGTH", "format_position", "parse_position"]
 
@@ -84,6 +85,7 @@ def _format_value(value: object) -> str:
     return quote(str(value), safe="")
 
 
+@lru_cache(maxsize=64)
 def _format_rules(rules: Rules) -> str:
     """The preset's name, or the closest preset with the fields that differ in braces."""
     presets = [Rules.preset(name) for name in PRESETS]
@@ -220,10 +222,15 @@ def format_position(state: _Position) -> str:
     return " ".join(fields)
 
 
-def parse_position(text: str, rules: Rules | None, cls: Any) -> Any:
-    """Read a position text and build it with ``cls.from_position`` (``State`` or
-    ``RefState``). ``rules``, if given, must be the rules the text names. Raises
-    :class:`NotationError` naming the bad field and token (an impossible position too)."""
+def parse_position(text: str, rules: Rules | str | None = None, cls: Any = None) -> Any:
+    """Read a position text and build it with ``cls.from_position`` (default the kernel's
+    ``State``; the reference ``RefState`` works too). ``rules`` (a Rules or a preset name), if
+    given, must be the rules the text names. Raises :class:`NotationError` naming the bad
+    field and token (an impossible position too)."""
+    if cls is None:
+        from ._engine import State
+
+        cls = State
     if not isinstance(text, str):
         raise NotationError(f"a position text is a str, not {type(text).__name__}")
     if len(text) > MAX_LENGTH:
@@ -234,6 +241,8 @@ def parse_position(text: str, rules: Rules | None, cls: Any) -> Any:
             f"a position text has {len(FIELDS)} fields ({' '.join(FIELDS)}), got {len(fields)}"
         )
     named = _parse_rules(fields[0])
+    if isinstance(rules, str):
+        rules = as_rules(rules)
     if rules is not None and named != rules:
         raise _error(0, f"the text names rules {_q(fields[0])}, not the {rules.name} given")
     hands = [

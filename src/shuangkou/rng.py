@@ -1,7 +1,8 @@
 """The project's one deterministic random number generator (RULES.md R7: seeded deals).
 
-The C self-play kernel mirrors this module bit for bit, so everything here is fixed and
-versioned by the JSON state format; change nothing without changing both.
+The generator and the deal are written once, in C (``_state.pxd``: ``sk_rng_next``,
+``sk_shuffle``, ``sk_deal``), and used from here, by ``State.deal`` and by self-play. What they
+compute is fixed and versioned by the JSON state format:
 
 **Generator: SplitMix64.** A 64-bit state; every output does (all arithmetic mod 2^64)::
 
@@ -36,51 +37,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import HAND_SIZE, N_CARDS
+from . import _sim
+from ._engine import SplitMix64, deal_cards
+from .cards import HAND_SIZE
+
+__all__ = ["MASK64", "Deal", "SplitMix64", "deal", "deal_seed", "shuffle_deck"]
 
 MASK64 = (1 << 64) - 1
-GAMMA = 0x9E3779B97F4A7C15
-MIX1 = 0xBF58476D1CE4E5B9
-MIX2 = 0x94D049BB133111EB
-DEAL_STRIDE = 0xD1B54A32D192ED03
-
-
-class SplitMix64:
-    """SplitMix64 (see the module docstring). ``state`` is public so it can be saved."""
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int) -> None:
-        self.state = int(seed) & MASK64
-
-    def next(self) -> int:
-        """The next 64-bit output."""
-        self.state = s = (self.state + GAMMA) & MASK64
-        z = ((s ^ (s >> 30)) * MIX1) & MASK64
-        z = ((z ^ (z >> 27)) * MIX2) & MASK64
-        return z ^ (z >> 31)
-
-    def bounded(self, n: int) -> int:
-        """A draw in ``0..n-1``: ``(next() * n) >> 64``."""
-        if n <= 0:
-            raise ValueError(f"bounded(n) needs n >= 1, got {n}")
-        return (self.next() * n) >> 64
 
 
 def deal_seed(seed: int, index: int) -> int:
     """The seed of the ``index``-th deal of a match or simulation seeded ``seed``."""
     if index < 0:
         raise ValueError(f"deal index must be >= 0, got {index}")
-    return SplitMix64((int(seed) ^ (index * DEAL_STRIDE)) & MASK64).next()
+    return int(_sim.deal_seed(int(seed) & MASK64, int(index) & MASK64))
 
 
 def shuffle_deck(rng: SplitMix64) -> list[int]:
     """The 108 card ids in dealt order (Fisher–Yates, i = 107 … 1, j = bounded(i + 1))."""
-    deck = list(range(N_CARDS))
-    for i in range(N_CARDS - 1, 0, -1):
-        j = rng.bounded(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    return rng.shuffle()
 
 
 @dataclass(frozen=True)
@@ -102,11 +77,6 @@ def deal(seed: int, first_leader: str) -> Deal:
     leader seat (``"random"``) from the same generator."""
     if first_leader not in ("revealed", "random"):
         raise ValueError(f"first_leader must be 'revealed' or 'random', not {first_leader!r}")
-    rng = SplitMix64(seed)
-    deck = shuffle_deck(rng)
+    deck, revealed, leader, after = deal_cards(int(seed) & MASK64, first_leader == "revealed")
     hands = tuple(tuple(deck[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE]) for s in range(4))
-    if first_leader == "revealed":
-        revealed, leader = rng.bounded(N_CARDS), None
-    else:
-        revealed, leader = None, rng.bounded(4)
-    return Deal(int(seed) & MASK64, hands, revealed, leader, rng.state)  # type: ignore[arg-type]
+    return Deal(int(seed) & MASK64, hands, revealed, leader, after)  # type: ignore[arg-type]

@@ -16,13 +16,23 @@ draw from the same generator after the deal. A deal's result therefore depends o
 **Policies.** ``"random"`` – uniform over the legal plays (``wilds="all"``: every distinct way
 of taking cards), plus pass when answering; ``"greedy"`` – a heuristic worth playing against
 (see :func:`greedy_policy`; plays from ``wilds="fewest"``). Both run inside the kernel with the
-GIL released. A policy may also be a Python callable ``policy(game, plays, rng)`` returning one
-of ``plays`` (a list of :class:`~shuangkou.plays.Play`) or ``None``/``PASS`` to pass, where
-``game`` is the :class:`~shuangkou.game.Game` (``game.to_act`` is the seat deciding) and
-``rng`` the deal's :class:`~shuangkou.rng.SplitMix64` stream; the plays are listed with
-``wilds="all"`` unless the callable has an attribute ``wilds = "fewest"``. Any callable
-seat makes the whole run use the Python ``Game`` (the slow path; sequential, ``threads`` is
-ignored).
+GIL released.
+
+A policy may also be a Python callable ``policy(view, plays, rng)`` returning one of ``plays``
+(or its index) or ``None``/``PASS`` to pass. ``view`` is the deciding seat's view of the
+position, ``State.view(seat)``: what that seat may know (its hand, the partner's under 双明,
+cards left per seat, the table and its owner, places, bombs and cards played, the rules), so
+a bot in a contest cannot read the hidden hands; ``view.seat`` is the seat deciding.
+``plays`` is the State's legal list (lazy: ``len``, ``[i]``, iteration, ``in``), with
+``wilds="all"`` unless the callable has an attribute ``wilds = "fewest"``; ``rng`` is the
+deal's :class:`~shuangkou.rng.SplitMix64` stream. Such runs play each deal on the kernel
+``State`` (sequential: ``threads`` is ignored, as the policy needs the GIL).
+
+Trusted code that wants the whole :class:`~shuangkou.game.Game` (every hand: not for
+contests) opts in with :class:`with_game`: ``simulate(n, rules, with_game(fn))`` calls
+``fn(game, plays, rng)`` with ``plays`` a list; a run with such a seat plays through the
+Python ``Game`` (slower), the other seats still get their view.
+
 :func:`random_policy` and :func:`greedy_policy` are the Python twins of the built-ins: a run
 with them gives the same arrays as the kernel run (tested).
 
@@ -64,6 +74,7 @@ __all__ = [
     "random_policy",
     "simulate",
     "simulate_stats",
+    "with_game",
 ]
 
 FIELDS: dict[str, tuple[str, tuple[int, ...]]] = dict(_sim.FIELDS)
@@ -82,8 +93,26 @@ OUTCOMES = ("双扣", "单扣", "平扣")
 OUTCOMES_EN = ("double win", "single win", "tie")
 MAX_STARS = _sim.MAX_STARS
 
-PolicyFn = Callable[[Any, list[Play], SplitMix64], Play | None]
+PolicyFn = Callable[[Any, Any, SplitMix64], Play | int | None]
+"""A Python policy: ``policy(view, plays, rng)`` (see the module docstring)."""
 PolicyArg = str | PolicyFn | Sequence[str | PolicyFn]
+
+
+class with_game:  # noqa: N801 - used like a function: with_game(fn)
+    """Marks a trusted policy that is handed the whole :class:`~shuangkou.game.Game`:
+    ``fn(game, plays, rng)`` (``plays`` a list of :class:`Play`). The game shows every hand,
+    so this is for one's own code, never for a bot contest. The run plays through the Python
+    ``Game``. ``wilds`` and ``__name__`` are taken from ``fn``."""
+
+    def __init__(self, fn: Callable[[Any, list[Play], SplitMix64], Play | int | None]) -> None:
+        if not callable(fn):
+            raise TypeError(f"with_game needs a callable, not {fn!r}")
+        self.fn = fn
+        self.wilds = getattr(fn, "wilds", "all")
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+
+    def __call__(self, game: Any, plays: list[Play], rng: SplitMix64) -> Play | int | None:
+        return self.fn(game, plays, rng)
 
 _MODES = {"classic": 0, "baibian": 1, "jj": 2, "qianbian": 3}
 _BUILTIN = {"random": 0, "greedy": 1}
@@ -428,12 +457,15 @@ class Summary(dict):  # type: ignore[type-arg]
 
 
 # -- the built-in policies in Python (twins of the kernel's) ------------------------------------
-def random_policy(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
-    """Uniform over ``plays`` plus pass when answering (the kernel's ``"random"``)."""
-    if game.table is None:
-        return plays[rng.bounded(len(plays))]
+def random_policy(view: Any, plays: Any, rng: SplitMix64) -> Play | None:
+    """Uniform over ``plays`` plus pass when answering (the kernel's ``"random"``). It reads
+    only ``view.table``."""
+    if view.table is None:
+        first: Play = plays[rng.bounded(len(plays))]
+        return first
     k = rng.bounded(len(plays) + 1)
-    return None if k == len(plays) else plays[k]
+    chosen: Play | None = None if k == len(plays) else plays[k]
+    return chosen
 
 
 _NAT_MASK = 0x1111111111111
@@ -447,7 +479,7 @@ def _used_ranks(word: int) -> int:
     return (word | (word >> 1) | (word >> 2) | (word >> 3)) & _NAT_MASK
 
 
-def _smallest_bomb(plays: list[Play], flags: int) -> Play | None:
+def _smallest_bomb(plays: Any, flags: int) -> Play | None:
     best: Play | None = None
     for p in plays:
         if not p.is_bomb:
@@ -458,7 +490,7 @@ def _smallest_bomb(plays: list[Play], flags: int) -> Play | None:
     return best
 
 
-def greedy_policy(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
+def greedy_policy(view: Any, plays: Any, rng: SplitMix64) -> Play | None:
     """The greedy heuristic (the kernel's ``"greedy"``; use with ``wilds="fewest"``):
 
     1. a play that empties the hand is made at once;
@@ -468,10 +500,14 @@ def greedy_policy(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
     3. answering: never over the partner; else the smallest beating plain play that uses no
        wild and breaks no bomb; when an opponent holds ≤ 6 cards or the own hand ≤ 6, any
        beating plain play, else the smallest bomb; otherwise pass (bombs kept for later).
+
+    It reads ``seat``, ``hand``, ``rules``, ``table``, ``table_owner`` and ``card_counts`` of
+    the seat's ``view``.
     """
-    seat = game.to_act
-    hand = game.hand_ranks(seat).packed
-    flags = game.rules.flags
+    seat = view.seat
+    hand = view.hand.packed
+    flags = view.rules.flags
+    p: Play
     for p in plays:
         if p.packed == hand:
             return p
@@ -480,7 +516,7 @@ def greedy_policy(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
     def clean(p: Play) -> bool:
         return p.wilds == 0 and not (_used_ranks(p.packed) & brk)
 
-    if game.table is None:
+    if view.table is None:
         best: Play | None = None
         bkey = (-1, -1, 0)
         for p in plays:
@@ -490,7 +526,7 @@ def greedy_policy(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
             if key > bkey:
                 best, bkey = p, key
         return best if best is not None else _smallest_bomb(plays, flags)
-    if game.table_owner == (seat ^ 2):
+    if view.table_owner == (seat ^ 2):
         return None
     best = None
     for p in plays:
@@ -498,7 +534,7 @@ def greedy_policy(game: Any, plays: list[Play], rng: SplitMix64) -> Play | None:
             best = p
     if best is not None:
         return best
-    counts = game.card_counts
+    counts = view.card_counts
     opp_min = min((counts[t] for t in range(4) if (t ^ seat) & 1 and counts[t]), default=99)
     if opp_min > 6 and counts[seat] > 6:
         return None
@@ -515,7 +551,11 @@ random_policy.wilds = "all"  # type: ignore[attr-defined]
 _PY_BUILTIN: dict[str, PolicyFn] = {"random": random_policy, "greedy": greedy_policy}
 
 
-# -- the slow path: Python Game, one deal ------------------------------------------------------
+# -- Python policies: one deal on the State (or on the Game for with_game seats) ---------------
+def _python_policies(pols: Sequence[str | PolicyFn]) -> list[PolicyFn]:
+    return [_PY_BUILTIN[p] if isinstance(p, str) else p for p in pols]
+
+
 def play_deal(
     rules: Rules | str,
     seed: int,
@@ -525,14 +565,16 @@ def play_deal(
     wilds: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Play deal ``index`` of a run seeded ``seed`` through the Python :class:`Game` with
-    Python policies (built-in names use their Python twins). Returns ``(game, row)``, ``row``
-    holding the :data:`FIELDS` values of the deal."""
-    from .game import Game  # local: game imports scoring, which the kernel path never needs
+    Python policies (built-in names use their Python twins; :class:`with_game` policies get
+    the game, the others their seat's view). Returns ``(game, row)``, ``row`` holding the
+    :data:`FIELDS` values of the deal. :func:`simulate` uses it only for runs with a
+    :class:`with_game` seat."""
+    from .game import Game  # local: the kernel path never needs the Game
 
     r = as_rules(rules)
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
-    fns = [_PY_BUILTIN[p] if isinstance(p, str) else p for p in pols]
+    fns = _python_policies(pols)
     ds = deal_seed(seed & MASK64, index)
     game = Game(r, seed=ds)
     # the policies continue the deal's generator (as the kernel does)
@@ -541,50 +583,91 @@ def play_deal(
         seat = game.to_act
         assert seat is not None  # a deal that is not over has a seat to act
         plays = game.legal_plays("fewest" if fewest[seat] else "all")
-        choice = fns[seat](game, plays, stream)
-        if not choice:
+        fn = fns[seat]
+        who = game if isinstance(fn, with_game) else game.view(seat)
+        choice = fn(who, plays, stream)
+        if choice is None or isinstance(choice, Play) and not choice:
             if game.table is None:
                 raise ValueError(f"policy {_policy_name(pols[seat])!r} passed on a lead (R4)")
             game.pass_()
         else:
             game.play(choice)
-    return game, _row_of(game)
-
-
-def _row_of(game: Any) -> dict[str, Any]:
-    res = game.result
-    row: dict[str, Any] = {k: np.zeros(shape, dtype=dt) for k, (dt, shape) in FIELDS.items()}
-    row["outcome"] = OUTCOMES.index(res.outcome.value)
-    row["places"] = res.places
-    row["leader"] = game.first_leader
-    row["revealed"] = -1 if game.revealed is None else game.revealed
-    row["swap"] = game.swap if game.swap is not None else (-1, -1)
-    row["units"] = res.units
-    row["scores"] = res.scores
-    row["multiplier"] = res.multiplier
     acts = game.actions
-    row["decisions"] = len(acts)
-    row["plays"] = sum(1 for a in acts if a.kind == "play")
-    row["tricks"] = game.trick + 1
-    row["cards_left"] = game.card_counts
-    bbs = np.zeros(MAX_STARS, np.int16)
+    n_plays = sum(1 for a in acts if a.kind == "play")
+    out = _empty(1)
+    _store(out, 0, game, game.first_leader, game.revealed, game.swap, len(acts), n_plays)
+    return game, {k: v[0] for k, v in out.items()}
+
+
+def _play_on_state(
+    r: Rules, ds: int, fns: Sequence[PolicyFn], fewest: Sequence[bool], names: Sequence[str],
+    out: dict[str, np.ndarray], i: int,
+) -> None:
+    """One deal (seed ``ds``) on the engine's State, each seat's policy seeing its view; its
+    row goes to row ``i`` of ``out``."""
+    from .game import _State, reveal_swap
+
+    d = deal(ds, r.first_leader)
+    st = _State.deal(r, ds)
+    leader = st.to_act
+    swap = None if d.revealed is None else reveal_swap(d.hands, d.revealed)[1]
+    stream = SplitMix64(d.after)
+    modes = ["fewest" if f else "all" for f in fewest]
+    decisions = n_plays = 0
+    while not st.is_over:
+        seat = st.to_act
+        choice = fns[seat](st.view(seat), st.legal(modes[seat]), stream)
+        decisions += 1
+        if choice is None or isinstance(choice, Play) and not choice:
+            if st.table is None:
+                raise ValueError(f"policy {names[seat]!r} passed on a lead (R4)")
+            st.pass_()
+        else:
+            if modes[seat] == "fewest" and not isinstance(choice, Play):
+                choice = st.legal("fewest")[choice]  # an index into the plays it was given
+            st.play(choice)
+            n_plays += 1
+    _store(out, i, st, leader, d.revealed, swap, decisions, n_plays)
+
+
+def _store(
+    out: dict[str, np.ndarray], i: int, src: Any, leader: int, revealed: int | None,
+    swap: tuple[int, int] | None, decisions: int, n_plays: int,
+) -> None:
+    """Write the :data:`FIELDS` of a finished deal into row ``i`` of ``out``; ``src`` a Game
+    or a State (``result``, ``trick``, ``cards_left(seat)``, ``bombs_played(seat)``)."""
+    res = src.result
+    out["outcome"][i] = OUTCOMES.index(res.outcome.value)
+    out["places"][i] = res.places
+    out["leader"][i] = leader
+    out["revealed"][i] = -1 if revealed is None else revealed
+    out["swap"][i] = swap if swap is not None else (-1, -1)
+    out["units"][i] = res.units
+    out["scores"][i] = res.scores
+    out["multiplier"][i] = res.multiplier
+    out["decisions"][i] = decisions
+    out["plays"][i] = n_plays
+    out["tricks"][i] = src.trick + 1
+    out["cards_left"][i] = [src.cards_left(s) for s in range(4)]
+    bbs = [0] * MAX_STARS
     max_stars, max_size = -1, 0
+    by_seat = [0, 0, 0, 0]
     for s in range(4):
-        bombs = game.bombs_played(s)
-        row["bombs_by_seat"][s] = len(bombs)
+        bombs = src.bombs_played(s)
+        by_seat[s] = len(bombs)
         for p in bombs:
             bbs[min(p.stars, MAX_STARS - 1)] += 1
             max_stars = max(max_stars, p.stars)
             max_size = max(max_size, p.size)
-    row["bombs_by_stars"] = bbs
-    row["max_stars"] = max_stars
-    row["max_bomb_size"] = max_size
-    held = np.zeros(4, np.int16)
+    out["bombs_by_seat"][i] = by_seat
+    out["bombs_by_stars"][i] = bbs
+    out["max_stars"][i] = max_stars
+    out["max_bomb_size"][i] = max_size
+    held = [0, 0, 0, 0]
     for b in res.contributions:
         if b.held:
-            held[b.seat] += -b.contribution[(b.seat + 1) & 3]
-    row["held_units"] = held
-    return row
+            held[b.seat] -= b.contribution[(b.seat + 1) & 3]
+    out["held_units"][i] = held
 
 
 # -- the fast path -----------------------------------------------------------------------------
@@ -664,10 +747,15 @@ def simulate(
                                 bar.update(pending[f])
                             del pending[f]
         else:
+            fns = _python_policies(pols)
+            on_game = any(isinstance(p, with_game) for p in pols)
             for i in range(n):
-                _, row = play_deal(r, seed64, pols, index=start + i, wilds=wilds)
-                for k, v in row.items():
-                    out[k][i] = v
+                if on_game:
+                    _, row = play_deal(r, seed64, pols, index=start + i, wilds=wilds)
+                    for k, v in row.items():
+                        out[k][i] = v
+                else:
+                    _play_on_state(r, deal_seed(seed64, start + i), fns, fewest, names, out, i)
                 if bar is not None:
                     bar.update(1)
     finally:
