@@ -332,13 +332,15 @@ class Table:
         passing is legal, else the first hint."""
         self._timer = None
         game = self.game
-        if self.finished or game.players[game.to_act or 0] != player:
+        seat = game.to_act
+        if self.finished or seat is None or game.players[seat] != player:
             return
         if bot:
             policy = _POLICIES[self.config.seats[player]]
             wilds = getattr(policy, "wilds", "all")
             rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
-            choice = policy(game, game.legal_plays(wilds), rng)
+            # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
+            choice = policy(game.view(seat), game.legal_plays(wilds), rng)
         else:
             choice = None if game.can_pass() else hints(game)[0]
         try:
