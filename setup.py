@@ -10,6 +10,9 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 compile_args = ["/O2"] if sys.platform == "win32" else ["-O3"]
+# Drop the debug info (-g from Python's CFLAGS: ~85% of each .so) but keep the symbol table,
+# which the callgrind gate's --toggle-collect needs; MSVC writes no debug info without /DEBUG.
+link_args = [] if sys.platform == "win32" else ["-Wl,-S"]
 
 
 def extension(name: str) -> Extension:
@@ -20,6 +23,7 @@ def extension(name: str) -> Extension:
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=compile_args,
+        extra_link_args=link_args,
     )
 
 

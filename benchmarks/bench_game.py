@@ -1,4 +1,4 @@
-"""Game-engine benchmarks (pytest-benchmark; reported, never gating — DESIGN.md §5/§6).
+"""Game-engine benchmarks (pytest-benchmark; reported, never gating).
 
 Through :class:`~shuangkou.State` (the C game state, ``_state.pxd``):
 

@@ -1,4 +1,4 @@
-"""Kernel benchmarks (DESIGN §5): lead and answer enumeration on seeded 27-card deals, the
+"""Kernel benchmarks: lead and answer enumeration on seeded 27-card deals, the
 Python ``legal_plays`` API, and the oracle on the same hands.
 
     python -m pytest benchmarks/bench_kernel.py --benchmark-only

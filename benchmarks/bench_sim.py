@@ -1,4 +1,4 @@
-"""Self-play benchmarks (DESIGN.md §5): decisions/s and games/s per core for random and greedy
+"""Self-play benchmarks: decisions/s and games/s per core for random and greedy
 self-play, the speed-up on 2 threads, and peak RSS over 10⁶ games — all in one run::
 
     python benchmarks/bench_sim.py                 # default: baibian, 200k deals per point

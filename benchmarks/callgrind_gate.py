@@ -1,4 +1,4 @@
-"""Speed-regression gate without wall clocks (DESIGN.md §6).
+"""Speed-regression gate without wall clocks.
 
 Counts the instructions that fixed kernel workloads execute under ``valgrind --tool=callgrind``
 (deterministic for one build on one kind of machine, whatever else the machine is doing) and

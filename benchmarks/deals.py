@@ -1,4 +1,4 @@
-"""The benchmarks' workload: seeded 27-card deals from the 108-card deck (DESIGN §5)."""
+"""The benchmarks' workload: seeded 27-card deals from the 108-card deck."""
 
 from __future__ import annotations
 

@@ -145,6 +145,8 @@ class _PolicyView:
         self.table_owner = e.table_owner
         self.to_act = e.to_act
         self.card_counts = tuple(e.cards_left(s) for s in range(4))
+        self.seat = e.to_act  # the seat's view (State.view) as sim's policies read it
+        self.hand = _hand(e, e.to_act)
         self._e = e
 
     def hand_ranks(self, seat: int) -> sk.Hand:

@@ -1,5 +1,5 @@
 """A hypothesis state machine drives one deal through random interleavings of legal plays,
-passes, illegal attempts, undo, copy and JSON round trips (R7, DESIGN.md §8), checking after
+passes, illegal attempts, undo, copy and JSON round trips (R7), checking after
 every step that nothing was lost or changed that should not have been."""
 
 from __future__ import annotations

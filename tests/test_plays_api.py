@@ -1,4 +1,4 @@
-"""The Play value and the public functions around it (DESIGN.md §3-4): round trips, errors,
+"""The Play value and the public functions around it: round trips, errors,
 ordering, wilds modes — on whichever backend is active (SHUANGKOU_BACKEND)."""
 
 from __future__ import annotations

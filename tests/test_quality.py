@@ -32,5 +32,5 @@ def test_stubs_match_the_extension(module):
 
 def test_ruff_is_clean():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-    result = run(ruff, "check", "src", "tests", "benchmarks")
+    result = run(ruff, "check", "src", "tests", "benchmarks", "examples")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -212,17 +212,29 @@ cdef int _check_batch(const uint64_t[::1] hands, const uint32_t[::1] tables) exc
     return 0
 
 
+def _private_batch(hands, tables):
+    """Private copies of a batch's hands and tables, validated (every hand a packed cards word,
+    every table 0 or a reading tag). The GIL-free loops read only these copies: another thread
+    writing the caller's arrays meanwhile cannot slip an unvalidated word into the kernel."""
+    h = np.array(hands, dtype=np.uint64, copy=True)
+    t = np.array(tables, dtype=np.uint32, copy=True)
+    _check_batch(h, t)
+    return h, t
+
+
 def count_many(const uint64_t[::1] hands, flags, const uint32_t[::1] tables, fewest):
-    """``count(hands[i], flags, tables[i], fewest)`` for every hand (int32 array), GIL released."""
+    """``count(hands[i], flags, tables[i], fewest)`` for every hand (int64 array), GIL released."""
     cdef uint32_t f = _flags_word(flags)
     cdef bint few = bool(fewest)
-    cdef Py_ssize_t i, n = hands.shape[0]
-    _check_batch(hands, tables)
-    out = np.empty(n, dtype=np.int32)
-    cdef int32_t[::1] o = out
+    hands_c, tables_c = _private_batch(hands, tables)
+    cdef const uint64_t[::1] hs = hands_c
+    cdef const uint32_t[::1] ts = tables_c
+    cdef Py_ssize_t i, n = hs.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] o = out
     with nogil:
         for i in range(n):
-            o[i] = sk_generate(hands[i], f, tables[i], few, NULL, NULL, 0)
+            o[i] = sk_generate(hs[i], f, ts[i], few, NULL, NULL, 0)
     return out
 
 
@@ -231,13 +243,15 @@ def generate_batch(const uint64_t[::1] hands, flags, const uint32_t[::1] tables,
     hand ``i``'s plays at ``offsets[i]:offsets[i+1]``. Two GIL-free passes (count, then fill)."""
     cdef uint32_t f = _flags_word(flags)
     cdef bint few = bool(fewest)
-    cdef Py_ssize_t i, n = hands.shape[0]
-    _check_batch(hands, tables)
+    hands_c, tables_c = _private_batch(hands, tables)
+    cdef const uint64_t[::1] hs = hands_c
+    cdef const uint32_t[::1] ts = tables_c
+    cdef Py_ssize_t i, n = hs.shape[0]
     offsets = np.zeros(n + 1, dtype=np.int64)
     cdef int64_t[::1] off = offsets
     with nogil:
         for i in range(n):
-            off[i + 1] = off[i] + sk_generate(hands[i], f, tables[i], few, NULL, NULL, 0)
+            off[i + 1] = off[i] + sk_generate(hs[i], f, ts[i], few, NULL, NULL, 0)
     total = int(offsets[n])
     words = np.empty(total, dtype=np.uint64)
     tags = np.empty(total, dtype=np.uint32)
@@ -248,7 +262,7 @@ def generate_batch(const uint64_t[::1] hands, flags, const uint32_t[::1] tables,
     with nogil:
         for i in range(n):
             if off[i + 1] > off[i]:
-                sk_generate(hands[i], f, tables[i], few, wp + off[i], tp + off[i],
+                sk_generate(hs[i], f, ts[i], few, wp + off[i], tp + off[i],
                             <int>(off[i + 1] - off[i]))
     return offsets, words, tags
 

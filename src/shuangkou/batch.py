@@ -1,4 +1,4 @@
-"""numpy views for many hands at once and for RL (DESIGN §1: batch.py).
+"""numpy views for many hands at once and for RL.
 
 * Hands as ``(N, 15)`` ``uint8`` count arrays (R1 rank order); :func:`pack` / :func:`unpack`
   convert to and from the kernel's packed words.
@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from ._check import as_int
 from .cards import MAX_COPIES, N_RANKS, Hand
+from .errors import ArgumentError
 from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
 
@@ -50,6 +52,7 @@ ACTION_TABLE_VERSION = 1
 """Version of the action table layout; bumped on any change of order or content."""
 
 _SHIFTS = (4 * np.arange(N_RANKS)).astype(np.uint64)
+_MAX_TAG = (1 << 31) - 1
 _MAX = np.array(MAX_COPIES, dtype=np.int64)
 KEY_MASK = 0x0FC1FFFF
 """Tag bits that identify a reading in the action table: kind, top, width, length, size (not
@@ -61,14 +64,14 @@ def as_counts(hands: Any) -> np.ndarray:
     """``(N, 15)`` uint8 counts from an ``(N, 15)`` array, or a sequence of :class:`Hand`,
     card text or packed ints. Validated (R1: naturals ≤ 8, jokers ≤ 2)."""
     if isinstance(hands, np.ndarray) and hands.ndim == 2:
-        arr = hands
+        arr = _integer_array(hands, "hands")
     elif isinstance(hands, (Hand, str, int, np.integer)):
         return as_counts([hands])
     else:
         rows = []
         for h in hands:
             if isinstance(h, (int, np.integer)):
-                h = Hand.from_packed(int(h))
+                h = Hand.from_packed(h)
             elif not isinstance(h, Hand):
                 h = Hand.parse(h) if isinstance(h, str) else Hand.from_counts(list(h))
             rows.append(h.counts)
@@ -99,16 +102,30 @@ play_vectors = unpack
 """Per-play card vectors: ``(M, 15)`` counts of packed play words."""
 
 
+def _integer_array(a: Any, what: str) -> np.ndarray:
+    """``a`` as a numpy array of an integer dtype: floats, bools and objects are refused, not
+    truncated (a count of 7.9 is an error, not 7)."""
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "iu":
+        raise ArgumentError(f"{what} must be an integer array, not dtype {arr.dtype}")
+    return arr
+
+
 def _tables(table: Any, n: int, rules: Rules) -> np.ndarray:
-    """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``."""
+    """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``.
+    Tags are checked to fit the kernel's 31 bits before any cast (``2**32 + tag`` must not
+    wrap to ``tag``); the kernel then checks each is a reading."""
     if table is None or isinstance(table, (str, Play)):
         return np.full(n, _table_tag(table, rules), dtype=np.uint32)
     if isinstance(table, (int, np.integer)):
-        return np.full(n, int(table), dtype=np.uint32)
-    t = np.ascontiguousarray(np.asarray(table, dtype=np.uint32).reshape(-1))
-    if t.shape[0] != n:
-        raise ValueError(f"expected {n} table tags, got {t.shape[0]}")
-    return t
+        return np.full(n, as_int(table, "table tag", 0, _MAX_TAG), dtype=np.uint32)
+    raw = _integer_array(table, "tables").reshape(-1)
+    if raw.shape[0] != n:
+        raise ArgumentError(f"expected {n} table tags, got {raw.shape[0]}")
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > _MAX_TAG):
+        i = int(np.argmax((raw < 0) | (raw > _MAX_TAG)))
+        raise ArgumentError(f"tables[{i}] = {int(raw[i])} is not a reading tag (0..2**31-1)")
+    return np.ascontiguousarray(raw, dtype=np.uint32)
 
 
 def _words(hands: Any) -> np.ndarray:
@@ -116,7 +133,7 @@ def _words(hands: Any) -> np.ndarray:
 
 
 def count_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all") -> np.ndarray:
-    """``(N,)`` int32: how many plays each hand has that beat its table (every play when
+    """``(N,)`` int64: how many plays each hand has that beat its table (every play when
     leading), as :func:`shuangkou.count_plays` per hand."""
     w = _words(hands)
     tables = _tables(table, w.shape[0], rules)
@@ -221,12 +238,12 @@ class ActionTable:
     def __init__(self, rules: Rules) -> None:
         self.version = ACTION_TABLE_VERSION
         self.rules = rules
-        self.flags = rules.flags
+        self.flags: int = rules.flags
         readings = _enumerate_readings(self.flags)
-        self.readings = np.zeros((len(readings) + 1, 6), dtype=np.int16)
+        self.readings: np.ndarray = np.zeros((len(readings) + 1, 6), dtype=np.int16)
         self.readings[1:] = np.array(readings, dtype=np.int16)
         tags = [NO_TABLE] + [pack_tag(k, t, w, ln, s, z, 0) for k, t, w, ln, s, z in readings]
-        self.tags = np.array(tags, dtype=np.uint32)
+        self.tags: np.ndarray = np.array(tags, dtype=np.uint32)
         """Tag (wilds = 0) of each action; 0 for PASS."""
         keys = self.tags.astype(np.int64) & KEY_MASK
         if len(np.unique(keys)) != len(keys):  # pragma: no cover - construction invariant
@@ -297,7 +314,7 @@ class ActionTable:
 
     def play_for(self, hand: Hand | str, action: int, table: Play | str | None = None) -> Play:
         """The concrete play for ``action`` from ``hand``: the fewest-wild play with that reading
-        (DESIGN §3 ``wilds="fewest"``), or :data:`PASS`. Raises ``ValueError`` if illegal."""
+        (``wilds="fewest"``), or :data:`PASS`. Raises ``ValueError`` if illegal."""
         from .plays import legal_plays as per_hand
 
         if action == 0:

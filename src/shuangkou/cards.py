@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
+from typing import SupportsIndex
 
+from ._check import as_int
 from .errors import NotationError
 
 N_RANKS = 15
@@ -70,32 +72,60 @@ MAX_COPIES = (8,) * 13 + (2, 2)
 
 _RANK_TOKENS = {sym: Rank(i) for i, sym in enumerate(RANK_SYMBOLS)}
 _RANK_TOKENS.update({"T": Rank.TEN, "X": Rank.SMALL_JOKER, "D": Rank.BIG_JOKER})
-# Longest alternatives first so "10", "SJ" and "BJ" win over one-character readings.
-_RANK_RE = re.compile(r"10|SJ|BJ|[3-9TJQKA2XD]", re.IGNORECASE)
+# ASCII-only matching: under Unicode case folding the Kelvin sign would match "K" and the long
+# s "S", and then miss the token table. Longest alternatives first so "10", "SJ" and "BJ" win
+# over one-character readings.
+_RANK_RE = re.compile(r"10|SJ|BJ|[3-9TJQKA2XD]", re.IGNORECASE | re.ASCII)
 _SEPARATORS = re.compile(r"[\s,+]+")
+# A separated token that is a natural card with its suit ("3d", "Th", "10♦"): in rank notation
+# it is that card's rank. Read glued, "3d" would be "3 D" = a 3 and a big joker (R1's clash).
+_CARD_TOKEN_RE = re.compile(r"^(10|[3-9TJQKA2])([shcd♠♥♣♦])$", re.IGNORECASE | re.ASCII)
+
+MAX_TEXT = 2048
+"""Longest card text the parsers read (the full 108-card deck in the longest notation is
+under 500 characters): longer input is rejected before any tokenizing."""
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``repr`` of (the start of) user text for an error message, at most ``limit`` chars of
+    it: a 1 MB input must not make a 1 MB message."""
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"… ({len(text)} characters)"
+
+
+def check_text(text: object, what: str = "card notation") -> str:
+    """``text`` if it is a ``str`` of a sane length, else :class:`NotationError`."""
+    if not isinstance(text, str):
+        raise NotationError(f"expected {what} as a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT:
+        raise NotationError(f"{what} too long: {len(text)} characters (at most {MAX_TEXT})")
+    return text
 
 
 def parse_rank(token: str) -> Rank:
     """One rank token (any R1 alias), or :class:`NotationError` naming it."""
-    rank = _RANK_TOKENS.get(token.strip().upper())
-    if rank is None:
-        raise NotationError(f"unknown rank {token!r}")
+    rank = _RANK_TOKENS.get(check_text(token, "a rank").strip().upper())
+    if rank is None or not token.isascii():
+        raise NotationError(f"unknown rank {quote(token)}")
     return rank
 
 
-def _rank_tokens(text: str) -> list[str]:
-    """Split rank notation into tokens; glued one-character tokens are allowed (R1)."""
-    tokens: list[str] = []
-    for chunk in _SEPARATORS.split(text.strip()):
+def _rank_tokens(text: str) -> Iterator[tuple[Rank, str]]:
+    """The ranks of rank notation with their tokens, one by one; glued one-character tokens
+    are allowed (R1), and a separated natural card with its suit reads as its rank."""
+    for chunk in _SEPARATORS.split(check_text(text).strip()):
+        card = _CARD_TOKEN_RE.match(chunk)
+        if card is not None:
+            yield _RANK_TOKENS[card.group(1).upper()], chunk
+            continue
         pos = 0
         while pos < len(chunk):
             m = _RANK_RE.match(chunk, pos)
             if m is None:
-                bad = chunk[pos:]
-                raise NotationError(f"unknown rank token {bad!r} in {text!r}")
-            tokens.append(m.group(0))
+                raise NotationError(f"unknown rank token {quote(chunk[pos:])} in {quote(text)}")
+            yield _RANK_TOKENS[m.group(0).upper()], m.group(0)
             pos = m.end()
-    return tokens
 
 
 class Hand:
@@ -122,15 +152,14 @@ class Hand:
 
     @classmethod
     def parse(cls, text: str) -> Hand:
-        """Parse rank notation (R1). Raises :class:`NotationError` on an unknown token or on
-        more copies of a rank than the two decks hold."""
+        """Parse rank notation (R1). A separated token with a suit (``"3d"``, ``"Th"``) is that
+        card's rank: ``Hand.parse("3d 4d") == Hand.parse("3 4")``. Raises
+        :class:`NotationError` on an unknown token, on more copies of a rank than the two
+        decks hold, or on text longer than :data:`MAX_TEXT`."""
         if isinstance(text, Hand):
             return text
-        if not isinstance(text, str):
-            raise NotationError(f"expected card notation as a str, got {type(text).__name__}")
         counts = [0] * N_RANKS
-        for token in _rank_tokens(text):
-            rank = _RANK_TOKENS[token.upper()]
+        for rank, token in _rank_tokens(text):
             counts[rank] += 1
             if counts[rank] > MAX_COPIES[rank]:
                 raise NotationError(
@@ -146,19 +175,16 @@ class Hand:
             raise NotationError(f"expected {N_RANKS} counts, got {len(counts)}")
         packed = 0
         for r, c in enumerate(counts):
-            c = int(c)
-            if not 0 <= c <= MAX_COPIES[r]:
-                raise NotationError(
-                    f"count {c} of {RANK_SYMBOLS[r]} is out of range 0..{MAX_COPIES[r]}"
-                )
-            packed |= c << (4 * r)
+            # int-like only: a count of 7.9 is an error, not 7
+            packed |= as_int(
+                c, f"count of {RANK_SYMBOLS[r]}", 0, MAX_COPIES[r], NotationError
+            ) << (4 * r)
         return cls._from_packed_unchecked(packed)
 
     @classmethod
-    def from_packed(cls, packed: int) -> Hand:
+    def from_packed(cls, packed: SupportsIndex) -> Hand:
         """Build from the kernel's packed word (validated)."""
-        if not 0 <= packed < 1 << (4 * N_RANKS):
-            raise NotationError(f"packed hand {packed:#x} out of range")
+        packed = as_int(packed, "packed hand", 0, (1 << (4 * N_RANKS)) - 1, NotationError)
         return cls.from_counts([(packed >> (4 * r)) & 15 for r in range(N_RANKS)])
 
     @classmethod
@@ -244,9 +270,14 @@ CARD_RANKS: tuple[int, ...] = tuple(
 
 def card_rank(card: int) -> Rank:
     """The rank of a physical card id (0..107)."""
-    if not 0 <= card < N_CARDS:
-        raise NotationError(f"card id {card!r} is out of range 0..107")
-    return Rank(CARD_RANKS[card])
+    return Rank(CARD_RANKS[as_card_id(card)])
+
+
+def as_card_id(card: object) -> int:
+    """A physical card id 0..107 as a plain ``int`` (int-like accepted, ``bool`` not)."""
+    if type(card) is int and 0 <= card < N_CARDS:
+        return card
+    return as_int(card, "card id", 0, N_CARDS - 1, NotationError)
 
 
 def card_suit(card: int) -> int | None:
@@ -287,7 +318,7 @@ def _card_order(card: int) -> tuple[int, int, int]:
     return (card_rank(card), card % 4 if card < 104 else 0, card)
 
 
-_CARD_RE = re.compile(r"^(10|SJ|BJ|[3-9TJQKA2XD])([SHCD♠♥♣♦]?)$", re.IGNORECASE)
+_CARD_RE = re.compile(r"^(10|SJ|BJ|[3-9TJQKA2XD])([SHCD♠♥♣♦]?)$", re.IGNORECASE | re.ASCII)
 
 
 def parse_faces(text: str) -> list[int]:
@@ -297,21 +328,23 @@ def parse_faces(text: str) -> list[int]:
     ``3 D``). Natural cards need a suit, jokers take none.
     """
     faces: list[int] = []
-    for token in _SEPARATORS.split(text.strip()):
+    for token in _SEPARATORS.split(check_text(text, "physical-card notation").strip()):
         if not token:
             continue
         m = _CARD_RE.match(token)
         if m is None:
-            raise NotationError(f"unknown card {token!r}")
+            raise NotationError(f"unknown card {quote(token)}")
+        if len(faces) == N_CARDS:
+            raise NotationError(f"more than {N_CARDS} cards in {quote(text)}")
         rank = _RANK_TOKENS[m.group(1).upper()]
         suit = m.group(2)
         if rank.is_joker:
             if suit:
-                raise NotationError(f"jokers have no suit: {token!r}")
+                raise NotationError(f"jokers have no suit: {quote(token)}")
             faces.append(52 if rank == Rank.SMALL_JOKER else 53)
         else:
             if not suit:
-                raise NotationError(f"card {token!r} needs a suit (s h c d)")
+                raise NotationError(f"card {quote(token)} needs a suit (s h c d)")
             faces.append(rank * 4 + _SUIT_ALIASES[suit.lower()])
     return faces
 

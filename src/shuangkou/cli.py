@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -32,27 +33,45 @@ def _policy_arg(text: str) -> list[str]:
     return parts
 
 
+class _DefaultsHelp(argparse.HelpFormatter):
+    """--help ends each option's line with its default (not for flags or unset options)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        unset = action.default is None or action.default is False  # `in` would catch 0 too
+        if not unset and action.default != argparse.SUPPRESS and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    fmt = _DefaultsHelp
     ap = argparse.ArgumentParser(prog="shuangkou", description="Shuangkou (双扣) tools")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    sim = sub.add_parser("simulate", help="self-play many deals and summarise them")
+    sim = sub.add_parser("simulate", help="self-play many deals and summarise them",
+                         formatter_class=fmt)
     sim.add_argument("-n", "--deals", type=int, default=10_000, help="number of deals")
     sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
-    sim.add_argument("--policy", type=_policy_arg, default=["random"],
+    sim.add_argument("--policy", type=_policy_arg, default="random",
                      help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
                           "or four comma-separated, one per seat")
-    sim.add_argument("--threads", type=int, default=1)
-    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--threads", type=int, default=1, help="threads playing deals")
+    sim.add_argument("--seed", type=int, default=0,
+                     help="run seed (deal i: rng.deal_seed(seed, i))")
     sim.add_argument("--start", type=int, default=0, help="first deal index")
     sim.add_argument("--wilds", choices=("all", "fewest"), default=None,
                      help="play generation mode for every seat (default: per policy)")
     sim.add_argument("--out", help="write every deal to FILE (.npz, .csv or .parquet)")
+    sim.add_argument("--force", action="store_true", help="overwrite an existing --out/--plot")
     sim.add_argument("--plot", help="write a PNG of the distributions to FILE (needs matplotlib)")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    pl = sub.add_parser("plays", help="list the legal plays of a hand")
+    pl = sub.add_parser("plays", help="list the legal plays of a hand", formatter_class=fmt)
     pl.add_argument("hand", help='rank notation, e.g. "3 3 4 4 5 5 BJ"')
     pl.add_argument("--on", help="the table play to answer (default: leading)")
     pl.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
@@ -86,7 +105,10 @@ def _simulate(args: argparse.Namespace) -> int:
     rules = Rules.preset(args.rules)
     if args.deals < 0:
         raise ValueError("-n must be >= 0")
-    if args.out and output_format(args.out) == "parquet":  # check before a long run
+    for path in (args.out, args.plot):  # fail before a long run, not after it
+        if path:
+            _check_writable(path, args.force)
+    if args.out and output_format(args.out) == "parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError:
@@ -115,6 +137,18 @@ def _simulate(args: argparse.Namespace) -> int:
         plot(res, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+def _check_writable(path: str, force: bool) -> None:
+    """``path`` can be written: its folder exists and is writable, and it is a new file (or
+    ``--force`` allows overwriting it)."""
+    if os.path.isdir(path):
+        raise ValueError(f"{path!r} is a directory")
+    if os.path.exists(path) and not force:
+        raise ValueError(f"{path!r} exists: use --force to overwrite it")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write {path!r}: {folder!r} is not a writable directory")
 
 
 def plot(res: object, path: str) -> None:
@@ -182,6 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: the runs stop promptly; no traceback for a user's stop
+        print("shuangkou: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,6 @@
 """The exceptions of shuangkou.
 
-Every bad input raises one of these, and both concrete classes are also ``ValueError`` so
+Every bad input raises one of these, and every concrete class is also ``ValueError`` so
 callers that only know the standard library still catch them.
 """
 
@@ -13,6 +13,11 @@ class ShuangkouError(Exception):
 
 class NotationError(ShuangkouError, ValueError):
     """Text that is not valid card notation (RULES.md R1): names the offending token."""
+
+
+class ArgumentError(ShuangkouError, ValueError):
+    """An argument of the wrong type or outside its range (a seat, an id, a count, a rules
+    field): names the argument and the value."""
 
 
 class IllegalPlayError(ShuangkouError, ValueError):

@@ -70,7 +70,7 @@ import json
 import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from ._physical import ids_of as _ids_of
 from ._physical import take_lowest as _take
@@ -595,7 +595,8 @@ class Game:
 
     def view(self, seat: int) -> Any:
         """``seat``'s view of the position at rank level, ``State.view(seat)``: what the seat
-        may know (what :mod:`shuangkou.sim` hands a Python policy)."""
+        may know (what :mod:`shuangkou.sim` hands a Python policy). It is live: it shows the
+        game's position at the time it is read."""
         return self._st.view(seat)
 
     def observation(self, seat: int) -> Observation:
@@ -881,7 +882,7 @@ class Game:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.key() == other.key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         status = "over" if self.is_over else f"seat {self.to_act} to act"
@@ -1091,7 +1092,7 @@ class Match:
 
     def __init__(self, rules: Rules, seed: int = 7) -> None:
         self.rules = rules
-        self.seed = int(seed)
+        self.seed: int = int(seed)
         self.games: list[Game] = []
 
     @property

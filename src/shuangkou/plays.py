@@ -14,14 +14,13 @@ environment variable ``SHUANGKOU_BACKEND=reference`` is set, the slow pure-Pytho
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from enum import IntEnum
 from types import ModuleType
 from typing import ClassVar, Literal
 
 from ._core import PlayCodes, new_play
-from .cards import RANK_SYMBOLS, Hand, Rank
+from .cards import RANK_SYMBOLS, Hand, Rank, check_text, quote
 from .errors import IllegalPlayError, NotationError
 from .rules import Rules
 
@@ -87,9 +86,6 @@ def unpack_tag(tag: int) -> tuple[int, int, int, int, int, int, int]:
     )
 
 
-_SUFFIX_RE = re.compile(r"^(.*?)\s*/\s*([a-z_]+)\s*$", re.IGNORECASE)
-
-
 class Play(PlayCodes):
     """A legal play: the cards taken plus their reading (R3). Immutable and hashable.
 
@@ -136,24 +132,25 @@ class Play(PlayCodes):
 
         Raises :class:`IllegalPlayError` if the cards are no valid play, or are two plays and
         no kind was given."""
+        text = check_text(text, "play notation")
         if text.strip().lower() == "pass":
             return PASS
         kind: Kind | None = None
-        m = _SUFFIX_RE.match(text)
-        if m:
+        if "/" in text:
+            # one split, no backtracking regex: linear in the input whatever its shape
+            text, _, suffix = text.rpartition("/")
             try:
-                kind = Kind[m.group(2).upper()]
+                kind = Kind[suffix.strip().upper()]
             except KeyError:
-                raise NotationError(f"unknown play kind {m.group(2)!r}") from None
-            text = m.group(1)
+                raise NotationError(f"unknown play kind {quote(suffix.strip())}") from None
         readings = classify(text, rules)
         if kind is not None:
             readings = [p for p in readings if p.kind == kind]
         if not readings:
-            raise IllegalPlayError(f"{text.strip()!r} is not a valid play under {rules.name}")
+            raise IllegalPlayError(f"{quote(text.strip())} is not a valid play under {rules.name}")
         if len(readings) > 1:
             kinds = " or ".join(f"/{p.kind.name.lower()}" for p in readings)
-            raise IllegalPlayError(f"{text.strip()!r} reads as two plays: add {kinds}")
+            raise IllegalPlayError(f"{quote(text.strip())} reads as two plays: add {kinds}")
         return readings[0]
 
     # -- fields ----------------------------------------------------------------------------

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
+from ._check import as_int
+from .errors import ArgumentError
+
 FirstLeader = Literal["revealed", "random"]
 Scoring = Literal["classic", "baibian", "jj", "qianbian"]
 
@@ -75,18 +78,29 @@ class Rules:
     """R8: units an abandoning seat loses."""
 
     def __post_init__(self) -> None:
+        # Type-check every field once, here: the kernel packs the booleans into bits and the
+        # scores into fixed-width ints, so `wild_big_joker=2` or `base_score=2.5` must fail at
+        # construction, not corrupt a result (or raise inside a game's last play).
+        if not isinstance(self.name, str) or not self.name or len(self.name) > 64:
+            raise ArgumentError(f"name must be a non-empty str of ≤ 64 characters: {self.name!r}")
+        for f in _BOOL_FIELDS:
+            value = getattr(self, f)
+            if type(value) is not bool:
+                raise ArgumentError(f"{f} must be True or False, not {value!r}")
         if self.first_leader not in ("revealed", "random"):
-            raise ValueError(
+            raise ArgumentError(
                 f"first_leader must be 'revealed' or 'random', not {self.first_leader!r}"
             )
         if self.scoring not in ("classic", "baibian", "jj", "qianbian"):
-            raise ValueError(f"unknown scoring mode {self.scoring!r}")
+            raise ArgumentError(f"unknown scoring mode {self.scoring!r}")
         if self.uneven_chain_bombs and not self.star_bombs:
-            raise ValueError("uneven_chain_bombs needs star_bombs (chain bombs exist only then)")
-        if self.base_score <= 0 or self.escape_penalty < 0:
-            raise ValueError("base_score must be positive and escape_penalty non-negative")
-        if self.score_cap is not None and self.score_cap <= 0:
-            raise ValueError("score_cap must be positive or None")
+            raise ArgumentError(
+                "uneven_chain_bombs needs star_bombs (chain bombs exist only then)"
+            )
+        for f, lo, hi in _INT_FIELDS:
+            _set(self, f, as_int(getattr(self, f), f, lo, hi))
+        if self.score_cap is not None:
+            _set(self, "score_cap", as_int(self.score_cap, "score_cap", 1, MAX_UNITS))
 
     # -- presets ---------------------------------------------------------------------------
     @classmethod
@@ -171,14 +185,45 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Rules:
         """Inverse of :meth:`to_dict`; unknown fields raise ``ValueError``."""
+        if not isinstance(data, dict):
+            raise ArgumentError(f"rules must be a JSON object, not {type(data).__name__}")
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
         if unknown:
-            raise ValueError(f"unknown rules fields: {sorted(unknown)}")
+            shown = sorted(str(k)[:40] for k in unknown)[:5]
+            raise ArgumentError(f"unknown rules fields: {shown}")
+        missing = sorted(
+            f.name for f in dataclasses.fields(cls)
+            if f.name not in data and f.default is dataclasses.MISSING
+        )
+        if missing:
+            raise ArgumentError(f"rules fields missing: {missing}")
         return cls(**data)  # type: ignore[arg-type]
 
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
+
+MAX_BASE_SCORE = 1_000_000
+"""Largest ``base_score``: scores are units × base score, and the kernel keeps them in 64-bit
+ints; the bound leaves room for any deal's units."""
+MAX_UNITS = 1_000_000
+"""Largest unit count of a rules number (penalty, single-win base, multiplier, cap)."""
+
+_BOOL_FIELDS = (
+    "wild_small_joker", "wild_big_joker", "star_bombs", "uneven_chain_bombs",
+    "more_cards_bigger", "four_jokers_smallest_7star", "partner_visible", "held_bombs_score",
+)
+_INT_FIELDS = (
+    ("base_score", 1, MAX_BASE_SCORE),
+    ("four_jokers_multiplier", 1, MAX_UNITS),
+    ("jj_single_win", 0, MAX_UNITS),
+    ("escape_penalty", 0, MAX_UNITS),
+)
+
+
+def _set(rules: Rules, name: str, value: object) -> None:
+    """Store a normalised field value on the frozen dataclass (``numpy.int64(2)`` → ``2``)."""
+    object.__setattr__(rules, name, value)
 
 
 def as_rules(rules: Rules | str) -> Rules:

@@ -56,6 +56,9 @@ from typing import Any, cast
 import numpy as np
 
 from . import _sim
+from ._check import as_int
+from ._engine import deal_cards
+from .cards import HAND_SIZE
 from .plays import PASS, Play, backend
 from .rng import MASK64, SplitMix64, deal, deal_seed
 from .rules import Rules, as_rules
@@ -108,8 +111,8 @@ class with_game:  # noqa: N801 - used like a function: with_game(fn)
         if not callable(fn):
             raise TypeError(f"with_game needs a callable, not {fn!r}")
         self.fn = fn
-        self.wilds = getattr(fn, "wilds", "all")
-        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self.wilds: str = getattr(fn, "wilds", "all")
+        self.__name__: str = getattr(fn, "__name__", type(fn).__name__)
 
     def __call__(self, game: Any, plays: list[Play], rng: SplitMix64) -> Play | int | None:
         return self.fn(game, plays, rng)
@@ -252,7 +255,8 @@ class SimResult:
                 "start": str(self.start)}
         if fmt == "npz":
             extra = {f"meta_{k}": np.array(v) for k, v in meta.items()}
-            np.savez_compressed(p, **cast(dict[str, Any], {**self.arrays, **extra}))
+            with open(p, "wb") as f:  # a file object: numpy would append ".npz" to "x.NPZ"
+                np.savez_compressed(f, **cast(dict[str, Any], {**self.arrays, **extra}))
         elif fmt == "csv":
             cols = self.columns()
             names = list(cols)
@@ -420,12 +424,15 @@ class SimStats:
         return Summary(rows)
 
 
-class Summary(dict):  # type: ignore[type-arg]
+class Summary(dict[str, Any]):
     """The summary of a run as a plain dict (JSON-able) whose ``str`` is a table."""
 
     def __str__(self) -> str:
         n = self["n"]
-        out = [f"{n} deals · rules {self['rules']} · policies {'/'.join(self['policies'])}", ""]
+        head = f"{n} deals · rules {self['rules']} · policies {'/'.join(self['policies'])}"
+        if not n:
+            return head + " (nothing to summarise)"
+        out = [head, ""]
         out.append("outcome          share     95% CI")
         for name, en in zip(OUTCOMES, OUTCOMES_EN):
             o = self["outcomes"][name]
@@ -595,60 +602,50 @@ def play_deal(
     acts = game.actions
     n_plays = sum(1 for a in acts if a.kind == "play")
     out = _empty(1)
-    _store(out, 0, game, game.first_leader, game.revealed, game.swap, len(acts), n_plays)
+    _write(out, 0, [_row(game, game.first_leader, game.revealed, game.swap, len(acts), n_plays)])
     return game, {k: v[0] for k, v in out.items()}
 
 
 def _play_on_state(
     r: Rules, ds: int, fns: Sequence[PolicyFn], fewest: Sequence[bool], names: Sequence[str],
-    out: dict[str, np.ndarray], i: int,
-) -> None:
-    """One deal (seed ``ds``) on the engine's State, each seat's policy seeing its view; its
-    row goes to row ``i`` of ``out``."""
+) -> tuple[Any, ...]:
+    """One deal (seed ``ds``) on the engine's State, each seat's policy seeing its view; returns
+    its :func:`_row`."""
     from .game import _State, reveal_swap
 
-    d = deal(ds, r.first_leader)
+    deck, revealed, _, after = deal_cards(ds, r.first_leader == "revealed")
     st = _State.deal(r, ds)
     leader = st.to_act
-    swap = None if d.revealed is None else reveal_swap(d.hands, d.revealed)[1]
-    stream = SplitMix64(d.after)
+    swap = None
+    if revealed is not None:
+        hands = [deck[HAND_SIZE * s: HAND_SIZE * (s + 1)] for s in range(4)]
+        swap = reveal_swap(hands, revealed)[1]
+    stream = SplitMix64(after)
     modes = ["fewest" if f else "all" for f in fewest]
+    view, legal, play, pass_ = st.view, st.legal, st.play, st.pass_  # bound once: a hot loop
     decisions = n_plays = 0
-    while not st.is_over:
-        seat = st.to_act
-        choice = fns[seat](st.view(seat), st.legal(modes[seat]), stream)
+    while (seat := st.to_act) is not None:
+        choice = fns[seat](view(seat), legal(modes[seat]), stream)
         decisions += 1
-        if choice is None or isinstance(choice, Play) and not choice:
+        if choice is None or isinstance(choice, Play) and not choice.packed:  # None or PASS
             if st.table is None:
                 raise ValueError(f"policy {names[seat]!r} passed on a lead (R4)")
-            st.pass_()
+            pass_()
         else:
-            if modes[seat] == "fewest" and not isinstance(choice, Play):
-                choice = st.legal("fewest")[choice]  # an index into the plays it was given
-            st.play(choice)
+            if fewest[seat] and not isinstance(choice, Play):
+                choice = legal("fewest")[choice]  # an index into the plays it was given
+            play(choice)
             n_plays += 1
-    _store(out, i, st, leader, d.revealed, swap, decisions, n_plays)
+    return _row(st, leader, revealed, swap, decisions, n_plays)
 
 
-def _store(
-    out: dict[str, np.ndarray], i: int, src: Any, leader: int, revealed: int | None,
-    swap: tuple[int, int] | None, decisions: int, n_plays: int,
-) -> None:
-    """Write the :data:`FIELDS` of a finished deal into row ``i`` of ``out``; ``src`` a Game
-    or a State (``result``, ``trick``, ``cards_left(seat)``, ``bombs_played(seat)``)."""
+def _row(
+    src: Any, leader: int, revealed: int | None, swap: tuple[int, int] | None,
+    decisions: int, n_plays: int,
+) -> tuple[Any, ...]:
+    """The :data:`FIELDS` values of a finished deal, in their order; ``src`` a Game or a State
+    (``result``, ``trick``, ``cards_left(seat)``, ``bombs_played(seat)``)."""
     res = src.result
-    out["outcome"][i] = OUTCOMES.index(res.outcome.value)
-    out["places"][i] = res.places
-    out["leader"][i] = leader
-    out["revealed"][i] = -1 if revealed is None else revealed
-    out["swap"][i] = swap if swap is not None else (-1, -1)
-    out["units"][i] = res.units
-    out["scores"][i] = res.scores
-    out["multiplier"][i] = res.multiplier
-    out["decisions"][i] = decisions
-    out["plays"][i] = n_plays
-    out["tricks"][i] = src.trick + 1
-    out["cards_left"][i] = [src.cards_left(s) for s in range(4)]
     bbs = [0] * MAX_STARS
     max_stars, max_size = -1, 0
     by_seat = [0, 0, 0, 0]
@@ -659,22 +656,34 @@ def _store(
             bbs[min(p.stars, MAX_STARS - 1)] += 1
             max_stars = max(max_stars, p.stars)
             max_size = max(max_size, p.size)
-    out["bombs_by_seat"][i] = by_seat
-    out["bombs_by_stars"][i] = bbs
-    out["max_stars"][i] = max_stars
-    out["max_bomb_size"][i] = max_size
     held = [0, 0, 0, 0]
     for b in res.contributions:
         if b.held:
             held[b.seat] -= b.contribution[(b.seat + 1) & 3]
-    out["held_units"][i] = held
+    values = {
+        "outcome": OUTCOMES.index(res.outcome.value), "places": res.places, "leader": leader,
+        "revealed": -1 if revealed is None else revealed,
+        "swap": swap if swap is not None else (-1, -1), "units": res.units,
+        "scores": res.scores, "multiplier": res.multiplier, "decisions": decisions,
+        "plays": n_plays, "tricks": src.trick + 1,
+        "cards_left": [src.cards_left(s) for s in range(4)], "bombs_by_stars": bbs,
+        "bombs_by_seat": by_seat, "max_stars": max_stars, "max_bomb_size": max_size,
+        "held_units": held, "overflow": 0,
+    }
+    return tuple(values[k] for k in FIELDS)
+
+
+def _write(out: dict[str, np.ndarray], start: int, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Rows of :func:`_row` into ``out[k][start:start+len(rows)]`` (one numpy call a field)."""
+    if rows:
+        for k, column in zip(FIELDS, zip(*rows)):
+            out[k][start:start + len(rows)] = column
 
 
 # -- the fast path -----------------------------------------------------------------------------
 def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
     """``(start, count)`` pieces covering deal indices ``start … start+n-1``."""
-    if chunk < 1:
-        raise ValueError("chunk must be >= 1")
+    chunk = as_int(chunk, "chunk", 1)
     return [(start + s, min(chunk, n - s)) for s in range(0, n, chunk)]
 
 
@@ -713,12 +722,10 @@ def simulate(
     ``chunk``. ``progress=True`` shows a tqdm bar (or pass an object with ``update(k)``).
     ``wilds`` ("all"/"fewest") overrides the policies' play generation mode.
     """
-    n = int(n)
-    if n < 0 or start < 0:
-        raise ValueError("n and start must be >= 0")
-    threads = int(threads)
-    if threads < 1:
-        raise ValueError("threads must be >= 1")
+    n = as_int(n, "n (number of deals)", 0)
+    start = as_int(start, "start", 0)
+    threads = as_int(threads, "threads", 1, 1024)
+    seed = as_int(seed, "seed")
     r = as_rules(rules)
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
@@ -739,25 +746,34 @@ def simulate(
                 with ThreadPoolExecutor(threads, thread_name_prefix="shuangkou-sim") as ex:
                     pending = {ex.submit(_sim.run, params, seed64, start + s, c, out, s): c
                                for s, c in jobs}
-                    while pending:
-                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                        for f in done:
-                            f.result()
-                            if bar is not None:
-                                bar.update(pending[f])
-                            del pending[f]
+                    try:
+                        while pending:
+                            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                            for f in done:
+                                f.result()
+                                if bar is not None:
+                                    bar.update(pending[f])
+                                del pending[f]
+                    except BaseException:
+                        # Ctrl-C (or a failed chunk): drop the queued chunks, so leaving the
+                        # `with` waits only for the running ones (≤ 8192 deals each).
+                        ex.shutdown(wait=False, cancel_futures=True)
+                        raise
         else:
             fns = _python_policies(pols)
             on_game = any(isinstance(p, with_game) for p in pols)
+            rows: list[tuple[Any, ...]] = []
             for i in range(n):
                 if on_game:
                     _, row = play_deal(r, seed64, pols, index=start + i, wilds=wilds)
                     for k, v in row.items():
                         out[k][i] = v
                 else:
-                    _play_on_state(r, deal_seed(seed64, start + i), fns, fewest, names, out, i)
+                    rows.append(_play_on_state(r, deal_seed(seed64, start + i), fns, fewest,
+                                               names))
                 if bar is not None:
                     bar.update(1)
+            _write(out, 0, rows)
     finally:
         if bar is not None and progress is True:
             bar.close()
@@ -778,6 +794,7 @@ def simulate_iter(
 ) -> Iterator[SimResult]:
     """:func:`simulate` in pieces of ``chunk`` deals (constant memory); ``merge`` of the pieces
     equals one ``simulate`` call."""
+    n = as_int(n, "n (number of deals)", 0)
     for s, c in chunk_ranges(n, chunk, start):
         yield simulate(c, rules, policy, threads, seed, start=s, wilds=wilds)
 
@@ -796,6 +813,7 @@ def simulate_stats(
 ) -> SimStats:
     """Run ``n`` deals in chunks and keep only their :class:`SimStats` (constant memory:
     10⁶ deals or more)."""
+    n = as_int(n, "n (number of deals)", 0)
     stats = SimStats()
     bar = _progress_bar(n, progress, "simulate")
     try:

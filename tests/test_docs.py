@@ -1,0 +1,239 @@
+"""The documentation: the site builds with warnings as errors, every public name has a page,
+every code example in the docs and every docstring example runs, and the public API is typed.
+
+How examples in Markdown pages (README.md, docs/**/*.md) run, in page order, one namespace
+per page (as a reader types them), in a scratch directory:
+
+* a ``python`` block whose first line is ``# examples/NAME.py`` must equal that file
+  verbatim (tests/test_examples.py runs the file);
+* a ``python`` or ``pycon`` block with ``>>>`` prompts runs as a doctest (outputs checked);
+* any other ``python`` block is executed;
+* in ``bash``/``sh``/``console`` blocks, each ``shuangkou …`` command runs and must exit 0
+  (the install commands of the README run in ``.ci/run``, on a fresh venv).
+
+Anything else (``text``, ``json``, …) is shown, not run.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import os
+import pkgutil
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import shuangkou
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS))
+import _apigen  # noqa: E402  (docs/_apigen.py)
+
+# pyright --verifytypes "type completeness" of the public API: every public name typed.
+TYPED_FLOOR = 100.0
+
+PAGE_SECONDS = 300  # a page whose examples take longer fails (e.g. a server left running)
+PAGES = sorted(
+    [ROOT / "README.md"]
+    + [p for p in DOCS.rglob("*.md") if not {"_build", "api"} & set(p.relative_to(DOCS).parts)]
+)
+FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n", re.M)
+EXAMPLE_HEADER = re.compile(r"# (examples/[\w.-]+\.py)\n")
+
+
+@dataclass
+class Block:
+    lang: str
+    text: str
+    line: int
+
+
+def code_blocks(path: Path) -> list[Block]:
+    """The fenced code blocks of a Markdown page (myst ``{directive}`` fences excluded)."""
+    text = path.read_text()
+    blocks, pos = [], 0
+    while (m := FENCE.search(text, pos)) is not None:
+        close = re.compile(rf"^ *{m['fence'][0]}{{{len(m['fence'])},}} *$", re.M)
+        end = close.search(text, m.end())
+        assert end is not None, f"{path}:{text.count(chr(10), 0, m.start()) + 1}: unclosed fence"
+        lang = m["info"].strip().split(" ")[0]
+        body = text[m.end():end.start()]
+        if m["indent"]:
+            body = "\n".join(line[len(m["indent"]):] for line in body.splitlines()) + "\n"
+        blocks.append(Block(lang, body, text.count("\n", 0, m.start()) + 2))
+        pos = end.end()
+    return blocks
+
+
+def shell_commands(text: str) -> list[str]:
+    """Commands of a shell block, backslash continuations joined, ``$ `` prompts dropped."""
+    commands, current = [], ""
+    for line in text.splitlines():
+        line = line.removeprefix("$ ")
+        if line.endswith("\\"):
+            current += line[:-1] + " "
+            continue
+        current += line
+        if current.strip() and not current.lstrip().startswith("#"):
+            commands.append(current.strip())
+        current = ""
+    return commands
+
+
+def run_page(path: Path) -> int:
+    """Run every example of one page; returns how many ran."""
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    ran = 0
+    for block in code_blocks(path):
+        where = f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{block.line}"
+        if block.lang in ("python", "py", "pycon"):
+            header = EXAMPLE_HEADER.match(block.text)
+            if header:
+                script = ROOT / header[1]
+                assert script.is_file(), f"{where}: {header[1]} does not exist"
+                assert block.text == script.read_text(), f"{where}: differs from {header[1]}"
+            elif ">>>" in block.text:
+                test = doctest.DocTestParser().get_doctest(
+                    block.text, namespace, where, str(path), block.line)
+                runner = doctest.DocTestRunner(
+                    optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+                runner.run(test, clear_globs=False)
+                namespace.update(test.globs)  # DocTest ran on a copy of the namespace
+                assert runner.failures == 0, f"{where}: doctest failed (output above)"
+            else:
+                exec(compile(block.text, where, "exec"), namespace)
+            ran += 1
+        elif block.lang in ("bash", "sh", "console", "shell"):
+            for command in shell_commands(block.text):
+                if command.split()[0] != "shuangkou":
+                    continue
+                env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+                           f"{os.environ['PATH']}", MPLBACKEND="Agg")
+                done = subprocess.run(["bash", "-c", command], env=env, capture_output=True,
+                                      text=True, timeout=600)
+                assert done.returncode == 0, f"{where}: {command}\n{done.stdout}{done.stderr}"
+                ran += 1
+    return ran
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+
+    def too_slow(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{page}: examples still running after {PAGE_SECONDS} s")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)  # a page's blocks run in-process
+    signal.alarm(PAGE_SECONDS)
+    try:
+        run_page(page)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_block_runner_runs_and_checks(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner itself: a failing doctest, a failing statement, a drifted example copy
+    and a failing command each fail the page; a good page runs every block."""
+    monkeypatch.chdir(tmp_path)
+    good = tmp_path / "good.md"
+    good.write_text("```python\nx = 2\n```\n\n```pycon\n>>> x + 1\n3\n```\n\n"
+                    "```bash\nshuangkou --version\n```\n\n```text\nnot run\n```\n")
+    assert run_page(good) == 3
+    for body in ("```pycon\n>>> 1 + 1\n3\n```\n", "```python\nassert False\n```\n",
+                 "```python\n# examples/simulate_rules.py\nprint()\n```\n",
+                 "```sh\nshuangkou plays 'not a card'\n```\n"):
+        bad = tmp_path / "bad.md"
+        bad.write_text(body)
+        with pytest.raises(AssertionError):
+            run_page(bad)
+
+
+def test_docstring_examples_run() -> None:
+    """Every ``>>>`` example in every module's docstrings (private modules too)."""
+    attempted = 0
+    for info in pkgutil.walk_packages(shuangkou.__path__, "shuangkou."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, info.name
+        attempted += result.attempted
+    result = doctest.testmod(shuangkou)
+    assert result.failed == 0
+    assert attempted + result.attempted > 0
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q", "-b", "html",
+         str(DOCS), str(out)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
+
+
+def test_site_has_every_page(site: Path) -> None:
+    for page in PAGES:
+        if page.parent == ROOT:
+            continue  # README.md is not a page of the site (index.md includes its API table)
+        html = site / page.relative_to(DOCS).with_suffix(".html")
+        assert html.is_file(), f"{page} is not in the site"
+    for module in _apigen.public_modules():
+        assert (site / "api" / f"{module}.html").is_file(), module
+
+
+def test_every_public_name_is_documented(site: Path) -> None:
+    from sphinx.util.inventory import InventoryFile
+
+    with open(site / "objects.inv", "rb") as f:
+        inventory = InventoryFile.load(f, "", lambda base, uri: uri)
+    by_role = getattr(inventory, "data", inventory)  # a dict before Sphinx 8.2's Inventory
+    documented = {name for entries in by_role.values() for name in entries}
+    for module, rows in _apigen.plan().items():
+        for name, home in rows:
+            assert f"{home or module}.{name}" in documented, f"{module}.{name}"
+    homes = dict(_apigen.plan()["shuangkou"])
+    assert set(homes) == set(shuangkou.__all__)
+
+
+def test_public_api_typed() -> None:
+    """``pyright --verifytypes``: prints the score; fails if it drops below TYPED_FLOOR."""
+    pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")
+    done = subprocess.run([pyright, "--verifytypes", "shuangkou", "--ignoreexternal",
+                           "--outputjson"], capture_output=True, text=True, timeout=900,
+                          cwd=ROOT)
+    report = json.loads(done.stdout)
+    score = 100 * report["typeCompleteness"]["completenessScore"]
+    problems = [d["message"] for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    print(f"pyright --verifytypes shuangkou: {score:.1f}% of the public API typed")
+    for message in problems:
+        print("  ", message.splitlines()[0])
+    assert score >= TYPED_FLOOR, f"typed share {score:.1f}% < {TYPED_FLOOR}%"
+
+
+def test_no_references_outside_the_repo() -> None:
+    """The repo stands alone: no code or page cites a design file or a folder beside it."""
+    outside = re.compile("DESI" + r"GN(\.md|\b)|\.\./shared")  # split: this file is scanned too
+    files = [ROOT / "README.md", ROOT / "CHANGELOG.md"] + [
+        p for folder in ("src", "tests", "benchmarks", "docs", "examples", ".github", ".ci")
+        for p in (ROOT / folder).rglob("*")
+        if p.is_file() and p.suffix in {".py", ".pyx", ".pxd", ".pyi", ".md", ".yml", ""}
+        and not {"_build", "api", "__pycache__"} & set(p.relative_to(ROOT).parts)
+    ]
+    hits = [f"{p.relative_to(ROOT)}:{n}" for p in files
+            for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
+            if outside.search(line)]
+    assert hits == []

@@ -1,0 +1,112 @@
+"""Release artefacts: one version everywhere, the CLI's --version and --help, and what the
+sdist and the wheel carry (``python -m build``, as ``.ci/run`` and the release do).
+
+The sdist and wheel come from ``$SK_DIST`` when set (``.ci/run`` builds them once and points
+here), else they are built into a temporary directory (about a minute).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import struct
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import shuangkou
+from shuangkou.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTENSIONS = sorted(p.stem for p in (ROOT / "src" / "shuangkou").glob("*.pyx"))
+
+
+def test_one_version_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    assert shuangkou.__version__ == importlib.metadata.version("shuangkou")
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"shuangkou {shuangkou.__version__}\n"
+
+
+def test_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for shown in ("number of deals (default: 10000)", "(default: baibian)",
+                  "(default: random)", "(default: 1)", "first deal index (default: 0)"):
+        assert shown in out
+    assert "(default: None)" not in out and "(default: False)" not in out
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    given = os.environ.get("SK_DIST")
+    if given:
+        return Path(given)
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return out
+
+
+def _one(dist: Path, pattern: str) -> Path:
+    found = sorted(dist.glob(pattern))
+    assert len(found) == 1, f"{pattern} in {dist}: {found}"
+    return found[0]
+
+
+def elf_section_names(data: bytes) -> set[str]:
+    """Section names of a 64-bit little-endian ELF file (the Linux extension modules)."""
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "not ELF64 LE"
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    def header(i: int) -> tuple[int, int]:
+        name, = struct.unpack_from("<I", data, shoff + i * shentsize)
+        offset, = struct.unpack_from("<Q", data, shoff + i * shentsize + 0x18)
+        return name, offset
+    strtab = header(shstrndx)[1]
+    names = set()
+    for i in range(shnum):
+        start = strtab + header(i)[0]
+        names.add(data[start:data.index(b"\0", start)].decode())
+    return names
+
+
+def test_wheel_has_binaries_and_stubs_not_sources(dist: Path) -> None:
+    wheel = _one(dist, f"shuangkou-{shuangkou.__version__}-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        assert not [n for n in names if n.endswith((".c", ".pyx", ".pxd"))]
+        assert "shuangkou/py.typed" in names
+        for ext in EXTENSIONS:
+            assert f"shuangkou/{ext}.pyi" in names, ext
+            (binary,) = [n for n in names if n.startswith(f"shuangkou/{ext}.")
+                         and n.endswith((".so", ".pyd"))]
+            data = z.read(binary)
+            if data[:4] == b"\x7fELF":  # macOS keeps debug info out of the binary anyway
+                sections = elf_section_names(data)
+                assert ".symtab" in sections  # kept: callgrind's --toggle-collect needs it
+                assert not [s for s in sections if s.startswith(".debug")], binary
+        metadata = z.read(f"shuangkou-{shuangkou.__version__}.dist-info/METADATA").decode()
+    assert f"Version: {shuangkou.__version__}\n" in metadata
+    assert "Requires-Python: >=3.11\n" in metadata
+
+
+def test_sdist_has_sources_docs_and_examples(dist: Path) -> None:
+    sdist = _one(dist, f"shuangkou-{shuangkou.__version__}.tar.gz")
+    top = f"shuangkou-{shuangkou.__version__}/"
+    with tarfile.open(sdist) as t:
+        names = {n.removeprefix(top) for n in t.getnames()}
+    for ext in EXTENSIONS:
+        assert f"src/shuangkou/{ext}.pyx" in names
+        assert f"src/shuangkou/{ext}.c" not in names
+    for needed in ("CHANGELOG.md", "LICENSE", "docs/conf.py", "docs/index.md",
+                   "examples/simulate_rules.py", "tests/test_docs.py", "benchmarks/deals.py"):
+        assert needed in names, needed
+    assert not [n for n in names if n.startswith(("docs/_build", "docs/api/"))]
