@@ -37,7 +37,7 @@ async def _place(http: aiohttp.ClientSession, base: str, table: str, token: str,
             finally:
                 _merge(seen, client.seen)
             return
-        except (ConnectionError, aiohttp.ClientError, RuntimeError, asyncio.TimeoutError):
+        except (TimeoutError, ConnectionError, aiohttp.ClientError, RuntimeError):
             await asyncio.sleep(0.05)
         finally:
             if client is not None:
