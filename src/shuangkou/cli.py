@@ -7,6 +7,7 @@
     shuangkou plays "3 3 4 4 5 5 7 8 9 10 J BJ" --on "5 6 7 8 9" --rules baibian
     shuangkou solve "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
     shuangkou hint "classic 33456789/3/3/3 0 - 0 - -/-/-/- -"
+    shuangkou serve --db sqlite:///var/lib/shuangkou.db --port 8000
 """
 
 from __future__ import annotations
@@ -87,7 +88,25 @@ def _parser() -> argparse.ArgumentParser:
 
     hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
     hi.add_argument("position", help="position text (docs/position.md)")
+    sv = sub.add_parser("serve", help="run the game server (needs the 'server' extra)")
+    sv.add_argument("--db", default="sqlite://shuangkou.db",
+                    help="sqlite://PATH (default ./shuangkou.db) or postgresql://user@host/db")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--bot-delay", type=float, default=0.5, help="seconds a bot waits to move")
+    sv.add_argument("--durable", action="store_true",
+                    help="fsync every action (survive power loss, not only a crash)")
     return ap
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from .server import serve
+    except ImportError as e:
+        raise ValueError(f"serve needs the server extra: pip install 'shuangkou[server]' ({e})") \
+            from None
+    serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable)
+    return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -215,6 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _simulate(args)
         if args.command in ("solve", "hint"):
             return _solve(args)
+        if args.command == "serve":
+            return _serve(args)
         return _plays(args)
     except (ShuangkouError, ValueError) as e:
         print(f"shuangkou: error: {e}", file=sys.stderr)

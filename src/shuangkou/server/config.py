@@ -1,0 +1,125 @@
+"""A table's configuration: what ``POST /api/tables`` accepts (docs/protocol.md "Create a
+table"), checked field by field, and its stored form."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from ..rules import PRESETS, Rules
+
+__all__ = ["BOTS", "SEAT_KINDS", "ConfigError", "TableConfig"]
+
+BOTS = ("random", "greedy")
+"""The bot policies a seat can be filled with (:mod:`shuangkou.sim`'s Python twins)."""
+SEAT_KINDS = ("open",) + BOTS
+"""What each of the four places can be: ``open`` for a person, or a bot."""
+
+MAX_DEALS = 100
+MAX_TIMER = 3600.0
+_HOUSE_INT_LIMIT = 10_000
+
+
+class ConfigError(ValueError):
+    """A table configuration that is refused (the message names the field)."""
+
+
+def _rules_from(preset: object, options: object) -> Rules:
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ConfigError(f"'rules' must be one of {', '.join(PRESETS)}")
+    rules = Rules.preset(preset)
+    if options is None:
+        return rules
+    if not isinstance(options, dict):
+        raise ConfigError("'options' must be an object of house-rule fields")
+    fields = {f.name for f in dataclasses.fields(Rules)} - {"name"}
+    changes: dict[str, object] = {}
+    for key, value in options.items():
+        if key not in fields:
+            raise ConfigError(f"unknown house-rule option {str(key)[:40]!r}")
+        current = getattr(rules, key)
+        if isinstance(current, bool) or key == "held_bombs_score":
+            ok = isinstance(value, bool)
+        elif key == "score_cap":
+            ok = value is None or (type(value) is int and 0 < value <= _HOUSE_INT_LIMIT)
+        elif isinstance(current, int):
+            ok = type(value) is int and 0 <= value <= _HOUSE_INT_LIMIT
+        else:  # the string options (first_leader, scoring): Rules checks the value
+            ok = isinstance(value, str) and len(value) <= 20
+        if not ok:
+            raise ConfigError(f"house-rule option {key!r} has a bad value")
+        changes[key] = value
+    try:
+        return rules.replace(**changes)
+    except ValueError as e:
+        raise ConfigError(f"house rules refused: {e}") from None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Everything fixed when a table is created: the rules, the match's seed and number of
+    deals, the turn timer (seconds, ``None`` = none), and what fills each of the four places
+    (``open`` or a bot name). The seed is secret: whoever knows it knows every hand."""
+
+    rules: Rules
+    seed: int
+    deals: int = 1
+    timer: float | None = None
+    seats: tuple[str, str, str, str] = ("open", "greedy", "greedy", "greedy")
+
+    @classmethod
+    def from_request(cls, doc: object, *, allow_seed: bool = False) -> TableConfig:
+        """Check a create-table request body; raises :class:`ConfigError`. A ``seed`` is
+        accepted only when the server allows it (tests), else a random one is drawn."""
+        if not isinstance(doc, dict):
+            raise ConfigError("the request body must be a JSON object")
+        known = {"rules", "options", "deals", "timer", "seats", "seed"}
+        extra = set(doc) - known
+        if extra:
+            raise ConfigError(f"unknown field {sorted(map(str, extra))[0][:40]!r}")
+        rules = _rules_from(doc.get("rules", "baibian"), doc.get("options"))
+        deals = doc.get("deals", 1)
+        if type(deals) is not int or not 1 <= deals <= MAX_DEALS:
+            raise ConfigError(f"'deals' must be an integer 1..{MAX_DEALS}")
+        timer = doc.get("timer")
+        if timer is not None and (
+            isinstance(timer, bool) or not isinstance(timer, (int, float))
+            or not 1 <= timer <= MAX_TIMER
+        ):
+            raise ConfigError(f"'timer' must be null or 1..{MAX_TIMER:.0f} seconds")
+        seats = doc.get("seats", ["open", "greedy", "greedy", "greedy"])
+        if (not isinstance(seats, list) or len(seats) != 4
+                or any(not isinstance(s, str) or s not in SEAT_KINDS for s in seats)):
+            raise ConfigError(f"'seats' must be four of {', '.join(SEAT_KINDS)}")
+        seed = doc.get("seed")
+        if seed is not None:
+            if not allow_seed:
+                raise ConfigError("this server does not accept a chosen 'seed'")
+            if type(seed) is not int or not 0 <= seed < 2**64:
+                raise ConfigError("'seed' must be an integer 0..2**64-1")
+        else:
+            seed = secrets.randbits(64)
+        return cls(rules, seed, deals, None if timer is None else float(timer),
+                   tuple(seats))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (JSON-able)."""
+        return {
+            "rules": self.rules.to_dict(), "seed": self.seed, "deals": self.deals,
+            "timer": self.timer, "seats": list(self.seats),
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> TableConfig:
+        """Inverse of :meth:`to_dict`."""
+        return cls(Rules.from_dict(doc["rules"]), int(doc["seed"]), int(doc["deals"]),
+                   doc["timer"], tuple(doc["seats"]))
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may know of the configuration (everything but the seed)."""
+        return {
+            "rules": self.rules.name, "options": self.rules.to_dict(), "deals": self.deals,
+            "timer": self.timer, "seats": list(self.seats),
+        }

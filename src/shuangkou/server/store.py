@@ -1,0 +1,241 @@
+"""Persistence: the tables and every accepted action in a real database.
+
+SQLite (stdlib ``sqlite3``) by default, PostgreSQL (``psycopg`` 3) for a ``postgresql://`` URL.
+The store holds what is needed to rebuild every table exactly (docs/server.md "Persistence"):
+the table's configuration (rules, seed, deals, timer, seats, token digests) and the ordered list
+of accepted actions; the game state itself is never stored, it is re-derived by replaying the
+actions through the engine, which re-validates each one.
+
+Durability: :meth:`Store.append` commits before it returns and the server broadcasts only
+after it returns, so an action a client has seen is on disk. SQLite runs in WAL mode with
+``synchronous=NORMAL``: a commit survives the process being killed (``kill -9``); pass
+``durable=True`` (``synchronous=FULL``) to survive power loss too, at an fsync per action.
+
+Migrations: ``schema_version`` holds the number of the last migration applied;
+:data:`MIGRATIONS` is the ordered list, each applied once in its own transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MIGRATIONS", "StoredAction", "StoredTable", "Store", "open_store"]
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: tables and their actions
+    """
+    CREATE TABLE sk_tables (
+        id TEXT PRIMARY KEY,
+        created DOUBLE PRECISION NOT NULL,
+        config TEXT NOT NULL,
+        finished INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE sk_actions (
+        table_id TEXT NOT NULL REFERENCES sk_tables(id),
+        seq INTEGER NOT NULL,
+        deal INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        cards TEXT NOT NULL,
+        play_kind TEXT,
+        PRIMARY KEY (table_id, seq)
+    );
+    CREATE TABLE sk_seats (
+        table_id TEXT NOT NULL REFERENCES sk_tables(id),
+        player INTEGER NOT NULL,
+        token_digest TEXT NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (table_id, player)
+    );
+    """,
+)
+"""Schema migrations, oldest first. Never edit one that has shipped: append a new one."""
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    """One accepted action: ``seq`` counts from 0 per table over the whole match; ``deal`` is
+    the deal's index; ``kind`` ``"play"``, ``"pass"`` or ``"abandon"``; ``cards`` the physical
+    ids; ``play_kind`` the reading's kind name (for a 千变 set with two readings)."""
+
+    seq: int
+    deal: int
+    kind: str
+    seat: int
+    cards: tuple[int, ...] = ()
+    play_kind: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """A table as stored: its id, configuration document, and whether the match is over."""
+
+    id: str
+    created: float
+    config: dict[str, Any]
+    finished: bool
+
+
+class Store:
+    """A database of tables and actions over one DB-API connection (see the module docstring).
+    Calls are synchronous and short (one indexed insert and a commit)."""
+
+    def __init__(self, conn: Any, placeholder: str, url: str) -> None:
+        self._conn = conn
+        self._ph = placeholder
+        self.url = url
+        self._migrate()
+
+    def _sql(self, text: str) -> str:
+        return text.replace("?", self._ph)
+
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        cur = self._conn.cursor()
+        try:
+            yield cur
+            self._conn.commit()
+        except BaseException:
+            self._conn.rollback()
+            raise
+        finally:
+            cur.close()
+
+    def _migrate(self) -> None:
+        with self._tx() as cur:
+            cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            cur.execute("SELECT version FROM schema_version")
+            row = cur.fetchone()
+            if row is None:
+                cur.execute("INSERT INTO schema_version (version) VALUES (0)")
+                done = 0
+            else:
+                done = int(row[0])
+        if done > len(MIGRATIONS):
+            raise RuntimeError(
+                f"database schema version {done} is newer than this server's {len(MIGRATIONS)}"
+            )
+        for n in range(done, len(MIGRATIONS)):
+            with self._tx() as cur:
+                for stmt in MIGRATIONS[n].split(";"):
+                    if stmt.strip():
+                        cur.execute(stmt)
+                cur.execute(self._sql("UPDATE schema_version SET version = ?"), (n + 1,))
+
+    @property
+    def schema_version(self) -> int:
+        """The number of migrations applied."""
+        with self._tx() as cur:
+            cur.execute("SELECT version FROM schema_version")
+            return int(cur.fetchone()[0])
+
+    def create_table(self, table_id: str, created: float, config: dict[str, Any]) -> None:
+        """Store a new table (committed on return)."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql("INSERT INTO sk_tables (id, created, config) VALUES (?, ?, ?)"),
+                (table_id, created, json.dumps(config, sort_keys=True)),
+            )
+
+    def append(self, table_id: str, action: StoredAction, *, finished: bool = False) -> None:
+        """Store one accepted action (committed on return); ``finished`` marks the match over
+        in the same transaction."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql(
+                    "INSERT INTO sk_actions (table_id, seq, deal, kind, seat, cards, play_kind)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ),
+                (
+                    table_id, action.seq, action.deal, action.kind, action.seat,
+                    json.dumps(list(action.cards)), action.play_kind,
+                ),
+            )
+            if finished:
+                cur.execute(self._sql("UPDATE sk_tables SET finished = 1 WHERE id = ?"),
+                            (table_id,))
+
+    def take_seat(self, table_id: str, player: int, token_digest: str, name: str) -> bool:
+        """Give ``player``'s place to the holder of a token (its SHA-256 digest is stored, never
+        the token); ``False`` if the place was already taken. Committed on return."""
+        try:
+            with self._tx() as cur:
+                cur.execute(
+                    self._sql("INSERT INTO sk_seats (table_id, player, token_digest, name)"
+                              " VALUES (?, ?, ?, ?)"),
+                    (table_id, player, token_digest, name),
+                )
+        except Exception as e:  # the primary key refused a second holder
+            if "unique" in str(e).lower() or "duplicate" in str(e).lower():
+                return False
+            raise
+        return True
+
+    def seats(self, table_id: str) -> dict[int, tuple[str, str]]:
+        """The taken places of a table: player → (token digest, name)."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql("SELECT player, token_digest, name FROM sk_seats WHERE table_id = ?"),
+                (table_id,),
+            )
+            return {int(r[0]): (r[1], r[2]) for r in cur.fetchall()}
+
+    def table(self, table_id: str) -> StoredTable | None:
+        """One stored table, or ``None``."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql("SELECT id, created, config, finished FROM sk_tables WHERE id = ?"),
+                (table_id,),
+            )
+            r = cur.fetchone()
+        return None if r is None else StoredTable(r[0], float(r[1]), json.loads(r[2]), bool(r[3]))
+
+    def tables(self, *, unfinished_only: bool = False) -> list[StoredTable]:
+        """Every stored table (or only the unfinished ones), oldest first."""
+        where = " WHERE finished = 0" if unfinished_only else ""
+        with self._tx() as cur:
+            cur.execute(f"SELECT id, created, config, finished FROM sk_tables{where} "
+                        "ORDER BY created, id")
+            rows = cur.fetchall()
+        return [StoredTable(r[0], float(r[1]), json.loads(r[2]), bool(r[3])) for r in rows]
+
+    def actions(self, table_id: str) -> list[StoredAction]:
+        """A table's accepted actions in order."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql(
+                    "SELECT seq, deal, kind, seat, cards, play_kind FROM sk_actions"
+                    " WHERE table_id = ? ORDER BY seq"
+                ),
+                (table_id,),
+            )
+            rows = cur.fetchall()
+        return [
+            StoredAction(int(r[0]), int(r[1]), r[2], int(r[3]), tuple(json.loads(r[4])), r[5])
+            for r in rows
+        ]
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+
+def open_store(url: str, *, durable: bool = False) -> Store:
+    """Open (creating and migrating if needed) the store at ``url``: ``sqlite://PATH`` (so
+    ``sqlite:///var/sk.db`` is ``/var/sk.db``), a plain file path, ``sqlite://:memory:``, or ``postgresql://user:pw@host/db``
+    (needs ``psycopg``: ``pip install 'shuangkou[server]'``)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        import psycopg
+
+        return Store(psycopg.connect(url), "%s", url)
+    path = url.removeprefix("sqlite://")  # sqlite:///tmp/x.db is /tmp/x.db
+    conn = sqlite3.connect(path, isolation_level="DEFERRED", check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return Store(conn, "?", url)

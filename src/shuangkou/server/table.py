@@ -1,0 +1,359 @@
+"""One table: a :class:`~shuangkou.game.Match` played by people and bots, its listeners, its
+turn timer, and the order *validate → commit → broadcast* every action goes through.
+
+Places and seats. A table has four **places** (players 0..3, fixed for the match: a token
+belongs to a place). The engine's **seats** are the positions in a deal; a 明牌 deal (R7) may
+swap two players' seats, so the seat of a place is looked up in ``game.players`` each time.
+
+The table runs on the server's event loop and never awaits between validating an action and
+committing it, so actions on one table are applied one at a time, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..errors import IllegalPlayError
+from ..game import Game, Match
+from ..plays import Play
+from ..rng import SplitMix64
+from ..sim import greedy_policy, random_policy
+from .config import TableConfig
+from .hints import hints
+from .protocol import ProtocolError
+from .store import Store, StoredAction
+from .views import action_view, public_view, result_view, seat_view
+
+__all__ = ["Listener", "Table", "token_digest"]
+
+_POLICIES: dict[str, Callable[[Any, list[Play], SplitMix64], Play | None]] = {
+    "random": random_policy, "greedy": greedy_policy,
+}
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+class Listener(Protocol):
+    """A connection a table sends to (the server's WebSocket wrapper)."""
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue one message (never blocks)."""
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection."""
+
+
+def token_digest(token: str) -> str:
+    """The stored form of a token (SHA-256 hex): a copy of the database gives no tokens."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+class Table:
+    """A table (see the module docstring). Build it with :meth:`create` or :meth:`restore`."""
+
+    def __init__(self, table_id: str, config: TableConfig, store: Store, created: float,
+                 *, bot_delay: float = 0.5) -> None:
+        self.id = table_id
+        self.config = config
+        self.store = store
+        self.created = created
+        self.bot_delay = bot_delay
+        self.match = Match(config.rules, config.seed)
+        self.match.deal()
+        self.log: list[StoredAction] = []
+        self.digests: dict[int, str] = {}
+        self.names: dict[int, str] = {}
+        self.listeners: dict[int, Listener] = {}
+        self.spectators: set[Listener] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self.deadline: float | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, config: TableConfig, store: Store, *, bot_delay: float = 0.5) -> Table:
+        """A new table, stored (committed) before it is returned."""
+        table = cls(secrets.token_hex(8), config, store, time.time(), bot_delay=bot_delay)
+        store.create_table(table.id, table.created, config.to_dict())
+        return table
+
+    @classmethod
+    def restore(cls, table_id: str, store: Store, *, bot_delay: float = 0.5) -> Table:
+        """Rebuild a stored table by replaying its actions through the engine (each one is
+        re-validated: a corrupt log raises :class:`~shuangkou.errors.IllegalPlayError`)."""
+        stored = store.table(table_id)
+        if stored is None:
+            raise KeyError(table_id)
+        table = cls(table_id, TableConfig.from_dict(stored.config), store, stored.created,
+                    bot_delay=bot_delay)
+        for a in store.actions(table_id):
+            if a.seq != len(table.log):
+                raise IllegalPlayError(f"table {table_id}: action seq {a.seq} out of order")
+            game = table.game
+            if a.deal != len(table.match.games) - 1:
+                raise IllegalPlayError(f"table {table_id}: action {a.seq} in the wrong deal")
+            table._apply(game, a.kind, a.seat, a.cards, a.play_kind)
+            table.log.append(a)
+            table._next_deal()
+        for player, (digest, name) in store.seats(table_id).items():
+            table.digests[player] = digest
+            table.names[player] = name
+        return table
+
+    # -- the state -------------------------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The current deal (the last one, once the match is over)."""
+        game = self.match.current
+        assert game is not None
+        return game
+
+    @property
+    def finished(self) -> bool:
+        """Whether every deal of the match has been played."""
+        return len(self.match.games) == self.config.deals and self.game.is_over
+
+    @property
+    def seq(self) -> int:
+        """The number of accepted actions (the next action's ``seq``)."""
+        return len(self.log)
+
+    def seat_of(self, player: int) -> int:
+        """The current deal's seat of a place."""
+        return self.game.players.index(player)
+
+    def player_kind(self, player: int) -> str:
+        """``"human"`` for a taken open place, ``"open"`` for a free one, else the bot."""
+        kind = self.config.seats[player]
+        if kind == "open":
+            return "human" if player in self.digests else "open"
+        return kind
+
+    def public(self) -> dict[str, Any]:
+        """The table as listed (no hidden information)."""
+        return {
+            "id": self.id, "config": self.config.public(), "seq": self.seq,
+            "deal": len(self.match.games) - 1, "finished": self.finished,
+            "places": self.places(),
+        }
+
+    def places(self) -> list[dict[str, Any]]:
+        """Who fills each place: kind, name, connected."""
+        return [
+            {"player": p, "kind": self.player_kind(p), "name": self.names.get(p, ""),
+             "connected": p in self.listeners}
+            for p in range(4)
+        ]
+
+    def public_state(self) -> dict[str, Any]:
+        """The spectator's state (the public part every place's state starts from)."""
+        left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        return public_view(self, left)
+
+    def state(self, player: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The state message body for a place (``None``: a spectator)."""
+        return seat_view(self, player, self.public_state() if public is None else public)
+
+    # -- seats and listeners ---------------------------------------------------------------
+    def take(self, player: int | None, name: str) -> tuple[int, str]:
+        """Give an open place (the first free one if ``player`` is None) a fresh token,
+        stored before it is returned. Raises :class:`ValueError` if there is none."""
+        free = [p for p in range(4) if self.config.seats[p] == "open" and p not in self.digests]
+        if player is None:
+            if not free:
+                raise ValueError("no open place is free at this table")
+            player = free[0]
+        if player not in free:
+            raise ValueError(f"place {player} is not a free open place")
+        token = secrets.token_urlsafe(24)
+        digest = token_digest(token)
+        if not self.store.take_seat(self.id, player, digest, name):
+            raise ValueError(f"place {player} was just taken")
+        self.digests[player] = digest
+        self.names[player] = name
+        self._broadcast_places()
+        self.schedule()
+        return player, token
+
+    def player_for(self, token: str) -> int | None:
+        """The place a token belongs to (constant-time comparison), or ``None``."""
+        digest = token_digest(token)
+        found = None
+        for p, d in self.digests.items():
+            if hmac.compare_digest(d, digest):
+                found = p
+        return found
+
+    def attach(self, player: int | None, listener: Listener) -> None:
+        """Start sending to a listener (a reconnect replaces the place's old connection) and
+        send it the welcome: the whole public log, the deal results so far, its state."""
+        if player is None:
+            self.spectators.add(listener)
+        else:
+            old = self.listeners.get(player)
+            self.listeners[player] = listener
+            if old is not None and old is not listener:
+                old.close(4000, "replaced by a newer connection with this token")
+        listener.send({
+            "type": "welcome", "table": self.id, "player": player,
+            "config": self.config.public(),
+            "log": [action_view(a) for a in self.log],
+            "results": [result_view(g) for g in self.match.games if g.is_over],
+            "state": self.state(player),
+        })
+        self._broadcast_places()
+
+    def detach(self, player: int | None, listener: Listener) -> None:
+        """Stop sending to a listener."""
+        if player is None:
+            self.spectators.discard(listener)
+        elif self.listeners.get(player) is listener:
+            del self.listeners[player]
+            self._broadcast_places()
+
+    # -- actions ---------------------------------------------------------------------------
+    def act(self, player: int, kind: str, cards: tuple[int, ...] | Play = (),
+            play_kind: str | None = None, *, seq: int | None = None,
+            reply_to: str | int | None = None) -> StoredAction:
+        """Validate an action of a place through the engine, commit it, then broadcast it.
+        Raises :class:`ProtocolError` (nothing changed) if it is refused."""
+        if self.finished:
+            raise ProtocolError("match_over")
+        if seq is not None and seq != self.seq:
+            raise ProtocolError("stale", f"the table is at seq {self.seq}, not {seq}")
+        game = self.game
+        seat = self.seat_of(player)
+        if kind != "abandon" and game.to_act != seat:
+            raise ProtocolError("not_your_turn", f"it is seat {game.to_act}'s turn")
+        try:
+            self._apply(game, kind, seat, cards, play_kind)
+        except IllegalPlayError as e:
+            raise ProtocolError("illegal", str(e)) from None
+        done = game.actions[-1]
+        record = StoredAction(
+            self.seq, len(self.match.games) - 1, done.kind, done.seat, done.cards,
+            None if done.play is None else done.play.kind.name.lower(),
+        )
+        try:
+            self.store.append(self.id, record, finished=self.finished)
+        except Exception:
+            game.undo()  # not stored, so not accepted: the table is as it was
+            raise ProtocolError("server") from None
+        self.log.append(record)
+        ended = game if game.is_over else None
+        self._next_deal()
+        self.schedule()  # first: the states broadcast carry the new deadline
+        self._broadcast_action(record, ended, reply_to, player)
+        return record
+
+    @staticmethod
+    def _apply(game: Game, kind: str, seat: int, cards: tuple[int, ...] | Play,
+               play_kind: str | None) -> None:
+        if kind == "play":
+            game.play(cards, play_kind, seat=seat)
+        elif kind == "pass":
+            game.pass_(seat=seat)
+        elif kind == "abandon":
+            game.abandon(seat)
+        else:
+            raise IllegalPlayError(f"unknown action {kind!r}")
+
+    def _next_deal(self) -> None:
+        if self.game.is_over and len(self.match.games) < self.config.deals:
+            self.match.deal()
+
+    def hint(self, player: int, n: int) -> dict[str, Any]:
+        """The ``n``-th hint (cycling) for a place whose turn it is."""
+        game = self.game
+        if self.finished:
+            raise ProtocolError("match_over")
+        if game.to_act != self.seat_of(player):
+            raise ProtocolError("not_your_turn", f"it is seat {game.to_act}'s turn")
+        order = hints(game)
+        if not order:
+            return {"type": "hint", "cards": [], "pass": True, "count": 0}
+        play = order[n % len(order)]
+        return {"type": "hint", "cards": list(game.cards_for(play)), "kind":
+                play.kind.name.lower(), "text": play.describe(), "pass": False,
+                "count": len(order)}
+
+    # -- broadcasting ----------------------------------------------------------------------
+    def _broadcast_action(self, record: StoredAction, ended: Game | None,
+                          reply_to: str | int | None, actor: int) -> None:
+        act = action_view(record)
+        result = None if ended is None else result_view(ended)
+        public = self.public_state()
+        for player, listener in list(self.listeners.items()):
+            msg: dict[str, Any] = {"type": "update", "action": act,
+                                   "state": self.state(player, public)}
+            if player == actor and reply_to is not None:
+                msg["reply_to"] = reply_to
+            if result is not None:
+                msg["result"] = result
+            listener.send(msg)
+        if self.spectators:
+            spec: dict[str, Any] = {"type": "update", "action": act, "state": public}
+            if result is not None:
+                spec["result"] = result
+            for listener in list(self.spectators):
+                listener.send(spec)
+
+    def _broadcast_places(self) -> None:
+        msg = {"type": "places", "places": self.places()}
+        for listener in [*self.listeners.values(), *self.spectators]:
+            listener.send(msg)
+
+    # -- bots and the turn timer -----------------------------------------------------------
+    def schedule(self) -> None:
+        """Arm what moves the table next: a bot's move after ``bot_delay``, or the turn timer
+        of a person (or a free open place). Called after every change."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.deadline = None
+        if self.finished:
+            return
+        game = self.game
+        assert game.to_act is not None
+        player = game.players[game.to_act]
+        loop = asyncio.get_running_loop()
+        if self.config.seats[player] != "open":
+            self._timer = loop.call_later(self.bot_delay, self._auto_move, player, True)
+        elif self.config.timer is not None:
+            self.deadline = time.monotonic() + self.config.timer
+            self._timer = loop.call_later(self.config.timer, self._auto_move, player, False)
+
+    def _auto_move(self, player: int, bot: bool) -> None:
+        """A bot's move, or the timeout default (docs/protocol.md "Turn timer"): pass when
+        passing is legal, else the first hint."""
+        self._timer = None
+        game = self.game
+        seat = game.to_act
+        if self.finished or seat is None or game.players[seat] != player:
+            return
+        if bot:
+            policy = _POLICIES[self.config.seats[player]]
+            wilds = getattr(policy, "wilds", "all")
+            rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
+            # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
+            choice = policy(game.view(seat), game.legal_plays(wilds), rng)
+        else:
+            choice = None if game.can_pass() else hints(game)[0]
+        try:
+            if choice:
+                self.act(player, "play", choice)
+            else:
+                self.act(player, "pass")
+        except ProtocolError:  # the store refused it (nothing changed): try again later
+            self._timer = asyncio.get_running_loop().call_later(
+                max(self.bot_delay, 1.0), self._auto_move, player, bot)
+
+    def stop(self) -> None:
+        """Cancel the timer (server shutdown)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None

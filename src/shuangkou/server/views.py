@@ -1,0 +1,69 @@
+"""What a connection is sent: a place's view of its table (its own hand, the partner's under
+双明, the public table — never another hidden hand), an accepted action, a deal's result.
+
+The hidden part comes only from :meth:`Game.observation` of the place's own seat (the engine's
+notion of what a seat may know, R6/R7); a spectator gets the public part alone. The per-seat
+logs are :meth:`Game.log` with ``seat=`` (hidden hands redacted by the engine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..game import Game
+
+if TYPE_CHECKING:
+    from .store import StoredAction
+    from .table import Table
+
+__all__ = ["action_view", "public_view", "result_view", "seat_view"]
+
+
+def action_view(a: StoredAction) -> dict[str, Any]:
+    """An accepted action as every connection sees it (played cards are public)."""
+    return {"seq": a.seq, "deal": a.deal, "kind": a.kind, "seat": a.seat,
+            "cards": list(a.cards), "play_kind": a.play_kind}
+
+
+def result_view(game: Game) -> dict[str, Any]:
+    """A finished deal's result with the R8 breakdown (public once the deal is over)."""
+    res = game.result
+    assert res is not None
+    return {"players": list(game.players), **res.to_dict(), "breakdown": res.breakdown()}
+
+
+def public_view(table: Table, timer_left: float | None) -> dict[str, Any]:
+    """The ``state`` a spectator gets: the public part of the engine's
+    :meth:`Observation.to_dict` (an observation with the hands taken out, and without the
+    history: the welcome's log and one action per update carry it), plus the table's own
+    fields; see docs/protocol.md "State". Built once per broadcast."""
+    game = table.game
+    view = replace(game.observation(0), history=(), hand=(), partner_hand=None).to_dict()
+    del view["history"]
+    top = game.table
+    view.update(
+        seat=None, hand=None, can_pass=False,
+        seq=table.seq, deal=len(table.match.games) - 1, deals=table.config.deals,
+        rules=game.rules.name, passes=game.passes,
+        table_text=None if top is None else top.describe(),
+        finished=table.finished, totals=list(table.match.totals),
+        timer_left=None if timer_left is None else round(timer_left, 1),
+    )
+    return view
+
+
+def seat_view(table: Table, player: int | None, public: dict[str, Any]) -> dict[str, Any]:
+    """The ``state`` for a place (``None`` = spectator): ``public`` plus what the engine's
+    :meth:`Game.observation` of the place's seat holds privately (its hand; the partner's
+    under 双明)."""
+    if player is None:
+        return public
+    game = table.game
+    seat = game.players.index(player)
+    obs = game.observation(seat)
+    return {
+        **public, "seat": seat, "hand": list(obs.hand),
+        "partner_hand": None if obs.partner_hand is None else list(obs.partner_hand),
+        "can_pass": obs.to_act == seat and game.can_pass(),
+    }

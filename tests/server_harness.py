@@ -1,0 +1,113 @@
+"""Shared by the server tests: a real server on 127.0.0.1 (in-process on a free port, or the
+``shuangkou serve`` command in a subprocess), and an independent replay of a table's log."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from shuangkou.game import Match
+from shuangkou.rules import Rules
+from shuangkou.server import Limits, Server, make_app, open_store
+from shuangkou.server.client import TableClient
+
+
+@asynccontextmanager
+async def running(db: str, *, limits: Limits | None = None, bot_delay: float = 0.0,
+                  allow_seed: bool = True) -> AsyncIterator[tuple[Server, str]]:
+    """A server on a free localhost port over the store at ``db``: yields (server, base URL)."""
+    server = Server(open_store(db), bot_delay=bot_delay, allow_seed=allow_seed,
+                    limits=limits)
+    runner = web.AppRunner(make_app(server))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield server, f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+
+
+def run(coro: Callable[[], Awaitable[Any]], timeout: float = 120.0) -> Any:
+    """Run an async test body with a hard time limit."""
+    async def main() -> Any:
+        return await asyncio.wait_for(coro(), timeout)
+
+    return asyncio.run(main())
+
+
+async def play_one(clients: list[TableClient]) -> None:
+    """The place to act makes one move (smallest-first); returns once every client has
+    received it."""
+    actor = next(c for c in clients if c.my_turn)
+    seq = actor.state["seq"]
+    await actor.act()
+    for c in clients:
+        while c.state["seq"] <= seq:
+            if await c.receive() is None:
+                raise ConnectionError("closed while waiting for an update")
+        assert not c.errors, c.errors
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_serve(db: str, port: int, bot_delay: float = 0.0) -> subprocess.Popen[bytes]:
+    """``shuangkou serve`` in a subprocess; returns once it answers ``GET /api``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shuangkou", "serve", "--db", db, "--host", "127.0.0.1",
+         "--port", str(port), "--bot-delay", str(bot_delay)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise RuntimeError(f"serve exited: {err}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api", timeout=1).read()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("serve did not start")
+
+
+def replay_log(config: dict[str, Any], log: list[dict[str, Any]], seed: int) -> Match:
+    """Play a logged match again through the engine alone (the test's own replay, not the
+    server's): every action must be legal where it stands; returns the match."""
+    rules = Rules.from_dict(config["options"])
+    match = Match(rules, seed)
+    game = match.deal()
+    for i, a in enumerate(log):
+        assert a["seq"] == i
+        if game.is_over:
+            game = match.deal()
+        assert a["deal"] == len(match.games) - 1
+        if a["kind"] == "play":
+            game.play(a["cards"], a["play_kind"], seat=a["seat"])
+        elif a["kind"] == "pass":
+            game.pass_(seat=a["seat"])
+        else:
+            game.abandon(a["seat"])
+    return match
+
+
+def db_url(tmp: Path, name: str = "sk.db") -> str:
+    return f"sqlite://{tmp / name}"
