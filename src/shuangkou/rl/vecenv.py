@@ -70,22 +70,22 @@ class Step:
                  "to_act", "deal_index")
 
     def __init__(self, b: dict[str, np.ndarray]) -> None:
-        self.obs = b["obs"]
-        self.mask = b["mask"].view(bool)
-        self.can_pass = b["mask"][:, 0].view(bool)
-        self.offsets = b["offsets"]
-        self._words = b["words"]
-        self._tags = b["tags"]
-        self._action_ids = b["action_ids"]
-        self._cards = b["cards"]
-        self._features = b["features"]
-        self.rewards = b["rewards"]
-        self.team_rewards = b["team_rewards"]
-        self.done = b["done"].view(bool)
-        self.outcome = b["outcome"]
-        self.places = b["places"]
-        self.to_act = b["to_act"]
-        self.deal_index = b["deal_index"]
+        self.obs: np.ndarray = b["obs"]
+        self.mask: np.ndarray = b["mask"].view(bool)
+        self.can_pass: np.ndarray = b["mask"][:, 0].view(bool)
+        self.offsets: np.ndarray = b["offsets"]
+        self._words: np.ndarray = b["words"]
+        self._tags: np.ndarray = b["tags"]
+        self._action_ids: np.ndarray = b["action_ids"]
+        self._cards: np.ndarray = b["cards"]
+        self._features: np.ndarray = b["features"]
+        self.rewards: np.ndarray = b["rewards"]
+        self.team_rewards: np.ndarray = b["team_rewards"]
+        self.done: np.ndarray = b["done"].view(bool)
+        self.outcome: np.ndarray = b["outcome"]
+        self.places: np.ndarray = b["places"]
+        self.to_act: np.ndarray = b["to_act"]
+        self.deal_index: np.ndarray = b["deal_index"]
 
     @property
     def words(self) -> np.ndarray:
@@ -158,9 +158,9 @@ class VecEnv:
             policy[seat] = _POLICIES[name]
         if _rl.AGENT not in policy:
             raise ValueError("every seat is an opponent: the agent must control at least one")
-        self.n = n
-        self.threads = threads
-        self.agent_seats = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
+        self.n: int = n
+        self.threads: int = threads
+        self.agent_seats: tuple[int, ...] = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
         self.table = action_table(self.rules)
         hk, hv = _key_hash(self.table)
         params = {
