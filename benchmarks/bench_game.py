@@ -329,13 +329,13 @@ def game_index_row(preset: str) -> None:
                 g.play(p)
                 g.undo()
 
-    loop = rate(lambda i: random_game_by_index(rules, i))
+    _, loop = rate(lambda i: random_game_by_index(rules, i))  # CPU-time rate
     print(f"{preset:9s} {per_call(by_index, 200 * n):15.3f} µs "
           f"{per_call(by_play, 200 * n):13.3f} µs {loop:15,.0f} d/s")
 
 
 def simulate_row(name: str, policy: object, batch: int) -> None:
-    games = rate(lambda i: len(simulate(batch, "baibian", policy, seed=i)))  # type: ignore[arg-type]
+    _, games = rate(lambda i: len(simulate(batch, "baibian", policy, seed=i)))  # type: ignore[arg-type]
     print(f"{name:24s} {games:9,.0f} {games / 240:8.1f}×")
 
 
