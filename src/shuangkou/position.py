@@ -41,8 +41,9 @@ _RANK_OF = {c: r for r, c in enumerate(SYMBOLS)}
 _QUOTE_MAX = 24
 
 
-class _Position(Protocol):
-    """What :func:`format_position` reads: the kernel ``State`` and ``RefState`` both have it."""
+class PositionFields(Protocol):
+    """The rank-level fields every position has — the kernel ``State``, ``RefState`` and
+    :class:`~shuangkou.Game` alike: what this module and :mod:`shuangkou.solve` read."""
 
     @property
     def rules(self) -> Rules: ...
@@ -56,10 +57,15 @@ class _Position(Protocol):
     def passes(self) -> int: ...
     @property
     def places(self) -> tuple[int, ...]: ...
+    def bombs_played(self, seat: int) -> tuple[Play, ...]: ...
+
+
+class _Position(PositionFields, Protocol):
+    """What :func:`format_position` reads: the kernel ``State`` and ``RefState`` both have it."""
+
     @property
     def escape(self) -> int | None: ...
     def hand(self, seat: int) -> Hand: ...
-    def bombs_played(self, seat: int) -> tuple[Play, ...]: ...
 
 
 

@@ -21,6 +21,7 @@ from ._engine import State
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .game import Game
 from .plays import PASS, Kind, Play, legal_plays
+from .position import PositionFields
 from .rules import Rules, as_rules
 
 __all__ = [
@@ -67,25 +68,12 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
 
 
 # -- positions ---------------------------------------------------------------------------------
-class Position(Protocol):
+class Position(PositionFields, Protocol):
     """What :func:`solve` reads from a position: :class:`~shuangkou.Game`, ``State`` and
     ``RefState`` all have it (a Game's ranks come from ``hand_ranks``)."""
 
     @property
-    def rules(self) -> Rules: ...
-    @property
-    def to_act(self) -> int | None: ...
-    @property
-    def table(self) -> Play | None: ...
-    @property
-    def table_owner(self) -> int | None: ...
-    @property
-    def passes(self) -> int: ...
-    @property
-    def places(self) -> tuple[int, ...]: ...
-    @property
     def leader(self) -> int: ...
-    def bombs_played(self, seat: int) -> tuple[Play, ...]: ...
 
 
 def _ranks(position: Position, seat: int) -> Hand:
