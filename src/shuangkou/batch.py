@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._check import as_int
+from ._check import as_int, as_seat
 from .cards import CARD_RANKS, MAX_COPIES, N_RANKS, Hand, card_face, face_copies
-from .errors import ArgumentError
+from .errors import ArgumentError, IllegalPlayError
 from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
 
@@ -38,6 +38,7 @@ __all__ = [
     "OBS_OFFSETS",
     "OBS_SIZE",
     "OBS_VERSION",
+    "ActionIndexError",
     "ActionTable",
     "PlayBatch",
     "action_table",
@@ -116,21 +117,40 @@ def _integer_array(a: Any, what: str) -> np.ndarray:
     return arr
 
 
+def _tag_array(tags: Any, what: str) -> np.ndarray:
+    """``(M,)`` int64 tags of an integer array, each checked to fit the kernel's 31 bits
+    before any cast (``2**32 + tag`` must not wrap to ``tag``, ``7.9`` is not ``7``)."""
+    raw = _integer_array(tags, what).reshape(-1)
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > _MAX_TAG):
+        i = int(np.argmax((raw < 0) | (raw > _MAX_TAG)))
+        raise ArgumentError(f"{what}[{i}] = {int(raw[i])} is not a reading tag (0..2**31-1)")
+    return raw.astype(np.int64)
+
+
 def _tables(table: Any, n: int, rules: Rules) -> np.ndarray:
     """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``.
-    Tags are checked to fit the kernel's 31 bits before any cast (``2**32 + tag`` must not
-    wrap to ``tag``); the kernel then checks each is a reading."""
+
+    The one check of batch tables: a Play or text goes through :func:`shuangkou.plays`'s
+    table check (a reading its cards have under ``rules``); a bare tag has no cards, so it
+    must be 0 or a reading of the rules' action table (every reading of a play of a real
+    deal, R3: at most 27 cards)."""
     if table is None or isinstance(table, (str, Play)):
         return np.full(n, _table_tag(table, rules), dtype=np.uint32)
     if isinstance(table, (int, np.integer)):
-        return np.full(n, as_int(table, "table tag", 0, _MAX_TAG), dtype=np.uint32)
-    raw = _integer_array(table, "tables").reshape(-1)
-    if raw.shape[0] != n:
-        raise ArgumentError(f"expected {n} table tags, got {raw.shape[0]}")
-    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > _MAX_TAG):
-        i = int(np.argmax((raw < 0) | (raw > _MAX_TAG)))
-        raise ArgumentError(f"tables[{i}] = {int(raw[i])} is not a reading tag (0..2**31-1)")
-    return np.ascontiguousarray(raw, dtype=np.uint32)
+        raw = np.full(n, as_int(table, "table tag", 0, _MAX_TAG), dtype=np.int64)
+        what = "table tag"
+    else:
+        raw = _tag_array(table, "tables")
+        what = "tables"
+        if raw.shape[0] != n:
+            raise ArgumentError(f"expected {n} table tags, got {raw.shape[0]}")
+    bad = (raw != NO_TABLE) & ~_table_for(rules).has_tags(raw)
+    if bad.any():
+        i = int(np.argmax(bad))
+        at = "" if what == "table tag" else f"[{i}]"
+        raise IllegalPlayError(
+            f"{what}{at} = {int(raw[i]):#x} is not a reading under {rules.name} (R3)")
+    return raw.astype(np.uint32)
 
 
 def _words(hands: Any) -> np.ndarray:
@@ -181,6 +201,7 @@ class PlayBatch:
 
     def plays(self, i: int) -> list[Play]:
         """Hand ``i``'s plays as :class:`Play` objects (same order as ``legal_plays``)."""
+        i = as_int(i, "hand index", 0, len(self) - 1)
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
         return [Play._from_codes(int(w), int(t)) for w, t in zip(self.words[a:b], self.tags[a:b])]
 
@@ -260,6 +281,11 @@ def _enumerate_actions(flags: int) -> list[Action]:
             for nw in _wild_counts(k, t, z, wmax)]
 
 
+class ActionIndexError(ArgumentError, IndexError):
+    """An action index that is no integer of ``0..len(table)-1``: a ``ValueError`` like every
+    bad argument, and an ``IndexError`` like any sequence's."""
+
+
 def _choice_key(play: Play) -> tuple[int, int]:
     """The documented rule choosing the cards of a table action (docs/rl.md): among the legal
     plays with the action's reading and wild count, the fewest big jokers (a wild small joker
@@ -299,32 +325,43 @@ class ActionTable:
 
     # -- encode / decode -----------------------------------------------------------------------
     def encode(self, play: Play | int | None) -> int:
-        """The action index of a play (its reading and wild count; 0 for PASS / ``None``).
-        Raises ``KeyError`` for a reading not in the table."""
+        """The action index of a play or tag (its reading and wild count; 0 for PASS /
+        ``None``). Raises ``KeyError`` for a reading not in the table, ``ValueError`` for a
+        tag that is no integer of 0..2**31-1."""
         if play is None or (isinstance(play, Play) and not play):
             return 0
-        tag = play.tag if isinstance(play, Play) else int(play)
-        if tag == NO_TABLE:
-            return 0
-        return self._index[tag & KEY_MASK]
+        tag = play.tag if isinstance(play, Play) else as_int(play, "tag", 0, _MAX_TAG)
+        return int(self.encode_tags(np.array([tag], np.int64))[0])
+
+    def _lookup(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, found)`` of int64 tags: the action of each, and whether it is exactly that
+        action's tag (stars included: a tag whose stars disagree is no reading)."""
+        pos = np.minimum(np.searchsorted(self._sorted, tags & KEY_MASK), len(self._sorted) - 1)
+        idx = self._order[pos]
+        return idx, self.tags[idx].astype(np.int64) == tags
+
+    def has_tags(self, tags: np.ndarray) -> np.ndarray:
+        """``(M,)`` bool: which of the int64 ``tags`` are the tag of an action (0 is PASS)."""
+        return self._lookup(tags)[1]
 
     def encode_tags(self, tags: Any) -> np.ndarray:
-        """Vectorised :meth:`encode` of an array of tags (0 → PASS); ``KeyError`` if any
-        reading is missing."""
-        k = np.asarray(tags, dtype=np.int64) & KEY_MASK
-        pos = np.searchsorted(self._sorted, k)
-        pos = np.minimum(pos, len(self._sorted) - 1)
-        idx = self._order[pos]
-        bad = self._sorted[pos] != k
-        if bad.any():
-            raise KeyError(f"readings not in the action table: tags {np.asarray(tags)[bad][:5]}")
+        """Vectorised :meth:`encode` of an integer array of tags (0 → PASS); ``KeyError`` if
+        any reading is missing, ``ValueError`` for a value that is no tag."""
+        t = _tag_array(tags, "tags")
+        idx, found = self._lookup(t)
+        if not found.all():
+            raise KeyError(f"readings not in the action table: tags {t[~found][:5]}")
         return idx.astype(np.int32)
+
+    def _action(self, index: object) -> int:
+        """The one check of an action index: a plain int of ``0..len-1``, else
+        :class:`ActionIndexError` (``-1`` is not the last action, ``True`` not action 1)."""
+        return as_int(index, "action", 0, len(self) - 1, ActionIndexError)
 
     def decode(self, index: int) -> dict[str, Any]:
         """The reading of an action: ``kind`` (a :class:`Kind`, ``None`` for PASS), ``top``,
         ``width``, ``length``, ``stars``, ``size``, ``wilds`` and its ``tag``."""
-        if not 0 <= index < len(self):
-            raise IndexError(f"action {index} out of range 0..{len(self) - 1}")
+        index = self._action(index)
         if index == 0:
             return {"kind": None, "top": 0, "width": 0, "length": 0, "stars": 0, "size": 0,
                     "wilds": 0, "tag": NO_TABLE}
@@ -334,9 +371,9 @@ class ActionTable:
 
     def describe(self, index: int) -> str:
         """Human text of an action: ``'pair of 5 (2 cards), 1 wild'``, ``'pass'``."""
-        if index == 0:
-            return "pass"
         d = self.decode(index)
+        if d["kind"] is None:
+            return "pass"
         text = Play._from_codes(0, d["tag"]).describe()
         return text + (f", {d['wilds']} wild" + "s" * (d["wilds"] > 1) if d["wilds"] else "")
 
@@ -359,6 +396,7 @@ class ActionTable:
         action is not legal here."""
         from .plays import legal_plays as per_hand
 
+        action = self._action(action)
         if action == 0:
             if table is None:
                 raise ValueError("PASS is not legal when leading (R4)")
@@ -432,8 +470,7 @@ def observation(game: Any, seat: int) -> np.ndarray:
 
     This is the pure-Python reference: it reads the game's public history. ``shuangkou.rl``
     writes the same bytes from its incrementally updated C state."""
-    if seat not in range(4):
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    seat = as_seat(seat)
     obs = np.zeros(OBS_SIZE, np.float32)
 
     def put(name: str, values: Any, at: int = 0) -> None:
