@@ -212,3 +212,17 @@ def test_play_batch_and_observation_refuse_bad_indices():
     for bad in (True, 1.0, 4, -1):
         with pytest.raises(ArgumentError, match="seat"):
             batch.observation(g, bad)  # True and 1.0 were seat 1
+
+
+def test_unpack_and_bomb_grade_refuse_what_they_used_to_wrap():
+    with pytest.raises(ArgumentError, match=r"words\[0\] = -1"):
+        batch.unpack([-1])  # was 15 of every rank (-1 cast to uint64)
+    with pytest.raises(ArgumentError, match="integer array"):
+        batch.play_vectors([34.9])  # was the word 34
+    with pytest.raises(ArgumentError, match="not a packed word"):
+        batch.unpack(np.array([1 << 60], np.uint64))
+    assert batch.unpack([]).shape == (0, 15)
+    assert batch.bomb_grade(Play.parse("3 3 3 3", BAIBIAN).tag) == 0
+    for bad in (Play.parse("3 3", BAIBIAN).tag, 2**40, -1, 0):
+        with pytest.raises(ArgumentError, match="tag"):
+            batch.bomb_grade(bad)  # a pair's tag was column -2

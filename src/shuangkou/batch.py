@@ -99,8 +99,13 @@ def pack(counts: Any) -> np.ndarray:
 
 
 def unpack(words: Any) -> np.ndarray:
-    """``(N, 15)`` uint8 counts of packed words (no validation)."""
-    w = np.asarray(words, dtype=np.uint64).reshape(-1)
+    """``(N, 15)`` uint8 counts of packed words: integers of ``0..2**60-1`` (a negative word or
+    a float is refused, not wrapped or truncated); the counts themselves are not checked."""
+    raw = _integer_array(words, "words").reshape(-1)
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) >= 1 << (4 * N_RANKS)):
+        i = int(np.argmax((raw < 0) | (raw >= 1 << (4 * N_RANKS))))
+        raise ArgumentError(f"words[{i}] = {int(raw[i])} is not a packed word (0..2**60-1)")
+    w = raw.astype(np.uint64)
     return ((w[:, None] >> _SHIFTS) & np.uint64(15)).astype(np.uint8)
 
 
@@ -110,8 +115,11 @@ play_vectors = unpack
 
 def _integer_array(a: Any, what: str) -> np.ndarray:
     """``a`` as a numpy array of an integer dtype: floats, bools and objects are refused, not
-    truncated (a count of 7.9 is an error, not 7)."""
+    truncated (a count of 7.9 is an error, not 7). An empty one (``[]`` is float64 to numpy)
+    is an empty int64 array."""
     arr = np.asarray(a)
+    if arr.size == 0:
+        return arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise ArgumentError(f"{what} must be an integer array, not dtype {arr.dtype}")
     return arr
@@ -457,8 +465,11 @@ OBS_OFFSETS: dict[str, int] = {
 
 def bomb_grade(tag: int) -> int:
     """The ``bombs`` field's column (0..7) of a bomb play: in star presets its stars − 4,
-    capped at 7 (≥ 11★); in classic (no stars) its size − 4 for an X相 bomb, 7 for 天王."""
-    kind, _, _, _, stars, size, _ = unpack_tag(tag)
+    capped at 7 (≥ 11★); in classic (no stars) its size − 4 for an X相 bomb, 7 for 天王.
+    A value that is no bomb's tag is an :class:`~shuangkou.errors.ArgumentError`."""
+    kind, _, _, _, stars, size, _ = unpack_tag(as_int(tag, "tag", 1, _MAX_TAG))
+    if kind < Kind.BOMB or kind > Kind.CHAIN_BOMB or size < 3:
+        raise ArgumentError(f"tag {tag:#x} is not a bomb's (kind {kind})")
     if stars:
         return min(stars, 11) - 4
     return 7 if kind == Kind.FOUR_JOKERS else min(size, 11) - 4
