@@ -137,8 +137,10 @@ def _table_tag(table: Play | str | None, rules: Rules) -> int:
     if not isinstance(table, Play):
         raise TypeError(f"table must be a Play, card text or None, not {type(table).__name__}")
     if table and table.tag not in backend.classify(table.packed, rules.flags):
-        kind, top = unpack_tag(table.tag)[:2]
-        what = table.describe() if kind <= Kind.CHAIN_BOMB and top <= 14 else f"{table.tag:#x}"
+        try:
+            what = table.describe()
+        except IndexError:  # a forged tag whose kind or ranks are out of range
+            what = f"tag {table.tag:#x}"
         raise IllegalPlayError(
             f"table {table.cards} does not read as {what} under {rules.name} (R3)")
     return table.tag
