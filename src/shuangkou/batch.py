@@ -339,7 +339,10 @@ class ActionTable:
         if play is None or (isinstance(play, Play) and not play):
             return 0
         tag = play.tag if isinstance(play, Play) else as_int(play, "tag", 0, _MAX_TAG)
-        return int(self.encode_tags(np.array([tag], np.int64))[0])
+        i = self._index.get(tag & KEY_MASK)
+        if i is None or int(self.tags[i]) != tag:  # stars included, as in _lookup
+            raise KeyError(f"reading not in the action table: tag {tag:#x}")
+        return i
 
     def _lookup(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(index, found)`` of int64 tags: the action of each, and whether it is exactly that
