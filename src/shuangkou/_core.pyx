@@ -393,6 +393,19 @@ cdef class Play:
         self.packed = hand.packed
         self.tag = tag
 
+    def _reads_so(self, uint32_t flags):
+        """Whether the cards have this reading under the rules word ``flags`` (R3): the check
+        of a table play (``shuangkou.plays``), in C, as a forged or unpickled play may not."""
+        cdef uint32_t tags[4]
+        cdef int i, n
+        if not valid_word(self.packed):
+            return False
+        n = sk_classify(self.packed, flags, tags)
+        for i in range(n):
+            if tags[i] == self.tag:
+                return True
+        return False
+
     @staticmethod
     def _from_codes(uint64_t cards, uint32_t tag):
         """The play with cards word ``cards`` and reading tag ``tag``, unchecked."""
@@ -541,7 +554,7 @@ cdef class Play:
 
 
 cdef bint _reads_as(uint64_t cards, uint32_t tag) noexcept:
-    """Whether ``tag`` is a reading of ``cards`` under some rules word (R3)."""
+    """Whether ``tag`` is a reading of ``cards`` under some rules word (R3; ``cards`` valid)."""
     cdef uint32_t tags[4]
     cdef uint32_t f
     cdef int i, n
