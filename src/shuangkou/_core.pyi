@@ -78,7 +78,7 @@ class Play:
         stars: int,
         wilds: int,
     ) -> None: ...
-    def _reads_so(self, flags: int) -> bool:
+    def _reads_under(self, flags: int) -> bool:
         """Whether the cards have this reading under the rules word ``flags`` (R3)."""
     @staticmethod
     def _from_codes(cards: int, tag: int) -> Play:

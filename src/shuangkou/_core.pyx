@@ -388,23 +388,16 @@ cdef class Play:
             _as_int(wilds, "wilds", 0, 7))
         if not _reads_as(hand.packed, tag):
             raise _errors.IllegalPlayError(
-                f"{hand} does not read as {_plays().Kind(k).name}, top={int(top)}, width={width}, "
-                f"length={length}, stars={stars}, wilds={wilds} under any rules (R3)")
+                f"{hand} does not read as {_plays().Kind(k).name}, top={int(top)}, "
+                f"width={width}, length={length}, stars={stars}, wilds={wilds} under any rules "
+                f"(R3)")
         self.packed = hand.packed
         self.tag = tag
 
-    def _reads_so(self, uint32_t flags):
+    def _reads_under(self, uint32_t flags):
         """Whether the cards have this reading under the rules word ``flags`` (R3): the check
         of a table play (``shuangkou.plays``), in C, as a forged or unpickled play may not."""
-        cdef uint32_t tags[4]
-        cdef int i, n
-        if not valid_word(self.packed):
-            return False
-        n = sk_classify(self.packed, flags, tags)
-        for i in range(n):
-            if tags[i] == self.tag:
-                return True
-        return False
+        return valid_word(self.packed) and _has_reading(self.packed, self.tag, flags)
 
     @staticmethod
     def _from_codes(uint64_t cards, uint32_t tag):
@@ -553,18 +546,24 @@ cdef class Play:
         return f"{desc} ({cards}{stars})"
 
 
+cdef bint _has_reading(uint64_t cards, uint32_t tag, uint32_t flags) noexcept:
+    """Whether ``tag`` is a reading of the valid cards word ``cards`` under ``flags`` (R3)."""
+    cdef uint32_t tags[4]
+    cdef int i, n = sk_classify(cards, flags, tags)
+    for i in range(n):
+        if tags[i] == tag:
+            return True
+    return False
+
+
 cdef bint _reads_as(uint64_t cards, uint32_t tag) noexcept:
     """Whether ``tag`` is a reading of ``cards`` under some rules word (R3; ``cards`` valid)."""
-    cdef uint32_t tags[4]
     cdef uint32_t f
-    cdef int i, n
     for f in range(rd.FLAGS_ALL + 1):
         if (f & rd.FLAG_UNEVEN) and not (f & rd.FLAG_STARS):
             continue  # not a rules word (_flags_word)
-        n = sk_classify(cards, f, tags)
-        for i in range(n):
-            if tags[i] == tag:
-                return True
+        if _has_reading(cards, tag, f):
+            return True
     return False
 
 

@@ -136,7 +136,7 @@ def _table_tag(table: Play | str | None, rules: Rules) -> int:
         return Play.parse(table, rules).tag
     if not isinstance(table, Play):
         raise TypeError(f"table must be a Play, card text or None, not {type(table).__name__}")
-    if table and not table._reads_so(rules.flags):
+    if table and not table._reads_under(rules.flags):
         try:
             what = table.describe()
         except IndexError:  # a forged tag whose kind or ranks are out of range
