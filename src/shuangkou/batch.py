@@ -101,11 +101,8 @@ def pack(counts: Any) -> np.ndarray:
 def unpack(words: Any) -> np.ndarray:
     """``(N, 15)`` uint8 counts of packed words: integers of ``0..2**60-1`` (a negative word or
     a float is refused, not wrapped or truncated); the counts themselves are not checked."""
-    raw = _integer_array(words, "words").reshape(-1)
-    if raw.size and (int(raw.min()) < 0 or int(raw.max()) >= 1 << (4 * N_RANKS)):
-        i = int(np.argmax((raw < 0) | (raw >= 1 << (4 * N_RANKS))))
-        raise ArgumentError(f"words[{i}] = {int(raw[i])} is not a packed word (0..2**60-1)")
-    w = raw.astype(np.uint64)
+    w = _ranged_array(words, "words", (1 << (4 * N_RANKS)) - 1, "a packed word (0..2**60-1)")
+    w = w.astype(np.uint64)
     return ((w[:, None] >> _SHIFTS) & np.uint64(15)).astype(np.uint8)
 
 
@@ -125,14 +122,20 @@ def _integer_array(a: Any, what: str) -> np.ndarray:
     return arr
 
 
+def _ranged_array(a: Any, what: str, hi: int, noun: str) -> np.ndarray:
+    """``a`` as a flat integer array whose values all lie in ``0..hi``, checked before any cast
+    (``-1`` must not wrap to ``2**64 - 1``, nor ``2**32 + tag`` to ``tag``); else an
+    :class:`ArgumentError` naming the first bad entry as not ``noun``."""
+    raw = _integer_array(a, what).reshape(-1)
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > hi):
+        i = int(np.argmax((raw < 0) | (raw > hi)))
+        raise ArgumentError(f"{what}[{i}] = {int(raw[i])} is not {noun}")
+    return raw
+
+
 def _tag_array(tags: Any, what: str) -> np.ndarray:
-    """``(M,)`` int64 tags of an integer array, each checked to fit the kernel's 31 bits
-    before any cast (``2**32 + tag`` must not wrap to ``tag``, ``7.9`` is not ``7``)."""
-    raw = _integer_array(tags, what).reshape(-1)
-    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > _MAX_TAG):
-        i = int(np.argmax((raw < 0) | (raw > _MAX_TAG)))
-        raise ArgumentError(f"{what}[{i}] = {int(raw[i])} is not a reading tag (0..2**31-1)")
-    return raw.astype(np.int64)
+    """``(M,)`` int64 tags of an integer array, each within the kernel's 31 bits."""
+    return _ranged_array(tags, what, _MAX_TAG, "a reading tag (0..2**31-1)").astype(np.int64)
 
 
 def _tables(table: Any, n: int, rules: Rules) -> np.ndarray:
