@@ -98,10 +98,8 @@ cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept no
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
     different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
     cdef int k
-    if w == 0:
-        put(g, nat, tag)
-        return
-    for k in range(g.jn[w]):
+    put(g, nat | g.jw[w][0], tag)  # w = 0: the one empty split
+    for k in range(1, g.jn[w]):
         put(g, nat | g.jw[w][k], tag)
 
 
@@ -210,51 +208,53 @@ cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag) noex
     put_wild(g, nat, w, tag | (<uint32_t>w << 28))
 
 
+cdef inline uint64_t held(uint64_t x) noexcept nogil:
+    """A 1 in the low bit of every non-zero nibble of ``x`` (nibbles ≤ 3: a window's W)."""
+    return (x | (x >> 1)) & SK_NIB1
+
+
 cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
                             uint32_t tag) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
-    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …)
-    turns them into wilds. With t < A the lowest rank must keep a natural (canonical top)."""
-    cdef int budget = g.wall - d, r1, r2, r3, r4
-    cdef bint need_lo = t < R_ACE
-    cdef uint64_t w1, w2, w3, w4
+    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …,
+    each the lowest set bit of a mask of the ranks still holding one) turns them into wilds.
+    With t < A the lowest rank must keep a natural (canonical top): one card of it, ``guard``,
+    is set aside before choosing."""
+    cdef int budget = g.wall - d
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x0 = base - guard, x1, x2, x3, u1, u2, u3, u4, m1, m2, m3, m4
     seq_emit(g, base, d, n, tag)
     if budget == 0 or g.fewest:
         return
-    for r1 in range(lo, t + 1):
-        if nib(base, r1) == 0:
-            continue
-        w1 = base - unit(r1)
-        if need_lo and nib(w1, lo) == 0:
-            continue
-        seq_emit(g, w1, d + 1, n, tag)
+    m1 = held(x0)
+    while m1:
+        u1 = m1 & (~m1 + 1)
+        m1 ^= u1
+        x1 = x0 - u1
+        seq_emit(g, x1 + guard, d + 1, n, tag)
         if budget < 2:
             continue
-        for r2 in range(r1, t + 1):
-            if nib(w1, r2) == 0:
-                continue
-            w2 = w1 - unit(r2)
-            if need_lo and nib(w2, lo) == 0:
-                continue
-            seq_emit(g, w2, d + 2, n, tag)
+        m2 = held(x1) & ~(u1 - 1)
+        while m2:
+            u2 = m2 & (~m2 + 1)
+            m2 ^= u2
+            x2 = x1 - u2
+            seq_emit(g, x2 + guard, d + 2, n, tag)
             if budget < 3:
                 continue
-            for r3 in range(r2, t + 1):
-                if nib(w2, r3) == 0:
-                    continue
-                w3 = w2 - unit(r3)
-                if need_lo and nib(w3, lo) == 0:
-                    continue
-                seq_emit(g, w3, d + 3, n, tag)
+            m3 = held(x2) & ~(u2 - 1)
+            while m3:
+                u3 = m3 & (~m3 + 1)
+                m3 ^= u3
+                x3 = x2 - u3
+                seq_emit(g, x3 + guard, d + 3, n, tag)
                 if budget < 4:
                     continue
-                for r4 in range(r3, t + 1):
-                    if nib(w3, r4) == 0:
-                        continue
-                    w4 = w3 - unit(r4)
-                    if need_lo and nib(w4, lo) == 0:
-                        continue
-                    seq_emit(g, w4, d + 4, n, tag)
+                m4 = held(x3) & ~(u3 - 1)
+                while m4:
+                    u4 = m4 & (~m4 + 1)
+                    m4 ^= u4
+                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag)
 
 
 cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
