@@ -118,6 +118,11 @@ cdef inline void joker_splits(Gen* g) noexcept nogil:
             g.jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
 
 
+cdef inline bint one_split(const Gen* g) noexcept nogil:
+    """Every wild count has one joker split: ``fewest``, or wilds of one kind only."""
+    return g.fewest or g.ws == 0 or g.wb == 0
+
+
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
 cdef inline void gen_jokers(Gen* g) noexcept nogil:
     cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
@@ -137,15 +142,18 @@ cdef inline void gen_jokers(Gen* g) noexcept nogil:
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
 cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
     """The reading of ``n`` cards of rank ``r`` (wilds standing for it): single, pair, triple,
-    then an X相 bomb of n★ with stars (R2, R3)."""
+    then an X相 bomb of n★ with stars (R2, R3). Kind, width, size and stars grow linearly
+    with n: one multiply instead of packing seven fields."""
     if n <= 3:
-        return make_tag(n - 1, r, n, 1, 0, n, 0)
-    return make_tag(K_BOMB, r, n, 1, n * stars_on, n, 0)
+        return make_tag(0, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(1, 0, 1, 0, 0, 1, 0) - 1
+    return make_tag(K_BOMB, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(0, 0, 1, 0, stars_on, 1, 0)
 
 
-cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogil:
-    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural)."""
-    cdef int k, hr = g.h[r], kmin, kmax = hr if hr < n else n
+cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag, bint simple) noexcept nogil:
+    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural), by
+    natural count; ``simple``: one joker split per wild count (a constant, as for sequences)."""
+    cdef int hr = g.h[r], kmax = hr if hr < n else n, kmin, w
+    cdef uint64_t word
     if g.wall == 0:
         put(g, (<uint64_t>n) << (4 * r), tag)
         return
@@ -153,11 +161,18 @@ cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogi
         kmin = kmax
     else:
         kmin = n - g.wall if n - g.wall > 1 else 1
-    for k in range(kmin, kmax + 1):
-        put_wild(g, (<uint64_t>k) << (4 * r), n - k, tag | (<uint32_t>(n - k) << 28))
+    word = (<uint64_t>kmin) << (4 * r)
+    tag |= <uint32_t>(n - kmin) << 28
+    for w in range(n - kmin, n - kmax - 1, -1):
+        if simple:
+            put(g, word | g.jw[w][0], tag)
+        else:
+            put_wild(g, word, w, tag)
+        word += unit(r)
+        tag -= 1u << 28
 
 
-cdef inline void gen_one_rank(Gen* g) noexcept nogil:
+cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
     """Singles, pairs, triples (sizes ``plo..phi`` over ranks from ``prmin``: all when
     leading, the table's size over higher ranks when answering one) and X相 bombs (R2, R3);
     per rank by size, as R3 orders them. Only the ranks that can hold one are visited (nibble
@@ -185,7 +200,7 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
         nmax = g.h[r] + g.wall
         if plain & unit(r):
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
-                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on))
+                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
         if not bombs & unit(r):
             continue
         if g.mode == GEN_BOMB:
@@ -194,7 +209,14 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
             while nmin <= nmax and bomb_key(one_rank_tag(r, nmin, stars_on), g.flags) <= g.tkey:
                 nmin += 1
         for n in range(nmin, nmax + 1):
-            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on))
+            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
+
+
+cdef inline void gen_one_rank(Gen* g) noexcept nogil:
+    if one_split(g):
+        one_rank_all(g, True)
+    else:
+        one_rank_all(g, False)
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
@@ -329,7 +351,7 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
     cdef int width, kind, tmin, lfix, lmin
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
-    cdef bint simple = g.wall <= 2 and (g.fewest or g.ws == 0 or g.wb == 0)  # one split each
+    cdef bint simple = g.wall <= 2 and one_split(g)
     for width in range(1, 4):
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
