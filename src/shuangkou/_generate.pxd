@@ -479,25 +479,30 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
         i += 1
 
 
+cdef inline bint lacks_at_most(uint64_t x, int k) noexcept nogil:
+    """Some nibble 0..9 of ``x`` (each ≤ 15) is ≤ k: the nibbles spread over byte lanes,
+    where adding 127 − k sets bit 7 exactly of the lanes over k."""
+    cdef uint64_t lanes = 0x0000008080808080ULL, add = <uint64_t>(127 - k) * 0x0000000101010101ULL
+    cdef uint64_t even = x & 0x0000000F0F0F0F0FULL, odd = (x >> 4) & 0x0000000F0F0F0F0FULL
+    return ((even + add) & lanes) != lanes or ((odd + add) & lanes) != lanes
+
+
 cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
+    """Chain bombs window by window (Y = 3..6, lowest rank ascending; R2, R5). A window is
+    possible only if it lacks ≤ wall cards to hold 4 of each rank, and every window contains a
+    3-window: one SWAR test of the 3-windows (nibble a: the cards ranks a..a+2 lack) rejects
+    most hands before the prefix sums are built."""
     cdef int r, y, a, pre[13], i
-    cdef bint any3 = False
     cdef Fewest few
     cdef Fewest* f = NULL
-    cdef uint64_t four = ((g.hand >> 2) | (g.hand >> 3)) & SK_NIB1 & SK_SEQ_MASK  # ranks ≥ 4
-    if g.wall == 0 and (four & (four >> 4) & (four >> 8)) == 0:
-        return  # no wild and no three consecutive ranks of four
-    # prefix sums of the cards each rank lacks to hold 4; a window is possible only if it lacks
-    # ≤ wall, and every window contains a 3-window, so test those first
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint64_t lack = 4 * (SK_NIB1 & SK_SEQ_MASK) - (
+        ranks_ge(nat, 1) + ranks_ge(nat, 2) + ranks_ge(nat, 3) + ranks_ge(nat, 4))
+    if not lacks_at_most(lack + (lack >> 4) + (lack >> 8), g.wall):
+        return
     pre[0] = 0
     for r in range(12):
-        pre[r + 1] = pre[r] + (4 - g.h[r] if g.h[r] < 4 else 0)
-    for a in range(10):
-        if pre[a + 3] - pre[a] <= g.wall:
-            any3 = True
-            break
-    if not any3:
-        return
+        pre[r + 1] = pre[r] + nib(lack, r)
     if g.fewest:
         f = &few
         memset(few.score, 0, sizeof(few.score))
