@@ -66,7 +66,6 @@ ctypedef struct Gen:
     int ws            # wild small jokers in hand
     int wb            # wild big jokers in hand
     int wall          # ws + wb
-    int h[13]         # natural counts
     int jn[5]         # ways to take w wild cards (splits into small / big jokers), w ≤ wall
     uint64_t jw[5][3] # their joker words, fewest small jokers first
 
@@ -152,7 +151,7 @@ cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
 cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag, bint simple) noexcept nogil:
     """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural), by
     natural count; ``simple``: one joker split per wild count (a constant, as for sequences)."""
-    cdef int hr = g.h[r], kmax = hr if hr < n else n, kmin, w
+    cdef int hr = nib(g.hand, r), kmax = hr if hr < n else n, kmin, w
     cdef uint64_t word
     if g.wall == 0:
         put(g, (<uint64_t>n) << (4 * r), tag)
@@ -197,7 +196,7 @@ cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
         todo &= todo - 1
         if done(g):
             return
-        nmax = g.h[r] + g.wall
+        nmax = nib(g.hand, r) + g.wall
         if plain & unit(r):
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
                 one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
@@ -446,9 +445,12 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
     before i. A rank's count starts at 4 − (wilds not yet lacking); rank a must hold a
     natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
     cdef int i = 0, cm, top = a + y - 1
-    cdef int c[6]
+    cdef int c[6], h[6]
     cdef uint64_t nat[7], fig[7]
     nat[0] = fig[0] = 0
+    for i in range(y):
+        h[i] = nib(g.hand, a + i)
+    i = 0
     while True:
         # descend: positions i.. at their smallest count
         while i < y:
@@ -457,7 +459,7 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
                 cm = 0
             if i == 0 and cm == 0 and top < R_ACE:
                 cm = 1
-            if cm > g.h[a + i]:
+            if cm > h[i]:
                 break
             c[i] = cm
             nat[i + 1] = nat[i] | ((<uint64_t>cm) << (4 * (a + i)))
@@ -469,7 +471,7 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
                 return
         # advance the deepest position that can still grow
         i -= 1
-        while i >= 0 and c[i] == g.h[a + i]:
+        while i >= 0 and c[i] == h[i]:
             i -= 1
         if i < 0:
             return
@@ -530,7 +532,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     return the plays found. The one place the generators run, with ``Gen`` local, so
     that the compiler keeps it in registers."""
     cdef Gen g
-    cdef int r
     g.words = words
     g.tags = tags
     g.cap = cap
@@ -544,8 +545,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
     joker_splits(&g)
-    for r in range(13):
-        g.h[r] = nib(hand, r)
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
