@@ -12,15 +12,21 @@ writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total
 Every card set is emitted exactly once per reading, by construction rather than by dedup:
 
 * jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
-* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3);
+* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
+  a nibble mask says can hold one;
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
-  sets with ≤ W naturals per rank, wilds filling the rest. The set's canonical top (R3.2) is
+  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
+  runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
+  give each top's longest window, and a window's wild choices walk nibble masks of the ranks
+  still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
   natural of its lowest rank. Sets that are bombs (one natural rank, or a 千变 chain bomb) are
   left to the bomb generators (R3.1); a 千变 set fitting two kinds is emitted once per kind
   (R3.3);
-* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4; a set is kept
-  only in the window of its biggest reading (R3.1, R3.4), so it appears once.
+* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4 (an odometer
+  carrying the running figures ``chain_best`` needs, one SWAR test first rejecting hands with
+  no possible window); a set is kept only in the window of its biggest reading (R3.1, R3.4),
+  so it appears once.
 
 When answering, only the table's kind and size with a higher top are generated, plus the bombs
 that beat it (R4: filtered while generating). ``fewest`` keeps, per reading, the set with the
@@ -31,11 +37,11 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, high_rank,
-    low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
+    high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
-    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_STRAIGHT, NO_TABLE,
     ChainShape, bomb_key, chain_best, chain_bomb_tag, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
