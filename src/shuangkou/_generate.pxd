@@ -41,7 +41,7 @@ from _packed cimport (
     high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
-    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_STRAIGHT, NO_TABLE,
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_PAIR, K_STRAIGHT, NO_TABLE,
     ChainShape, bomb_key, chain_best, chain_bomb_tag, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
@@ -568,7 +568,11 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
             g.tkey = bomb_key(table, flags)
         else:
             g.mode = GEN_PLAIN
-    gen_jokers(&g)
+    # jokers alone make singles, pairs, 三王 and 天王: against anything but a single or a pair
+    # only three or four of them can play
+    if (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
+            or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
+        gen_jokers(&g)
     gen_one_rank(&g)
     if not done(&g) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
         gen_sequences(&g)
