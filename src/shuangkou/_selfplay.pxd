@@ -14,7 +14,7 @@ Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answer
 ``POL_GREEDY`` – a heuristic (see ``greedy_choose``).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from _readings cimport K_BOMB, sk_beats, tag_kind, tag_size, tag_stars, tag_top, tag_wilds
@@ -65,7 +65,7 @@ cdef struct DealRecord:
     int8_t swap_a           # 明牌 seat swap (-1 if none)
     int8_t swap_b
     int32_t units[4]
-    int32_t scores[4]
+    int64_t scores[4]       # units × base score: 64-bit (an int32 wraps at base 10⁶, #11)
     int32_t multiplier
     int32_t decisions       # actions taken (plays and passes)
     int32_t plays           # plays (not passes)
@@ -237,5 +237,5 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         out.places[i] = sc.places[i]
         out.cards_left[i] = st.ncards[i]
         out.units[i] = sc.units[i]
-        out.scores[i] = sc.units[i] * p.rules.base_score
+        out.scores[i] = <int64_t>sc.units[i] * p.rules.base_score
         out.held_units[i] = <int16_t>sc.held_units[i]

@@ -24,7 +24,7 @@ FIELDS = {
     "revealed": ("i2", ()),
     "swap": ("i1", (2,)),
     "units": ("i4", (4,)),
-    "scores": ("i4", (4,)),
+    "scores": ("i8", (4,)),
     "multiplier": ("i4", ()),
     "decisions": ("i4", ()),
     "plays": ("i4", ()),
@@ -89,7 +89,7 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
     cdef int16_t[::1] revealed = out["revealed"]
     cdef int8_t[:, ::1] swap = out["swap"]
     cdef int32_t[:, ::1] units = out["units"]
-    cdef int32_t[:, ::1] scores = out["scores"]
+    cdef int64_t[:, ::1] scores = out["scores"]
     cdef int32_t[::1] multiplier = out["multiplier"]
     cdef int32_t[::1] decisions = out["decisions"]
     cdef int32_t[::1] plays = out["plays"]

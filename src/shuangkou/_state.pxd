@@ -20,7 +20,7 @@ environment. The contract is docs/internals.md, "The game state".
   them.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from _generate cimport sk_generate
@@ -61,7 +61,7 @@ cdef extern from *:
 cdef struct SkParams:
     uint32_t flags              # the rules word (Rules.flags)
     int32_t mode                # SK_MODE_*
-    int32_t base_score
+    int64_t base_score          # 64-bit: scores = units × base score (RL rewards, self-play)
     int32_t four_jokers_multiplier
     int32_t jj_single_win
     int32_t held_bombs          # R8.4 held bombs count

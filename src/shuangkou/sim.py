@@ -85,7 +85,7 @@ FIELDS: dict[str, tuple[str, tuple[int, ...]]] = dict(_sim.FIELDS)
 
 ``outcome`` 0 双扣 / 1 单扣 / 2 平扣 (R8); ``places`` the seats in place order; ``leader`` the
 first leader; ``revealed`` the 明牌 card id (-1 for a random leader); ``swap`` the two seats a
-明牌 swap exchanged (-1, -1 if none); ``units`` and ``scores`` (units × base score) per seat;
+明牌 swap exchanged (-1, -1 if none); ``units`` and ``scores`` (units × base score, int64) per seat;
 ``multiplier``; ``decisions`` (plays + passes), ``plays``, ``tricks``; ``cards_left`` per seat
 at the end; ``bombs_by_stars[k]`` bombs of k stars played (classic: every bomb at 0);
 ``bombs_by_seat``; ``max_stars`` (-1: no bomb) and ``max_bomb_size`` (0: none);
