@@ -24,7 +24,7 @@ from _state cimport (
 )
 
 cdef enum:
-    SP_CAP = 65536          # play buffer per thread (the most plays of a 27-card hand is far less)
+    SP_CAP = 65536          # play buffer per seat (the most plays of a 27-card hand is far less)
     SP_LOG_CAP = 2048       # decisions of one deal at most (≤ 108 plays, ≤ 3 passes after each)
     SP_MAX_STARS = 16
     POL_RANDOM = 0
@@ -46,15 +46,18 @@ cdef struct SimParams:
 
 
 cdef struct Work:
-    uint64_t* words         # SP_CAP each
-    uint32_t* tags
-    # the action log of the current deal (always kept; cheap)
+    # each seat's plays at its last decision (SP_CAP each): an answer list stays valid while
+    # the seat only passes in that trick (``list_trick``; see ``play_deal``)
+    uint64_t* words[4]
+    uint32_t* tags[4]
+    int32_t n[4]
+    int32_t list_trick[4]   # trick of the seat's answer list, -1: none
+    # the action log of the current deal (only when ``logging``: play_logged)
+    bint logging
     int32_t n_log
     int8_t log_seat[SP_LOG_CAP]
-    uint64_t log_word[SP_LOG_CAP]
+    uint64_t log_word[SP_LOG_CAP]   # 0 for a pass
     uint32_t log_tag[SP_LOG_CAP]
-    int32_t log_choice[SP_LOG_CAP]  # index chosen among the generated plays, -1 = pass
-    int32_t log_n[SP_LOG_CAP]       # number of plays generated at that decision
 
 
 cdef struct DealRecord:
@@ -165,6 +168,20 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
 
 
 # -- one deal ---------------------------------------------------------------------------------
+cdef inline int narrow(uint64_t* words, uint32_t* tags, int n, uint32_t table,
+                       uint32_t flags) noexcept nogil:
+    """Keep, in order, the plays of a list that beat ``table``; returns how many. The answers
+    to a table played over an earlier one of the same trick are the answers to the earlier
+    table that beat it (R4: ``beats`` is transitive), in ``sk_generate``'s order."""
+    cdef int i, k = 0
+    for i in range(n):
+        if sk_beats(tags[i], table, flags):
+            words[k] = words[i]
+            tags[k] = tags[i]
+            k += 1
+    return k
+
+
 cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealRecord* out) noexcept nogil:
     """Deal from ``seed`` (the state of shuangkou.rng's generator) and play it to the end."""
     cdef SkDeal d
@@ -173,6 +190,8 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     cdef uint64_t rng
     cdef int i, t, seat, nplays, choice, opp_min, stars
     cdef uint32_t tag
+    cdef uint64_t* words
+    cdef uint32_t* tags
 
     memset(out, 0, sizeof(DealRecord))
     out.max_stars = -1
@@ -186,12 +205,20 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     for i in range(4):
         out.first_hand[i] = d.hands[i]
     sk_init(&st, d.hands, d.leader)
+    for i in range(4):
+        wk.list_trick[i] = -1
     while not st.over:
         seat = st.to_act
-        nplays = sk_legal(&p.rules, &st, p.fewest[seat], wk.words, wk.tags, SP_CAP)
-        if nplays > SP_CAP:
-            out.overflow += 1
-            nplays = SP_CAP
+        words = wk.words[seat]
+        tags = wk.tags[seat]
+        if wk.list_trick[seat] == st.trick:
+            nplays = narrow(words, tags, wk.n[seat], st.table, p.rules.flags)
+        else:
+            nplays = sk_legal(&p.rules, &st, p.fewest[seat], words, tags, SP_CAP)
+            if nplays > SP_CAP:
+                out.overflow += 1
+                nplays = SP_CAP
+        wk.n[seat] = nplays
         if p.policy[seat] == POL_RANDOM:
             if st.table == 0:
                 choice = sk_rng_bounded(&rng, nplays)
@@ -206,19 +233,21 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
                     opp_min = st.ncards[t]
             choice = greedy_choose(st.hand[seat], st.table,
                                    st.table != 0 and st.owner == (seat ^ 2), opp_min,
-                                   st.ncards[seat], wk.words, wk.tags, nplays, p.rules.flags)
-        if wk.n_log < SP_LOG_CAP:
+                                   st.ncards[seat], words, tags, nplays, p.rules.flags)
+        if wk.logging and wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
-            wk.log_choice[wk.n_log] = choice
-            wk.log_n[wk.n_log] = nplays
-            wk.log_word[wk.n_log] = wk.words[choice] if choice >= 0 else 0
-            wk.log_tag[wk.n_log] = wk.tags[choice] if choice >= 0 else 0
+            wk.log_word[wk.n_log] = words[choice] if choice >= 0 else 0
+            wk.log_tag[wk.n_log] = tags[choice] if choice >= 0 else 0
             wk.n_log += 1
         out.decisions += 1
         if choice >= 0:
             out.plays += 1
-            sk_play_unhashed(&st, wk.words[choice], wk.tags[choice])
+            wk.list_trick[seat] = -1
+            sk_play_unhashed(&st, words[choice], tags[choice])
         else:
+            # the hand stays and every later table of this trick beats this one (R4), so the
+            # seat's next answers are these plays that beat it (nplays < SP_CAP: all of them)
+            wk.list_trick[seat] = st.trick if nplays < SP_CAP else -1
             sk_pass_unhashed(&st)
     out.tricks = st.trick + 1
     for i in range(st.nbombs):

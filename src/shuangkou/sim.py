@@ -842,6 +842,6 @@ def kernel_log(
         raise TypeError("kernel_log runs built-in policies only")
     params = _params(r, pols, _fewest_flags(pols, wilds))
     rec, log = _sim.play_logged(params, deal_seed(int(seed) & MASK64, index))
-    actions = [(seat, Play._from_codes(w, t) if c >= 0 else PASS) for seat, w, t, c, _ in log]
+    actions = [(seat, Play._from_codes(w, t) if t else PASS) for seat, w, t in log]
     return rec, actions
 
