@@ -17,7 +17,9 @@ Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answer
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from _readings cimport K_BOMB, sk_beats, tag_kind, tag_size, tag_stars, tag_top, tag_wilds
+from _readings cimport (
+    K_BOMB, sk_beats, sk_classify, tag_kind, tag_size, tag_stars, tag_top, tag_wilds,
+)
 from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_deal, sk_init, sk_legal, sk_pass_unhashed,
     sk_play_unhashed, sk_rng_bounded, sk_score,
@@ -105,6 +107,22 @@ cdef inline int smallest_bomb(const uint64_t* words, const uint32_t* tags, int n
     return best
 
 
+cdef inline int greedy_over_partner(uint64_t hand, uint32_t table, uint64_t* words,
+                                    uint32_t* tags, uint32_t flags) noexcept nogil:
+    """``greedy_choose`` when the partner owns the table, without listing the plays: the
+    whole hand if one of its readings beats the table (rule 1; it is then the one play of
+    the list made of the whole hand: plain readings of one set differ in kind, a set has at
+    most one bomb reading), written to ``words[0]``/``tags[0]`` (returns 0), else pass (-1)."""
+    cdef uint32_t rt[2]
+    cdef int i, k = sk_classify(hand, flags, rt)
+    for i in range(k):
+        if sk_beats(rt[i], table, flags):
+            words[0] = hand
+            tags[0] = rt[i]
+            return 0
+    return -1
+
+
 cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
                               int my_cards, const uint64_t* words, const uint32_t* tags, int n,
                               uint32_t flags) noexcept nogil:
@@ -114,23 +132,29 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
     2. Leading: the plain play that sheds the most cards, preferring plays that use no wild
        and break no bomb rank (a rank held ≥ 4 times), then the lowest top; a bomb only if
        nothing plain is left.
-    3. Answering: never over the partner. Otherwise the smallest beating plain play that uses
-       no wild and breaks no bomb; when an opponent is close to finishing (≤ 6 cards) or our
-       own hand is small (≤ 6), any beating plain play, else the smallest bomb; otherwise pass
-       (bombs are kept for later)."""
-    cdef int i, best = -1, k, bsize = -1, btop = 99, bclean = -1, clean, size, top
+    3. Answering: never over the partner (``greedy_over_partner`` decides it without the
+       list). Otherwise the smallest
+       beating plain play that uses no wild and breaks no bomb; when an opponent is close to
+       finishing (≤ 6 cards) or our own hand is small (≤ 6), any beating plain play (the
+       lowest top, then the fewest wilds), else the smallest bomb; otherwise pass (bombs are
+       kept for later).
+
+    Ties go to the first play in list order. One pass over the list (bombs again if one is
+    played)."""
+    cdef int i, best = -1, bsize = -1, btop = 99, bclean = -1, clean, size, top
+    cdef int anyp = -1, atop = 99
     cdef uint64_t brk = bomb_ranks(hand)
-    for i in range(n):
-        if words[i] == hand:
-            return i
+    cdef uint32_t tag
     if table == 0:
         for i in range(n):
-            k = tag_kind(tags[i])
-            if k >= K_BOMB:
+            if words[i] == hand:
+                return i
+            tag = tags[i]
+            if tag_kind(tag) >= K_BOMB:
                 continue
-            clean = tag_wilds(tags[i]) == 0 and (used_ranks(words[i]) & brk) == 0
-            size = tag_size(tags[i])
-            top = tag_top(tags[i])
+            clean = tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0
+            size = tag_size(tag)
+            top = tag_top(tag)
             if (clean > bclean or (clean == bclean and (size > bsize or (
                     size == bsize and top < btop)))):
                 best = i
@@ -141,29 +165,29 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
             return best
         return smallest_bomb(words, tags, n, flags)
     if partner_owns:
+        for i in range(n):
+            if words[i] == hand:
+                return i
         return -1
     for i in range(n):
-        k = tag_kind(tags[i])
-        if k >= K_BOMB or tag_wilds(tags[i]) != 0 or (used_ranks(words[i]) & brk) != 0:
+        if words[i] == hand:
+            return i
+        tag = tags[i]
+        if tag_kind(tag) >= K_BOMB:
             continue
-        top = tag_top(tags[i])
-        if top < btop:
+        top = tag_top(tag)
+        if top < atop or (top == atop and tag_wilds(tag) < tag_wilds(tags[anyp])):
+            anyp = i
+            atop = top
+        if top < btop and tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0:
             best = i
             btop = top
     if best >= 0:
         return best
     if opp_min > 6 and my_cards > 6:
         return -1
-    for i in range(n):
-        k = tag_kind(tags[i])
-        if k >= K_BOMB:
-            continue
-        top = tag_top(tags[i])
-        if top < btop or (top == btop and tag_wilds(tags[i]) < tag_wilds(tags[best])):
-            best = i
-            btop = top
-    if best >= 0:
-        return best
+    if anyp >= 0:
+        return anyp
     return smallest_bomb(words, tags, n, flags)
 
 
@@ -188,7 +212,8 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     cdef SkState st
     cdef SkScore sc
     cdef uint64_t rng
-    cdef int i, t, seat, nplays, choice, opp_min, stars
+    cdef int i, t, seat, nplays = 0, choice, opp_min, stars
+    cdef bint listed
     cdef uint32_t tag
     cdef uint64_t* words
     cdef uint32_t* tags
@@ -211,29 +236,33 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         seat = st.to_act
         words = wk.words[seat]
         tags = wk.tags[seat]
-        if wk.list_trick[seat] == st.trick:
-            nplays = narrow(words, tags, wk.n[seat], st.table, p.rules.flags)
+        listed = True
+        if p.policy[seat] == POL_GREEDY and st.table != 0 and st.owner == (seat ^ 2):
+            listed = False
+            choice = greedy_over_partner(st.hand[seat], st.table, words, tags, p.rules.flags)
         else:
-            nplays = sk_legal(&p.rules, &st, p.fewest[seat], words, tags, SP_CAP)
-            if nplays > SP_CAP:
-                out.overflow += 1
-                nplays = SP_CAP
-        wk.n[seat] = nplays
-        if p.policy[seat] == POL_RANDOM:
-            if st.table == 0:
-                choice = sk_rng_bounded(&rng, nplays)
+            if wk.list_trick[seat] == st.trick:
+                nplays = narrow(words, tags, wk.n[seat], st.table, p.rules.flags)
             else:
-                choice = sk_rng_bounded(&rng, nplays + 1)
-                if choice == nplays:
-                    choice = -1
-        else:
-            opp_min = 99
-            for t in range(4):
-                if (t ^ seat) & 1 and st.ncards[t] and st.ncards[t] < opp_min:
-                    opp_min = st.ncards[t]
-            choice = greedy_choose(st.hand[seat], st.table,
-                                   st.table != 0 and st.owner == (seat ^ 2), opp_min,
-                                   st.ncards[seat], words, tags, nplays, p.rules.flags)
+                nplays = sk_legal(&p.rules, &st, p.fewest[seat], words, tags, SP_CAP)
+                if nplays > SP_CAP:
+                    out.overflow += 1
+                    nplays = SP_CAP
+            wk.n[seat] = nplays
+            if p.policy[seat] == POL_RANDOM:
+                if st.table == 0:
+                    choice = sk_rng_bounded(&rng, nplays)
+                else:
+                    choice = sk_rng_bounded(&rng, nplays + 1)
+                    if choice == nplays:
+                        choice = -1
+            else:
+                opp_min = 99
+                for t in range(4):
+                    if (t ^ seat) & 1 and st.ncards[t] and st.ncards[t] < opp_min:
+                        opp_min = st.ncards[t]
+                choice = greedy_choose(st.hand[seat], st.table, False, opp_min, st.ncards[seat],
+                                       words, tags, nplays, p.rules.flags)
         if wk.logging and wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
             wk.log_word[wk.n_log] = words[choice] if choice >= 0 else 0
@@ -247,7 +276,7 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         else:
             # the hand stays and every later table of this trick beats this one (R4), so the
             # seat's next answers are these plays that beat it (nplays < SP_CAP: all of them)
-            wk.list_trick[seat] = st.trick if nplays < SP_CAP else -1
+            wk.list_trick[seat] = st.trick if listed and nplays < SP_CAP else -1
             sk_pass_unhashed(&st)
     out.tricks = st.trick + 1
     for i in range(st.nbombs):
