@@ -31,7 +31,8 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_NIB1, SK_SEQ_MASK, n_ranks, nib, nib_sum, unit,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, high_rank,
+    n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
@@ -97,10 +98,8 @@ cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept no
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
     different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
     cdef int k
-    if w == 0:
-        put(g, nat, tag)
-        return
-    for k in range(g.jn[w]):
+    put(g, nat | g.jw[w][0], tag)  # w = 0: the one empty split
+    for k in range(1, g.jn[w]):
         put(g, nat | g.jw[w][k], tag)
 
 
@@ -136,9 +135,20 @@ cdef inline void gen_jokers(Gen* g) noexcept nogil:
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
+cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
+    """The reading of ``n`` cards of rank ``r`` (wilds standing for it): single, pair, triple,
+    then an X相 bomb of n★ with stars (R2, R3)."""
+    if n <= 3:
+        return make_tag(n - 1, r, n, 1, 0, n, 0)
+    return make_tag(K_BOMB, r, n, 1, n * stars_on, n, 0)
+
+
 cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogil:
     """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural)."""
     cdef int k, hr = g.h[r], kmin, kmax = hr if hr < n else n
+    if g.wall == 0:
+        put(g, (<uint64_t>n) << (4 * r), tag)
+        return
     if g.fewest:
         kmin = kmax
     else:
@@ -148,32 +158,43 @@ cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogi
 
 
 cdef inline void gen_one_rank(Gen* g) noexcept nogil:
-    """Singles, pairs, triples (sizes ``plo..phi`` over ranks above ``prmin``: all when
+    """Singles, pairs, triples (sizes ``plo..phi`` over ranks from ``prmin``: all when
     leading, the table's size over higher ranks when answering one) and X相 bombs (R2, R3);
-    per rank by size, as R3 orders them. Answering a bomb starts at the smallest size that
-    beats it: a one-rank bomb's key grows with its size (R5: more stars or more cards)."""
-    cdef int r, n, nmax, nmin, plo = 1, phi = 0, prmin = 0, stars_on = (g.flags & FLAG_STARS) != 0
+    per rank by size, as R3 orders them. Only the ranks that can hold one are visited (nibble
+    masks: any natural; ≥ 4 − wall naturals for a bomb). Answering a bomb starts at the
+    smallest size that beats it: a one-rank bomb's key grows with its size, and with its rank
+    at one size (R5), so that size only falls as the rank rises."""
+    cdef int r, n, nmax, nmin = 4, plo = 1, phi = 0, prmin = 0
+    cdef int stars_on = (g.flags & FLAG_STARS) != 0
+    cdef uint64_t plain = 0, bombs, todo
+    cdef uint64_t nat = g.hand & SK_NAT_MASK
     if g.mode == GEN_LEAD:
         phi = 3
+        plain = ranks_ge(nat, 1)
     elif g.mode == GEN_PLAIN and g.tkind <= 2:
         plo = phi = g.tkind + 1
         prmin = g.ttop + 1
-    for r in range(13):
-        if g.h[r] == 0:
-            continue
+        plain = ranks_ge(nat, 1) & ~(unit(prmin) - 1)
+    bombs = ranks_ge(nat, 4 - g.wall if g.wall < 3 else 1)
+    todo = plain | bombs
+    while todo:
+        r = SK_CTZ64(todo) >> 2
+        todo &= todo - 1
         if done(g):
             return
         nmax = g.h[r] + g.wall
-        if r >= prmin:
+        if plain & unit(r):
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
-                one_rank_sets(g, r, n, make_tag(n - 1, r, n, 1, 0, n, 0))
-        nmin = 4
+                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on))
+        if not bombs & unit(r):
+            continue
         if g.mode == GEN_BOMB:
-            while nmin <= nmax and bomb_key(make_tag(K_BOMB, r, nmin, 1, nmin * stars_on, nmin, 0),
-                                            g.flags) <= g.tkey:
+            while nmin > 4 and bomb_key(one_rank_tag(r, nmin - 1, stars_on), g.flags) > g.tkey:
+                nmin -= 1
+            while nmin <= nmax and bomb_key(one_rank_tag(r, nmin, stars_on), g.flags) <= g.tkey:
                 nmin += 1
         for n in range(nmin, nmax + 1):
-            one_rank_sets(g, r, n, make_tag(K_BOMB, r, n, 1, n * stars_on, n, 0))
+            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on))
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
@@ -187,57 +208,93 @@ cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag) noex
     put_wild(g, nat, w, tag | (<uint32_t>w << 28))
 
 
+cdef inline uint64_t held(uint64_t x) noexcept nogil:
+    """A 1 in the low bit of every non-zero nibble of ``x`` (nibbles ≤ 3: a window's W)."""
+    return (x | (x >> 1)) & SK_NIB1
+
+
 cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
                             uint32_t tag) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
-    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …)
-    turns them into wilds. With t < A the lowest rank must keep a natural (canonical top)."""
-    cdef int budget = g.wall - d, r1, r2, r3, r4
-    cdef bint need_lo = t < R_ACE
-    cdef uint64_t w1, w2, w3, w4
+    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …,
+    each the lowest set bit of a mask of the ranks still holding one) turns them into wilds.
+    With t < A the lowest rank must keep a natural (canonical top): one card of it, ``guard``,
+    is set aside before choosing."""
+    cdef int budget = g.wall - d
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x0 = base - guard, x1, x2, x3, u1, u2, u3, u4, m1, m2, m3, m4
     seq_emit(g, base, d, n, tag)
     if budget == 0 or g.fewest:
         return
-    for r1 in range(lo, t + 1):
-        if nib(base, r1) == 0:
-            continue
-        w1 = base - unit(r1)
-        if need_lo and nib(w1, lo) == 0:
-            continue
-        seq_emit(g, w1, d + 1, n, tag)
+    m1 = held(x0)
+    while m1:
+        u1 = m1 & (~m1 + 1)
+        m1 ^= u1
+        x1 = x0 - u1
+        seq_emit(g, x1 + guard, d + 1, n, tag)
         if budget < 2:
             continue
-        for r2 in range(r1, t + 1):
-            if nib(w1, r2) == 0:
-                continue
-            w2 = w1 - unit(r2)
-            if need_lo and nib(w2, lo) == 0:
-                continue
-            seq_emit(g, w2, d + 2, n, tag)
+        m2 = held(x1) & ~(u1 - 1)
+        while m2:
+            u2 = m2 & (~m2 + 1)
+            m2 ^= u2
+            x2 = x1 - u2
+            seq_emit(g, x2 + guard, d + 2, n, tag)
             if budget < 3:
                 continue
-            for r3 in range(r2, t + 1):
-                if nib(w2, r3) == 0:
-                    continue
-                w3 = w2 - unit(r3)
-                if need_lo and nib(w3, lo) == 0:
-                    continue
-                seq_emit(g, w3, d + 3, n, tag)
+            m3 = held(x2) & ~(u2 - 1)
+            while m3:
+                u3 = m3 & (~m3 + 1)
+                m3 ^= u3
+                x3 = x2 - u3
+                seq_emit(g, x3 + guard, d + 3, n, tag)
                 if budget < 4:
                     continue
-                for r4 in range(r3, t + 1):
-                    if nib(w3, r4) == 0:
-                        continue
-                    w4 = w3 - unit(r4)
-                    if need_lo and nib(w4, lo) == 0:
-                        continue
-                    seq_emit(g, w4, d + 4, n, tag)
+                m4 = held(x3) & ~(u3 - 1)
+                while m4:
+                    u4 = m4 & (~m4 + 1)
+                    m4 ^= u4
+                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag)
+
+
+cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
+                          int tmin) noexcept nogil:
+    """The sequences of a hand without wilds: the windows are the stretches of ranks holding
+    ≥ W (``full``: a 1 per nibble), one set each (W cards per rank). The tops, from A down,
+    are the ranks whose ``lmin`` ranks down are all full; each takes the lengths from lmin up
+    to the bottom of its stretch."""
+    cdef uint64_t tops = full & ~(unit(tmin) - 1), gaps, word
+    cdef int i, t, length, lmax
+    cdef uint32_t tag
+    for i in range(1, lmin):
+        tops &= full << (4 * i)
+    while tops:
+        if done(g):
+            return
+        t = high_rank(tops)
+        tops ^= unit(t)
+        gaps = ~full & SK_NIB1 & (unit(t) - 1)
+        lmax = lfix if lfix else t - (high_rank(gaps) if gaps else -1)
+        word = (<uint64_t>width * SK_NIB1) & ((unit(t) << 4) - 1)
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        for length in range(lmin, lmax + 1):
+            put(g, word & ~(unit(t - length + 1) - 1), tag)
+            tag += make_tag(0, 0, 0, 1, 0, width, 0)
 
 
 cdef inline void gen_sequences(Gen* g) noexcept nogil:
-    cdef int width, kind, t, tmin, length, lfix, lmin, lmax, lo, d, mlo, m[12], r
-    cdef uint64_t base
+    """Per width W, top t from A down, length ascending: every window lo..t that lacks at most
+    ``wall`` cards to hold W of each rank (R2). ``m`` holds min(count, W) per rank (nibbles),
+    ``pre`` the prefix sums of the cards each rank lacks; the longest window of top t starts
+    at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as t falls."""
+    cdef int width, kind, t, tmin, length, lfix, lmin, lmax, lo, lowest, r, pre[13]
+    cdef uint64_t m, full, top_mask
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint32_t tag
+    m = 0
     for width in range(1, 4):
+        full = ranks_ge(nat, width)
+        m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
         kind = K_STRAIGHT + width - 1
         lfix = 0
         tmin = 0
@@ -246,32 +303,33 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
                 continue
             lfix = g.tlen
             tmin = g.ttop + 1
-        lmin = 5 if width == 1 else 3
+        lmin = lfix if lfix else (5 if width == 1 else 3)
+        if g.wall == 0:
+            seq_runs(g, full, width, kind, lmin, lfix, tmin)
+            continue
+        pre[0] = 0
         for r in range(12):
-            m[r] = g.h[r] if g.h[r] < width else width
+            pre[r + 1] = pre[r] + width - nib(m, r)
+        lowest = R_ACE + 1
         t = R_ACE
-        while t >= tmin:
+        while t >= tmin and t >= lmin - 1:
             if done(g):
                 return
-            # grow the window downwards from top t; the missing count d only grows
-            d = 0
-            base = 0
-            lmax = lfix if lfix else t + 1
-            for length in range(1, lmax + 1):
+            if lowest > t + 1:
+                lowest = t + 1
+            while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= g.wall:
+                lowest -= 1
+            lmax = t + 1 - lowest
+            if lfix and lmax > lfix:
+                lmax = lfix
+            top_mask = m & ((unit(t) << 4) - 1)
+            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+            for length in range(lmin, lmax + 1):
                 lo = t - length + 1
-                if lo < 0:
-                    break
-                mlo = m[lo]
-                d += width - mlo
-                if d > g.wall:
-                    break
-                base |= (<uint64_t>mlo) << (4 * lo)
-                if length < lmin or (lfix and length != lfix):
-                    continue
-                if t < R_ACE and mlo == 0:
-                    continue
-                seq_window(g, base, d, lo, t, width * length,
-                           make_tag(kind, t, width, length, 0, width * length, 0))
+                if t == R_ACE or nib(m, lo):
+                    seq_window(g, top_mask & ~(unit(lo) - 1), pre[t + 1] - pre[lo], lo, t,
+                               width * length, tag)
+                tag += make_tag(0, 0, 0, 1, 0, width, 0)
             t -= 1
 
 
