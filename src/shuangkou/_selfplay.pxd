@@ -143,6 +143,7 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
     played)."""
     cdef int i, best = -1, bsize = -1, btop = 99, bclean = -1, clean, size, top
     cdef int anyp = -1, atop = 99
+    cdef bint bigger
     cdef uint64_t brk = bomb_ranks(hand)
     cdef uint32_t tag
     if table == 0:
@@ -152,11 +153,13 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
             tag = tags[i]
             if tag_kind(tag) >= K_BOMB:
                 continue
-            clean = tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0
             size = tag_size(tag)
             top = tag_top(tag)
-            if (clean > bclean or (clean == bclean and (size > bsize or (
-                    size == bsize and top < btop)))):
+            bigger = size > bsize or (size == bsize and top < btop)
+            if bclean == 1 and not bigger:
+                continue        # a clean best is beaten only by a bigger clean play
+            clean = tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0
+            if clean > bclean or (clean == bclean and bigger):
                 best = i
                 bclean = clean
                 bsize = size
@@ -192,6 +195,13 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
 
 
 # -- one deal ---------------------------------------------------------------------------------
+cdef inline int fewest_cards(int a, int b) noexcept nogil:
+    """Cards of the opponent closest to finishing (99 if both are out): greedy's ``opp_min``."""
+    if a == 0:
+        return b if b else 99
+    return a if b == 0 or a < b else b
+
+
 cdef inline int narrow(uint64_t* words, uint32_t* tags, int n, uint32_t table,
                        uint32_t flags) noexcept nogil:
     """Keep, in order, the plays of a list that beat ``table``; returns how many. The answers
@@ -212,7 +222,7 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     cdef SkState st
     cdef SkScore sc
     cdef uint64_t rng
-    cdef int i, t, seat, nplays = 0, choice, opp_min, stars
+    cdef int i, seat, nplays = 0, choice, opp_min, stars
     cdef bint listed
     cdef uint32_t tag
     cdef uint64_t* words
@@ -257,10 +267,7 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
                     if choice == nplays:
                         choice = -1
             else:
-                opp_min = 99
-                for t in range(4):
-                    if (t ^ seat) & 1 and st.ncards[t] and st.ncards[t] < opp_min:
-                        opp_min = st.ncards[t]
+                opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
                 choice = greedy_choose(st.hand[seat], st.table, False, opp_min, st.ncards[seat],
                                        words, tags, nplays, p.rules.flags)
         if wk.logging and wk.n_log < SP_LOG_CAP:
