@@ -198,9 +198,15 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
-cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag) noexcept nogil:
+cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag,
+                          bint simple) noexcept nogil:
     """Emit one sequence set unless it is a bomb (R3.1): with 4 wilds it may hold a single
-    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb."""
+    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb.
+    ``simple`` (at most 2 wilds, one joker split per wild count) skips both tests and the
+    split loop; the callers pass it as a constant, so the compiler drops what it excludes."""
+    if simple:
+        put(g, nat | g.jw[w][0], tag | (<uint32_t>w << 28))
+        return
     if w >= 4 and n_ranks(nat) < 2:
         return
     if w >= 3 and n >= 12 and (g.flags & FLAG_STARS) and chain_bomb_tag(nat, n, w, g.flags):
@@ -213,8 +219,8 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
-cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
-                            uint32_t tag) noexcept nogil:
+cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n, uint32_t tag,
+                            bint simple) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
     ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …,
     each the lowest set bit of a mask of the ranks still holding one) turns them into wilds.
@@ -223,7 +229,7 @@ cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
     cdef int budget = g.wall - d
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
     cdef uint64_t x0 = base - guard, x1, x2, x3, u1, u2, u3, u4, m1, m2, m3, m4
-    seq_emit(g, base, d, n, tag)
+    seq_emit(g, base, d, n, tag, simple)
     if budget == 0 or g.fewest:
         return
     m1 = held(x0)
@@ -231,7 +237,7 @@ cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
         x1 = x0 - u1
-        seq_emit(g, x1 + guard, d + 1, n, tag)
+        seq_emit(g, x1 + guard, d + 1, n, tag, simple)
         if budget < 2:
             continue
         m2 = held(x1) & ~(u1 - 1)
@@ -239,7 +245,7 @@ cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
             u2 = m2 & (~m2 + 1)
             m2 ^= u2
             x2 = x1 - u2
-            seq_emit(g, x2 + guard, d + 2, n, tag)
+            seq_emit(g, x2 + guard, d + 2, n, tag, simple)
             if budget < 3:
                 continue
             m3 = held(x2) & ~(u2 - 1)
@@ -247,14 +253,14 @@ cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
                 u3 = m3 & (~m3 + 1)
                 m3 ^= u3
                 x3 = x2 - u3
-                seq_emit(g, x3 + guard, d + 3, n, tag)
+                seq_emit(g, x3 + guard, d + 3, n, tag, simple)
                 if budget < 4:
                     continue
                 m4 = held(x3) & ~(u3 - 1)
                 while m4:
                     u4 = m4 & (~m4 + 1)
                     m4 ^= u4
-                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag)
+                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag, simple)
 
 
 cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
@@ -282,16 +288,48 @@ cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int l
             tag += make_tag(0, 0, 0, 1, 0, width, 0)
 
 
-cdef inline void gen_sequences(Gen* g) noexcept nogil:
-    """Per width W, top t from A down, length ascending: every window lo..t that lacks at most
-    ``wall`` cards to hold W of each rank (R2). ``m`` holds min(count, W) per rank (nibbles),
-    ``pre`` the prefix sums of the cards each rank lacks; the longest window of top t starts
-    at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as t falls."""
-    cdef int width, kind, t, tmin, length, lfix, lmin, lmax, lo, lowest, r, pre[13]
-    cdef uint64_t m, full, top_mask
-    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int lmin, int lfix,
+                             int tmin, bint simple) noexcept nogil:
+    """The sequences of width W with wilds: top t from A down, length ascending, every window
+    lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
+    rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
+    of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
+    t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, pre[13]
+    cdef uint64_t top_mask
     cdef uint32_t tag
-    m = 0
+    pre[0] = 0
+    for r in range(12):
+        pre[r + 1] = pre[r] + width - nib(m, r)
+    t = R_ACE
+    while t >= tmin and t >= lmin - 1:
+        if done(g):
+            return
+        if lowest > t + 1:
+            lowest = t + 1
+        while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= g.wall:
+            lowest -= 1
+        lmax = t + 1 - lowest
+        if lfix and lmax > lfix:
+            lmax = lfix
+        top_mask = m & ((unit(t) << 4) - 1)
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        for length in range(lmin, lmax + 1):
+            lo = t - length + 1
+            if t == R_ACE or nib(m, lo):
+                seq_window(g, top_mask & ~(unit(lo) - 1), pre[t + 1] - pre[lo], lo, t,
+                           width * length, tag, simple)
+            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+        t -= 1
+
+
+cdef inline void gen_sequences(Gen* g) noexcept nogil:
+    """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
+    kind and length with a higher top."""
+    cdef int width, kind, tmin, lfix, lmin
+    cdef uint64_t m = 0, full
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef bint simple = g.wall <= 2 and (g.fewest or g.ws == 0 or g.wb == 0)  # one split each
     for width in range(1, 4):
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
@@ -306,31 +344,12 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
         lmin = lfix if lfix else (5 if width == 1 else 3)
         if g.wall == 0:
             seq_runs(g, full, width, kind, lmin, lfix, tmin)
-            continue
-        pre[0] = 0
-        for r in range(12):
-            pre[r + 1] = pre[r] + width - nib(m, r)
-        lowest = R_ACE + 1
-        t = R_ACE
-        while t >= tmin and t >= lmin - 1:
-            if done(g):
-                return
-            if lowest > t + 1:
-                lowest = t + 1
-            while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= g.wall:
-                lowest -= 1
-            lmax = t + 1 - lowest
-            if lfix and lmax > lfix:
-                lmax = lfix
-            top_mask = m & ((unit(t) << 4) - 1)
-            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-            for length in range(lmin, lmax + 1):
-                lo = t - length + 1
-                if t == R_ACE or nib(m, lo):
-                    seq_window(g, top_mask & ~(unit(lo) - 1), pre[t + 1] - pre[lo], lo, t,
-                               width * length, tag)
-                tag += make_tag(0, 0, 0, 1, 0, width, 0)
-            t -= 1
+        elif simple:
+            seq_windows(g, m, width, kind, lmin, lfix, tmin, True)
+        else:
+            seq_windows(g, m, width, kind, lmin, lfix, tmin, False)
+        if done(g):
+            return
 
 
 # -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
