@@ -107,12 +107,14 @@ cdef inline int smallest_bomb(const uint64_t* words, const uint32_t* tags, int n
     return best
 
 
-cdef inline int greedy_over_partner(uint64_t hand, uint32_t table, uint64_t* words,
-                                    uint32_t* tags, uint32_t flags) noexcept nogil:
-    """``greedy_choose`` when the partner owns the table, without listing the plays: the
-    whole hand if one of its readings beats the table (rule 1; it is then the one play of
-    the list made of the whole hand: plain readings of one set differ in kind, a set has at
-    most one bomb reading), written to ``words[0]``/``tags[0]`` (returns 0), else pass (-1)."""
+cdef inline int greedy_whole_hand(uint64_t hand, uint32_t table, uint64_t* words,
+                                  uint32_t* tags, uint32_t flags) noexcept nogil:
+    """Greedy's rule 1 without the list: if a reading of the whole hand beats the table (any
+    reading when leading), write that play to ``words[0]``/``tags[0]`` and return 0, else -1.
+    It is the first play of the list made of the whole hand: ``sk_generate`` lists every
+    reading of a set (with ``fewest`` too: no other subset has the hand's size), a set's
+    plain readings differ in kind and come by kind (sequences by width), and a set has at
+    most one bomb reading (R3.1), so on a table at most one of them beats it."""
     cdef uint32_t rt[2]
     cdef int i, k = sk_classify(hand, flags, rt)
     for i in range(k):
@@ -123,55 +125,40 @@ cdef inline int greedy_over_partner(uint64_t hand, uint32_t table, uint64_t* wor
     return -1
 
 
-cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
-                              int my_cards, const uint64_t* words, const uint32_t* tags, int n,
-                              uint32_t flags) noexcept nogil:
-    """The greedy heuristic. Returns an index into the plays, or -1 to pass.
-
-    1. A play that empties the hand is made at once.
-    2. Leading: the plain play that sheds the most cards, preferring plays that use no wild
-       and break no bomb rank (a rank held ≥ 4 times), then the lowest top; a bomb only if
-       nothing plain is left.
-    3. Answering: never over the partner (``greedy_over_partner`` decides it without the
-       list). Otherwise the smallest
-       beating plain play that uses no wild and breaks no bomb; when an opponent is close to
-       finishing (≤ 6 cards) or our own hand is small (≤ 6), any beating plain play (the
-       lowest top, then the fewest wilds), else the smallest bomb; otherwise pass (bombs are
-       kept for later).
-
-    Ties go to the first play in list order. One pass over the list (bombs again if one is
-    played)."""
+cdef inline int greedy_lead(uint64_t hand, const uint64_t* words, const uint32_t* tags, int n,
+                            uint32_t flags) noexcept nogil:
+    """``greedy_choose``'s rule 2 (leading, no play empties the hand)."""
     cdef int i, best = -1, bsize = -1, btop = 99, bclean = -1, clean, size, top
-    cdef int anyp = -1, atop = 99
     cdef bint bigger
     cdef uint64_t brk = bomb_ranks(hand)
     cdef uint32_t tag
-    if table == 0:
-        for i in range(n):
-            if words[i] == hand:
-                return i
-            tag = tags[i]
-            if tag_kind(tag) >= K_BOMB:
-                continue
-            size = tag_size(tag)
-            top = tag_top(tag)
-            bigger = size > bsize or (size == bsize and top < btop)
-            if bclean == 1 and not bigger:
-                continue        # a clean best is beaten only by a bigger clean play
-            clean = tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0
-            if clean > bclean or (clean == bclean and bigger):
-                best = i
-                bclean = clean
-                bsize = size
-                btop = top
-        if best >= 0:
-            return best
-        return smallest_bomb(words, tags, n, flags)
-    if partner_owns:
-        for i in range(n):
-            if words[i] == hand:
-                return i
-        return -1
+    for i in range(n):
+        tag = tags[i]
+        if tag_kind(tag) >= K_BOMB:
+            continue
+        size = tag_size(tag)
+        top = tag_top(tag)
+        bigger = size > bsize or (size == bsize and top < btop)
+        if bclean == 1 and not bigger:
+            continue        # a clean best is beaten only by a bigger clean play
+        clean = tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0
+        if clean > bclean or (clean == bclean and bigger):
+            best = i
+            bclean = clean
+            bsize = size
+            btop = top
+    if best >= 0:
+        return best
+    return smallest_bomb(words, tags, n, flags)
+
+
+cdef inline int greedy_answer(uint64_t hand, int opp_min, int my_cards, const uint64_t* words,
+                              const uint32_t* tags, int n, uint32_t flags) noexcept nogil:
+    """``greedy_choose``'s rules 1 and 3 on a table the partner does not own, in one pass over
+    the list (bombs again if one is played)."""
+    cdef int i, best = -1, btop = 99, anyp = -1, atop = 99, top
+    cdef uint64_t brk = bomb_ranks(hand)
+    cdef uint32_t tag
     for i in range(n):
         if words[i] == hand:
             return i
@@ -192,6 +179,33 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
     if anyp >= 0:
         return anyp
     return smallest_bomb(words, tags, n, flags)
+
+
+cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
+                              int my_cards, const uint64_t* words, const uint32_t* tags, int n,
+                              uint32_t flags) noexcept nogil:
+    """The greedy heuristic. Returns an index into the plays, or -1 to pass.
+
+    1. A play that empties the hand is made at once.
+    2. Leading: the plain play that sheds the most cards, preferring plays that use no wild
+       and break no bomb rank (a rank held ≥ 4 times), then the lowest top; a bomb only if
+       nothing plain is left.
+    3. Answering: never over the partner. Otherwise the smallest beating plain play that uses
+       no wild and breaks no bomb; when an opponent is close to finishing (≤ 6 cards) or our
+       own hand is small (≤ 6), any beating plain play (the lowest top, then the fewest
+       wilds), else the smallest bomb; otherwise pass (bombs are kept for later).
+
+    Ties go to the first play in list order. Self-play decides rule 1 for a lead and over
+    the partner without the list (``greedy_whole_hand``) and calls the parts itself."""
+    cdef int i
+    if table != 0 and not partner_owns:
+        return greedy_answer(hand, opp_min, my_cards, words, tags, n, flags)
+    for i in range(n):
+        if words[i] == hand:
+            return i
+    if table != 0:
+        return -1
+    return greedy_lead(hand, words, tags, n, flags)
 
 
 # -- one deal ---------------------------------------------------------------------------------
@@ -247,10 +261,11 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         words = wk.words[seat]
         tags = wk.tags[seat]
         listed = True
-        if p.policy[seat] == POL_GREEDY and st.table != 0 and st.owner == (seat ^ 2):
-            listed = False
-            choice = greedy_over_partner(st.hand[seat], st.table, words, tags, p.rules.flags)
-        else:
+        if p.policy[seat] == POL_GREEDY and (st.table == 0 or st.owner == (seat ^ 2)):
+            # leading or over the partner: rule 1 first, without the list
+            choice = greedy_whole_hand(st.hand[seat], st.table, words, tags, p.rules.flags)
+            listed = choice < 0 and st.table == 0
+        if listed:
             if wk.list_trick[seat] == st.trick:
                 nplays = narrow(words, tags, wk.n[seat], st.table, p.rules.flags)
             else:
@@ -267,9 +282,12 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
                     if choice == nplays:
                         choice = -1
             else:
-                opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
-                choice = greedy_choose(st.hand[seat], st.table, False, opp_min, st.ncards[seat],
-                                       words, tags, nplays, p.rules.flags)
+                if st.table == 0:
+                    choice = greedy_lead(st.hand[seat], words, tags, nplays, p.rules.flags)
+                else:
+                    opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
+                    choice = greedy_answer(st.hand[seat], opp_min, st.ncards[seat], words, tags,
+                                           nplays, p.rules.flags)
         if wk.logging and wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
             wk.log_word[wk.n_log] = words[choice] if choice >= 0 else 0
