@@ -32,11 +32,11 @@ from libc.string cimport memset
 
 from _packed cimport (
     R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, high_rank,
-    n_ranks, nib, nib_sum, ranks_ge, unit,
+    low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
-    FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
-    ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape, jokers_tag, make_tag, sk_beats,
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
+    ChainShape, bomb_key, chain_best, chain_bomb_tag, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
 
@@ -118,6 +118,11 @@ cdef inline void joker_splits(Gen* g) noexcept nogil:
             g.jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
 
 
+cdef inline bint one_split(const Gen* g) noexcept nogil:
+    """Every wild count has one joker split: ``fewest``, or wilds of one kind only."""
+    return g.fewest or g.ws == 0 or g.wb == 0
+
+
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
 cdef inline void gen_jokers(Gen* g) noexcept nogil:
     cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
@@ -137,15 +142,18 @@ cdef inline void gen_jokers(Gen* g) noexcept nogil:
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
 cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
     """The reading of ``n`` cards of rank ``r`` (wilds standing for it): single, pair, triple,
-    then an X相 bomb of n★ with stars (R2, R3)."""
+    then an X相 bomb of n★ with stars (R2, R3). Kind, width, size and stars grow linearly
+    with n: one multiply instead of packing seven fields."""
     if n <= 3:
-        return make_tag(n - 1, r, n, 1, 0, n, 0)
-    return make_tag(K_BOMB, r, n, 1, n * stars_on, n, 0)
+        return make_tag(0, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(1, 0, 1, 0, 0, 1, 0) - 1
+    return make_tag(K_BOMB, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(0, 0, 1, 0, stars_on, 1, 0)
 
 
-cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogil:
-    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural)."""
-    cdef int k, hr = g.h[r], kmin, kmax = hr if hr < n else n
+cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag, bint simple) noexcept nogil:
+    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural), by
+    natural count; ``simple``: one joker split per wild count (a constant, as for sequences)."""
+    cdef int hr = g.h[r], kmax = hr if hr < n else n, kmin, w
+    cdef uint64_t word
     if g.wall == 0:
         put(g, (<uint64_t>n) << (4 * r), tag)
         return
@@ -153,11 +161,18 @@ cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogi
         kmin = kmax
     else:
         kmin = n - g.wall if n - g.wall > 1 else 1
-    for k in range(kmin, kmax + 1):
-        put_wild(g, (<uint64_t>k) << (4 * r), n - k, tag | (<uint32_t>(n - k) << 28))
+    word = (<uint64_t>kmin) << (4 * r)
+    tag |= <uint32_t>(n - kmin) << 28
+    for w in range(n - kmin, n - kmax - 1, -1):
+        if simple:
+            put(g, word | g.jw[w][0], tag)
+        else:
+            put_wild(g, word, w, tag)
+        word += unit(r)
+        tag -= 1u << 28
 
 
-cdef inline void gen_one_rank(Gen* g) noexcept nogil:
+cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
     """Singles, pairs, triples (sizes ``plo..phi`` over ranks from ``prmin``: all when
     leading, the table's size over higher ranks when answering one) and X相 bombs (R2, R3);
     per rank by size, as R3 orders them. Only the ranks that can hold one are visited (nibble
@@ -185,7 +200,7 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
         nmax = g.h[r] + g.wall
         if plain & unit(r):
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
-                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on))
+                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
         if not bombs & unit(r):
             continue
         if g.mode == GEN_BOMB:
@@ -194,7 +209,14 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
             while nmin <= nmax and bomb_key(one_rank_tag(r, nmin, stars_on), g.flags) <= g.tkey:
                 nmin += 1
         for n in range(nmin, nmax + 1):
-            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on))
+            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
+
+
+cdef inline void gen_one_rank(Gen* g) noexcept nogil:
+    if one_split(g):
+        one_rank_all(g, True)
+    else:
+        one_rank_all(g, False)
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
@@ -329,7 +351,7 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
     cdef int width, kind, tmin, lfix, lmin
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
-    cdef bint simple = g.wall <= 2 and (g.fewest or g.ws == 0 or g.wb == 0)  # one split each
+    cdef bint simple = g.wall <= 2 and one_split(g)
     for width in range(1, 4):
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
@@ -368,36 +390,47 @@ cdef inline void few_keep(Fewest* f, uint64_t nat, int w, int ws, uint32_t tag) 
     f.tag[i] = tag
 
 
-cdef inline void chain_rec(Gen* g, Fewest* f, int a, int y, int r, uint64_t nat, int need) noexcept nogil:
-    """Choose naturals for ranks r..a+y-1 of the window; ``need`` = wilds the groups so far need
-    to reach 4 cards. At the end, every wild count ≥ need is one candidate set."""
-    cdef int c, cmin, hr, w, n0, top = a + y - 1
+cdef inline void chain_leaf(Gen* g, Fewest* f, int a, int y, uint64_t nat, int need, int g4,
+                            int maxc, uint32_t le) noexcept nogil:
+    """One count vector ``nat`` of the window a..a+y−1 (``need`` wilds lacking for groups of 4;
+    over the window: Σ max(c, 4) = ``g4``, largest count ``maxc``, byte x − 4 of ``le`` = ranks
+    with ≤ x naturals): every wild count ≥ need is one candidate set, kept only in the window
+    of its biggest reading (R3.1, R3.4). The window's ranks outside the naturals' span are
+    empty, which turns the window figures into the span's ``ChainShape``."""
+    cdef int w, n0 = nib_sum(nat), top = a + y - 1, empty, x
     cdef uint32_t tag
     cdef ChainShape shape
-    if r == a + y:
-        n0 = nib_sum(nat)
-        chain_shape(nat, &shape)  # naturals inside the window: always a possible shape
-        for w in range(need, g.wall + 1):
-            tag = chain_best(&shape, n0 + w, w, g.flags)
-            # keep the set only in the window of its biggest reading (R3.1, R3.4)
-            if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
-                continue
-            if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
-                continue
-            if f != NULL:
-                few_keep(f, nat, w, g.ws, tag)
-            else:
-                put_wild(g, nat, w, tag)
-        return
-    hr = g.h[r]
-    cmin = 4 - (g.wall - need)
-    if cmin < 0:
-        cmin = 0
-    if r == a and cmin == 0 and top < R_ACE:
-        cmin = 1  # the reading's top is min(A, lowest natural + y − 1): a must hold a natural
-    for c in range(cmin, hr + 1):
-        chain_rec(g, f, a, y, r + 1, nat | ((<uint64_t>c) << (4 * r)),
-                  need + (4 - c if c < 4 else 0))
+    shape.lo = low_rank(nat)
+    shape.span = high_rank(nat) - shape.lo + 1
+    empty = y - shape.span
+    shape.maxc = maxc
+    shape.g4 = g4 - 4 * empty
+    for x in range(4, 8):
+        shape.le[x] = <int>((le >> (8 * (x - 4))) & 255) - empty
+    for w in range(need, g.wall + 1):
+        # equal groups (百变/JJ): a reading of y groups needs y | size
+        if not (g.flags & FLAG_UNEVEN) and (n0 + w) % y:
+            continue
+        tag = chain_best(&shape, n0 + w, w, g.flags)
+        if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
+            continue
+        if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
+            continue
+        if f != NULL:
+            few_keep(f, nat, w, g.ws, tag)
+        else:
+            put_wild(g, nat, w, tag)
+
+
+cdef inline void chain_step(uint64_t* nat, int* need, int* g4, int* maxc, uint32_t* le, int i,
+                            int a, int c) noexcept nogil:
+    """The running figures after position i of a window holds ``c`` naturals."""
+    nat[i + 1] = nat[i] | ((<uint64_t>c) << (4 * (a + i)))
+    need[i + 1] = need[i] + (4 - c if c < 4 else 0)
+    g4[i + 1] = g4[i] + (c if c > 4 else 4)
+    maxc[i + 1] = maxc[i] if maxc[i] > c else c
+    # one per byte x − 4 for x = 4..7 with c ≤ x (none for c = 8: the shift leaves 32 bits)
+    le[i + 1] = le[i] + <uint32_t>((<uint64_t>0x01010101u) << (8 * (c - 4 if c > 4 else 0)))
 
 
 cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
@@ -429,12 +462,54 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
                 continue
             if done(g):
                 return
-            chain_rec(g, f, a, y, a, 0, 0)
+            chain_window(g, f, a, y)
             if f != NULL:
                 for i in range(few.n_used):
                     put(g, few.word[few.used[i]], few.tag[few.used[i]])
                     few.score[few.used[i]] = 0
                 few.n_used = 0
+
+
+cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
+    """Every count vector of the window a..a+y−1 (ranks 3..A, 3 ≤ y ≤ 6) whose groups can
+    reach 4 cards with the wilds, rank a's count most significant, each count ascending: an
+    odometer over positions i = 0..y−1 keeping the running figures of the ranks before i
+    (``chain_leaf``). A rank's count starts at 4 − (wilds not yet needed); rank a must hold a
+    natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
+    cdef int i = 0, cm, cnt, top = a + y - 1
+    cdef int c[6]
+    cdef int need[7], g4[7], maxc[7]
+    cdef uint32_t le[7]
+    cdef uint64_t nat[7]
+    need[0] = g4[0] = maxc[0] = 0
+    le[0] = 0
+    nat[0] = 0
+    while True:
+        # descend: positions i.. at their smallest count
+        while i < y:
+            cm = 4 - (g.wall - need[i])
+            if cm < 0:
+                cm = 0
+            if i == 0 and cm == 0 and top < R_ACE:
+                cm = 1
+            if cm > g.h[a + i]:
+                break
+            c[i] = cm
+            chain_step(nat, need, g4, maxc, le, i, a, cm)
+            i += 1
+        if i == y:
+            chain_leaf(g, f, a, y, nat[y], need[y], g4[y], maxc[y], le[y])
+            if done(g):
+                return
+        # advance the deepest position that can still grow
+        i -= 1
+        while i >= 0 and c[i] == g.h[a + i]:
+            i -= 1
+        if i < 0:
+            return
+        c[i] += 1
+        chain_step(nat, need, g4, maxc, le, i, a, c[i])
+        i += 1
 
 
 # -- the entry points -------------------------------------------------------------------------
