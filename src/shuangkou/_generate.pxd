@@ -31,7 +31,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, high_rank,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, high_rank,
     low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
@@ -390,24 +390,41 @@ cdef inline void few_keep(Fewest* f, uint64_t nat, int w, int ws, uint32_t tag) 
     f.tag[i] = tag
 
 
-cdef inline void chain_leaf(Gen* g, Fewest* f, int a, int y, uint64_t nat, int need, int g4,
-                            int maxc, uint32_t le) noexcept nogil:
-    """One count vector ``nat`` of the window a..a+y−1 (``need`` wilds lacking for groups of 4;
-    over the window: Σ max(c, 4) = ``g4``, largest count ``maxc``, byte x − 4 of ``le`` = ranks
-    with ≤ x naturals): every wild count ≥ need is one candidate set, kept only in the window
-    of its biggest reading (R3.1, R3.4). The window's ranks outside the naturals' span are
-    empty, which turns the window figures into the span's ``ChainShape``."""
+cdef extern from *:
+    """
+    /* chain_window's running figures of a window's counts, one uint64 (see chain_step):
+       bytes 0-3 ranks holding <= 4, 5, 6, 7 naturals; bits 32-39 the sum of max(c, 4);
+       bits 40-47 the wilds lacking for groups of 4; bits 48-56 one bit per count present.
+       SK_CHAIN_STEP[c]: what one rank holding c naturals adds to the first three fields. */
+    static const unsigned long long SK_CHAIN_STEP[9] = {
+        0x0000040401010101ULL, 0x0000030401010101ULL, 0x0000020401010101ULL,
+        0x0000010401010101ULL, 0x0000000401010101ULL, 0x0000000501010100ULL,
+        0x0000000601010000ULL, 0x0000000701000000ULL, 0x0000000800000000ULL};
+    """
+    const uint64_t SK_CHAIN_STEP[9]
+
+
+cdef inline int fig_need(uint64_t fig) noexcept nogil:
+    return <int>((fig >> 40) & 255)
+
+
+cdef inline void chain_leaf(Gen* g, Fewest* f, int a, int y, uint64_t nat,
+                            uint64_t fig) noexcept nogil:
+    """One count vector ``nat`` of the window a..a+y−1 with its figures ``fig`` (see
+    ``SK_CHAIN_STEP``): every wild count ≥ the wilds it lacks is one candidate set, kept only
+    in the window of its biggest reading (R3.1, R3.4). The window's ranks outside the
+    naturals' span are empty, which turns the window figures into the span's ``ChainShape``."""
     cdef int w, n0 = nib_sum(nat), top = a + y - 1, empty, x
     cdef uint32_t tag
     cdef ChainShape shape
     shape.lo = low_rank(nat)
     shape.span = high_rank(nat) - shape.lo + 1
     empty = y - shape.span
-    shape.maxc = maxc
-    shape.g4 = g4 - 4 * empty
+    shape.maxc = (63 - SK_CLZ64(fig)) - 48
+    shape.g4 = <int>((fig >> 32) & 255) - 4 * empty
     for x in range(4, 8):
-        shape.le[x] = <int>((le >> (8 * (x - 4))) & 255) - empty
-    for w in range(need, g.wall + 1):
+        shape.le[x] = <int>((fig >> (8 * (x - 4))) & 255) - empty
+    for w in range(fig_need(fig), g.wall + 1):
         # equal groups (百变/JJ): a reading of y groups needs y | size
         if not (g.flags & FLAG_UNEVEN) and (n0 + w) % y:
             continue
@@ -422,15 +439,44 @@ cdef inline void chain_leaf(Gen* g, Fewest* f, int a, int y, uint64_t nat, int n
             put_wild(g, nat, w, tag)
 
 
-cdef inline void chain_step(uint64_t* nat, int* need, int* g4, int* maxc, uint32_t* le, int i,
-                            int a, int c) noexcept nogil:
-    """The running figures after position i of a window holds ``c`` naturals."""
-    nat[i + 1] = nat[i] | ((<uint64_t>c) << (4 * (a + i)))
-    need[i + 1] = need[i] + (4 - c if c < 4 else 0)
-    g4[i + 1] = g4[i] + (c if c > 4 else 4)
-    maxc[i + 1] = maxc[i] if maxc[i] > c else c
-    # one per byte x − 4 for x = 4..7 with c ≤ x (none for c = 8: the shift leaves 32 bits)
-    le[i + 1] = le[i] + <uint32_t>((<uint64_t>0x01010101u) << (8 * (c - 4 if c > 4 else 0)))
+cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
+    """Every count vector of the window a..a+y−1 (ranks 3..A, 3 ≤ y ≤ 6) whose groups can
+    reach 4 cards with the wilds, rank a's count most significant, each count ascending: an
+    odometer over positions i = 0..y−1 keeping the naturals and the figures of the ranks
+    before i. A rank's count starts at 4 − (wilds not yet lacking); rank a must hold a
+    natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
+    cdef int i = 0, cm, top = a + y - 1
+    cdef int c[6]
+    cdef uint64_t nat[7], fig[7]
+    nat[0] = fig[0] = 0
+    while True:
+        # descend: positions i.. at their smallest count
+        while i < y:
+            cm = 4 - (g.wall - fig_need(fig[i]))
+            if cm < 0:
+                cm = 0
+            if i == 0 and cm == 0 and top < R_ACE:
+                cm = 1
+            if cm > g.h[a + i]:
+                break
+            c[i] = cm
+            nat[i + 1] = nat[i] | ((<uint64_t>cm) << (4 * (a + i)))
+            fig[i + 1] = (fig[i] + SK_CHAIN_STEP[cm]) | (<uint64_t>1 << (48 + cm))
+            i += 1
+        if i == y:
+            chain_leaf(g, f, a, y, nat[y], fig[y])
+            if done(g):
+                return
+        # advance the deepest position that can still grow
+        i -= 1
+        while i >= 0 and c[i] == g.h[a + i]:
+            i -= 1
+        if i < 0:
+            return
+        c[i] += 1
+        nat[i + 1] = nat[i + 1] + unit(a + i)
+        fig[i + 1] = (fig[i] + SK_CHAIN_STEP[c[i]]) | (<uint64_t>1 << (48 + c[i]))
+        i += 1
 
 
 cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
@@ -468,48 +514,6 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
                     put(g, few.word[few.used[i]], few.tag[few.used[i]])
                     few.score[few.used[i]] = 0
                 few.n_used = 0
-
-
-cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
-    """Every count vector of the window a..a+y−1 (ranks 3..A, 3 ≤ y ≤ 6) whose groups can
-    reach 4 cards with the wilds, rank a's count most significant, each count ascending: an
-    odometer over positions i = 0..y−1 keeping the running figures of the ranks before i
-    (``chain_leaf``). A rank's count starts at 4 − (wilds not yet needed); rank a must hold a
-    natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
-    cdef int i = 0, cm, cnt, top = a + y - 1
-    cdef int c[6]
-    cdef int need[7], g4[7], maxc[7]
-    cdef uint32_t le[7]
-    cdef uint64_t nat[7]
-    need[0] = g4[0] = maxc[0] = 0
-    le[0] = 0
-    nat[0] = 0
-    while True:
-        # descend: positions i.. at their smallest count
-        while i < y:
-            cm = 4 - (g.wall - need[i])
-            if cm < 0:
-                cm = 0
-            if i == 0 and cm == 0 and top < R_ACE:
-                cm = 1
-            if cm > g.h[a + i]:
-                break
-            c[i] = cm
-            chain_step(nat, need, g4, maxc, le, i, a, cm)
-            i += 1
-        if i == y:
-            chain_leaf(g, f, a, y, nat[y], need[y], g4[y], maxc[y], le[y])
-            if done(g):
-                return
-        # advance the deepest position that can still grow
-        i -= 1
-        while i >= 0 and c[i] == g.h[a + i]:
-            i -= 1
-        if i < 0:
-            return
-        c[i] += 1
-        chain_step(nat, need, g4, maxc, le, i, a, c[i])
-        i += 1
 
 
 # -- the entry points -------------------------------------------------------------------------
