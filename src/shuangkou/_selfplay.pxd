@@ -7,8 +7,13 @@
   on ``(seed, i)`` only, never on threads. Policy randomness continues the same generator
   after the deal draws (``SkDeal.after``).
 * ``play_deal`` asks the policy of the seat to act for a choice among ``sk_legal``'s plays
-  (or pass), applies it (``sk_play_unhashed`` / ``sk_pass_unhashed``: it never reads the hash) until ``sk_is_over``, and records the
-  deal (``sk_score``).
+  (or pass), applies it (``sk_play_unhashed`` / ``sk_pass_unhashed``: it never reads the
+  hash) until ``sk_is_over``, and records the deal (``sk_score``).
+* It lists only what the policy needs, with the same choices as listing every play (the
+  Python twins of the policies do; tests/test_sim_shortcuts.py checks the properties used):
+  a seat that passed keeps its answer list for the rest of the trick and narrows it to the
+  plays beating each later table (``narrow``); greedy decides "empty the hand" from the
+  hand's readings when leading or over its partner, and never lists over its partner.
 
 Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answering);
 ``POL_GREEDY`` – a heuristic (see ``greedy_choose``).
