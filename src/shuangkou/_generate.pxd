@@ -12,15 +12,21 @@ writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total
 Every card set is emitted exactly once per reading, by construction rather than by dedup:
 
 * jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
-* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3);
+* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
+  a nibble mask says can hold one;
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
-  sets with ≤ W naturals per rank, wilds filling the rest. The set's canonical top (R3.2) is
+  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
+  runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
+  give each top's longest window, and a window's wild choices walk nibble masks of the ranks
+  still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
   natural of its lowest rank. Sets that are bombs (one natural rank, or a 千变 chain bomb) are
   left to the bomb generators (R3.1); a 千变 set fitting two kinds is emitted once per kind
   (R3.3);
-* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4; a set is kept
-  only in the window of its biggest reading (R3.1, R3.4), so it appears once.
+* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4 (an odometer
+  carrying the running figures ``chain_best`` needs, one SWAR test first rejecting hands with
+  no possible window); a set is kept only in the window of its biggest reading (R3.1, R3.4),
+  so it appears once.
 
 When answering, only the table's kind and size with a higher top are generated, plus the bombs
 that beat it (R4: filtered while generating). ``fewest`` keeps, per reading, the set with the
@@ -31,11 +37,11 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, high_rank,
-    low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
+    high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
-    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_PAIR, K_STRAIGHT, NO_TABLE,
     ChainShape, bomb_key, chain_best, chain_bomb_tag, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
@@ -66,7 +72,6 @@ ctypedef struct Gen:
     int ws            # wild small jokers in hand
     int wb            # wild big jokers in hand
     int wall          # ws + wb
-    int h[13]         # natural counts
     int jn[5]         # ways to take w wild cards (splits into small / big jokers), w ≤ wall
     uint64_t jw[5][3] # their joker words, fewest small jokers first
 
@@ -152,7 +157,7 @@ cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
 cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag, bint simple) noexcept nogil:
     """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural), by
     natural count; ``simple``: one joker split per wild count (a constant, as for sequences)."""
-    cdef int hr = g.h[r], kmax = hr if hr < n else n, kmin, w
+    cdef int hr = nib(g.hand, r), kmax = hr if hr < n else n, kmin, w
     cdef uint64_t word
     if g.wall == 0:
         put(g, (<uint64_t>n) << (4 * r), tag)
@@ -197,7 +202,7 @@ cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
         todo &= todo - 1
         if done(g):
             return
-        nmax = g.h[r] + g.wall
+        nmax = nib(g.hand, r) + g.wall
         if plain & unit(r):
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
                 one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
@@ -446,9 +451,12 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
     before i. A rank's count starts at 4 − (wilds not yet lacking); rank a must hold a
     natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
     cdef int i = 0, cm, top = a + y - 1
-    cdef int c[6]
+    cdef int c[6], h[6]
     cdef uint64_t nat[7], fig[7]
     nat[0] = fig[0] = 0
+    for i in range(y):
+        h[i] = nib(g.hand, a + i)
+    i = 0
     while True:
         # descend: positions i.. at their smallest count
         while i < y:
@@ -457,7 +465,7 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
                 cm = 0
             if i == 0 and cm == 0 and top < R_ACE:
                 cm = 1
-            if cm > g.h[a + i]:
+            if cm > h[i]:
                 break
             c[i] = cm
             nat[i + 1] = nat[i] | ((<uint64_t>cm) << (4 * (a + i)))
@@ -469,7 +477,7 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
                 return
         # advance the deepest position that can still grow
         i -= 1
-        while i >= 0 and c[i] == g.h[a + i]:
+        while i >= 0 and c[i] == h[i]:
             i -= 1
         if i < 0:
             return
@@ -479,25 +487,30 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
         i += 1
 
 
+cdef inline bint lacks_at_most(uint64_t x, int k) noexcept nogil:
+    """Some nibble 0..9 of ``x`` (each ≤ 15) is ≤ k: the nibbles spread over byte lanes,
+    where adding 127 − k sets bit 7 exactly of the lanes over k."""
+    cdef uint64_t lanes = 0x0000008080808080ULL, add = <uint64_t>(127 - k) * 0x0000000101010101ULL
+    cdef uint64_t even = x & 0x0000000F0F0F0F0FULL, odd = (x >> 4) & 0x0000000F0F0F0F0FULL
+    return ((even + add) & lanes) != lanes or ((odd + add) & lanes) != lanes
+
+
 cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
+    """Chain bombs window by window (Y = 3..6, lowest rank ascending; R2, R5). A window is
+    possible only if it lacks ≤ wall cards to hold 4 of each rank, and every window contains a
+    3-window: one SWAR test of the 3-windows (nibble a: the cards ranks a..a+2 lack) rejects
+    most hands before the prefix sums are built."""
     cdef int r, y, a, pre[13], i
-    cdef bint any3 = False
     cdef Fewest few
     cdef Fewest* f = NULL
-    cdef uint64_t four = ((g.hand >> 2) | (g.hand >> 3)) & SK_NIB1 & SK_SEQ_MASK  # ranks ≥ 4
-    if g.wall == 0 and (four & (four >> 4) & (four >> 8)) == 0:
-        return  # no wild and no three consecutive ranks of four
-    # prefix sums of the cards each rank lacks to hold 4; a window is possible only if it lacks
-    # ≤ wall, and every window contains a 3-window, so test those first
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint64_t lack = 4 * (SK_NIB1 & SK_SEQ_MASK) - (
+        ranks_ge(nat, 1) + ranks_ge(nat, 2) + ranks_ge(nat, 3) + ranks_ge(nat, 4))
+    if not lacks_at_most(lack + (lack >> 4) + (lack >> 8), g.wall):
+        return
     pre[0] = 0
     for r in range(12):
-        pre[r + 1] = pre[r] + (4 - g.h[r] if g.h[r] < 4 else 0)
-    for a in range(10):
-        if pre[a + 3] - pre[a] <= g.wall:
-            any3 = True
-            break
-    if not any3:
-        return
+        pre[r + 1] = pre[r] + nib(lack, r)
     if g.fewest:
         f = &few
         memset(few.score, 0, sizeof(few.score))
@@ -525,7 +538,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     return the plays found. The one place the generators run, with ``Gen`` local, so
     that the compiler keeps it in registers."""
     cdef Gen g
-    cdef int r
     g.words = words
     g.tags = tags
     g.cap = cap
@@ -539,8 +551,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
     joker_splits(&g)
-    for r in range(13):
-        g.h[r] = nib(hand, r)
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
@@ -558,7 +568,11 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
             g.tkey = bomb_key(table, flags)
         else:
             g.mode = GEN_PLAIN
-    gen_jokers(&g)
+    # jokers alone make singles, pairs, 三王 and 天王: against anything but a single or a pair
+    # only three or four of them can play
+    if (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
+            or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
+        gen_jokers(&g)
     gen_one_rank(&g)
     if not done(&g) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
         gen_sequences(&g)
