@@ -14,6 +14,7 @@ from shuangkou.cards import MAX_COPIES
 from shuangkou.game import Game
 from shuangkou.plays import Play
 from shuangkou.rng import SplitMix64, deal_seed
+from shuangkou.rules import MAX_BASE_SCORE, MAX_UNITS
 from shuangkou.scoring import best_held_bombs
 from shuangkou.sim import (
     SimResult,
@@ -308,3 +309,34 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError):
         simulate(10, "baibian", ["random"] * 3)
     assert len(simulate(0, "baibian")) == 0
+
+
+def test_scores_are_64_bit_at_the_largest_base_score() -> None:
+    """#11: scores (units × base score, R8) are int64 in the kernel and in the arrays. At the
+    largest base score with the largest 天王 multiplier (R8.1) they pass 2³¹ (an int32 wrapped
+    them) and must equal what Game scores for the same decisions."""
+    rules = Rules.preset("classic").replace(base_score=MAX_BASE_SCORE,
+                                            four_jokers_multiplier=MAX_UNITS)
+    res = simulate(300, rules, "random", seed=3)
+    assert res.scores.dtype == np.int64
+    assert (res.scores == res.units.astype(np.int64) * MAX_BASE_SCORE).all()
+    big = np.flatnonzero(np.abs(res.scores).max(axis=1) >= 2**31)
+    assert big.size >= 3  # 天王 played by team T: 4 × 10⁶ units, 4 × 10¹² points
+    for index in big[:3]:
+        rec, actions = kernel_log(rules, 3, int(index))
+        game = Game(rules, seed=deal_seed(3, int(index)))
+        for _, play in actions:
+            game.play(play) if play else game.pass_()
+        assert game.result is not None
+        assert tuple(game.result.scores) == rec["scores"] == tuple(res.scores[index])
+    stats = res.stats()
+    assert np.allclose(stats.score_sum, res.scores.sum(axis=0))
+
+
+@pytest.mark.parametrize("base", [MAX_BASE_SCORE + 1, 2**28, 2**63, 2**64 + 3, -1, 0])
+def test_base_scores_out_of_range_fail_at_rules_time(base: int) -> None:
+    """#11: a base score the 64-bit scores cannot hold with room for any deal's units (the
+    issue's 2**28 gave −2³¹ in every seat) is a ValueError naming the field, before any deal is
+    played — never a wrapped score."""
+    with pytest.raises(ValueError, match="base_score"):
+        simulate(10, Rules.preset("jj").replace(base_score=base), "random")

@@ -7,24 +7,31 @@
   on ``(seed, i)`` only, never on threads. Policy randomness continues the same generator
   after the deal draws (``SkDeal.after``).
 * ``play_deal`` asks the policy of the seat to act for a choice among ``sk_legal``'s plays
-  (or pass), applies it (``sk_play_unhashed`` / ``sk_pass_unhashed``: it never reads the hash) until ``sk_is_over``, and records the
-  deal (``sk_score``).
+  (or pass), applies it (``sk_play_unhashed`` / ``sk_pass_unhashed``: it never reads the
+  hash) until ``sk_is_over``, and records the deal (``sk_score``).
+* It lists only what the policy needs, with the same choices as listing every play (the
+  Python twins of the policies do; tests/test_sim_shortcuts.py checks the properties used):
+  a seat that passed keeps its answer list for the rest of the trick and narrows it to the
+  plays beating each later table (``narrow``); greedy decides "empty the hand" from the
+  hand's readings when leading or over its partner, and never lists over its partner.
 
 Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answering);
 ``POL_GREEDY`` – a heuristic (see ``greedy_choose``).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from _readings cimport K_BOMB, sk_beats, tag_kind, tag_size, tag_stars, tag_top, tag_wilds
+from _readings cimport (
+    K_BOMB, sk_beats, sk_classify, tag_kind, tag_size, tag_stars, tag_top, tag_wilds,
+)
 from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_deal, sk_init, sk_legal, sk_pass_unhashed,
     sk_play_unhashed, sk_rng_bounded, sk_score,
 )
 
 cdef enum:
-    SP_CAP = 65536          # play buffer per thread (the most plays of a 27-card hand is far less)
+    SP_CAP = 65536          # play buffer per seat (the most plays of a 27-card hand is far less)
     SP_LOG_CAP = 2048       # decisions of one deal at most (≤ 108 plays, ≤ 3 passes after each)
     SP_MAX_STARS = 16
     POL_RANDOM = 0
@@ -46,15 +53,18 @@ cdef struct SimParams:
 
 
 cdef struct Work:
-    uint64_t* words         # SP_CAP each
-    uint32_t* tags
-    # the action log of the current deal (always kept; cheap)
+    # each seat's plays at its last decision (SP_CAP each): an answer list stays valid while
+    # the seat only passes in that trick (``list_trick``; see ``play_deal``)
+    uint64_t* words[4]
+    uint32_t* tags[4]
+    int32_t n[4]
+    int32_t list_trick[4]   # trick of the seat's answer list, -1: none
+    # the action log of the current deal (only when ``logging``: play_logged)
+    bint logging
     int32_t n_log
     int8_t log_seat[SP_LOG_CAP]
-    uint64_t log_word[SP_LOG_CAP]
+    uint64_t log_word[SP_LOG_CAP]   # 0 for a pass
     uint32_t log_tag[SP_LOG_CAP]
-    int32_t log_choice[SP_LOG_CAP]  # index chosen among the generated plays, -1 = pass
-    int32_t log_n[SP_LOG_CAP]       # number of plays generated at that decision
 
 
 cdef struct DealRecord:
@@ -65,7 +75,7 @@ cdef struct DealRecord:
     int8_t swap_a           # 明牌 seat swap (-1 if none)
     int8_t swap_b
     int32_t units[4]
-    int32_t scores[4]
+    int64_t scores[4]       # units × base score: 64-bit (an int32 wraps at base 10⁶, #11)
     int32_t multiplier
     int32_t decisions       # actions taken (plays and passes)
     int32_t plays           # plays (not passes)
@@ -102,6 +112,80 @@ cdef inline int smallest_bomb(const uint64_t* words, const uint32_t* tags, int n
     return best
 
 
+cdef inline int greedy_whole_hand(uint64_t hand, uint32_t table, uint64_t* words,
+                                  uint32_t* tags, uint32_t flags) noexcept nogil:
+    """Greedy's rule 1 without the list: if a reading of the whole hand beats the table (any
+    reading when leading), write that play to ``words[0]``/``tags[0]`` and return 0, else -1.
+    It is the first play of the list made of the whole hand: ``sk_generate`` lists every
+    reading of a set (with ``fewest`` too: no other subset has the hand's size), a set's
+    plain readings differ in kind and come by kind (sequences by width), and a set has at
+    most one bomb reading (R3.1), so on a table at most one of them beats it."""
+    cdef uint32_t rt[2]
+    cdef int i, k = sk_classify(hand, flags, rt)
+    for i in range(k):
+        if sk_beats(rt[i], table, flags):
+            words[0] = hand
+            tags[0] = rt[i]
+            return 0
+    return -1
+
+
+cdef inline int greedy_lead(uint64_t hand, const uint64_t* words, const uint32_t* tags, int n,
+                            uint32_t flags) noexcept nogil:
+    """``greedy_choose``'s rule 2 (leading, no play empties the hand)."""
+    cdef int i, best = -1, bsize = -1, btop = 99, bclean = -1, clean, size, top
+    cdef bint bigger
+    cdef uint64_t brk = bomb_ranks(hand)
+    cdef uint32_t tag
+    for i in range(n):
+        tag = tags[i]
+        if tag_kind(tag) >= K_BOMB:
+            continue
+        size = tag_size(tag)
+        top = tag_top(tag)
+        bigger = size > bsize or (size == bsize and top < btop)
+        if bclean == 1 and not bigger:
+            continue        # a clean best is beaten only by a bigger clean play
+        clean = tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0
+        if clean > bclean or (clean == bclean and bigger):
+            best = i
+            bclean = clean
+            bsize = size
+            btop = top
+    if best >= 0:
+        return best
+    return smallest_bomb(words, tags, n, flags)
+
+
+cdef inline int greedy_answer(uint64_t hand, int opp_min, int my_cards, const uint64_t* words,
+                              const uint32_t* tags, int n, uint32_t flags) noexcept nogil:
+    """``greedy_choose``'s rules 1 and 3 on a table the partner does not own, in one pass over
+    the list (bombs again if one is played)."""
+    cdef int i, best = -1, btop = 99, anyp = -1, atop = 99, top
+    cdef uint64_t brk = bomb_ranks(hand)
+    cdef uint32_t tag
+    for i in range(n):
+        if words[i] == hand:
+            return i
+        tag = tags[i]
+        if tag_kind(tag) >= K_BOMB:
+            continue
+        top = tag_top(tag)
+        if top < atop or (top == atop and tag_wilds(tag) < tag_wilds(tags[anyp])):
+            anyp = i
+            atop = top
+        if top < btop and tag_wilds(tag) == 0 and (used_ranks(words[i]) & brk) == 0:
+            best = i
+            btop = top
+    if best >= 0:
+        return best
+    if opp_min > 6 and my_cards > 6:
+        return -1
+    if anyp >= 0:
+        return anyp
+    return smallest_bomb(words, tags, n, flags)
+
+
 cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
                               int my_cards, const uint64_t* words, const uint32_t* tags, int n,
                               uint32_t flags) noexcept nogil:
@@ -113,66 +197,55 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
        nothing plain is left.
     3. Answering: never over the partner. Otherwise the smallest beating plain play that uses
        no wild and breaks no bomb; when an opponent is close to finishing (≤ 6 cards) or our
-       own hand is small (≤ 6), any beating plain play, else the smallest bomb; otherwise pass
-       (bombs are kept for later)."""
-    cdef int i, best = -1, k, bsize = -1, btop = 99, bclean = -1, clean, size, top
-    cdef uint64_t brk = bomb_ranks(hand)
+       own hand is small (≤ 6), any beating plain play (the lowest top, then the fewest
+       wilds), else the smallest bomb; otherwise pass (bombs are kept for later).
+
+    Ties go to the first play in list order. Self-play decides rule 1 for a lead and over
+    the partner without the list (``greedy_whole_hand``) and calls the parts itself."""
+    cdef int i
+    if table != 0 and not partner_owns:
+        return greedy_answer(hand, opp_min, my_cards, words, tags, n, flags)
     for i in range(n):
         if words[i] == hand:
             return i
-    if table == 0:
-        for i in range(n):
-            k = tag_kind(tags[i])
-            if k >= K_BOMB:
-                continue
-            clean = tag_wilds(tags[i]) == 0 and (used_ranks(words[i]) & brk) == 0
-            size = tag_size(tags[i])
-            top = tag_top(tags[i])
-            if (clean > bclean or (clean == bclean and (size > bsize or (
-                    size == bsize and top < btop)))):
-                best = i
-                bclean = clean
-                bsize = size
-                btop = top
-        if best >= 0:
-            return best
-        return smallest_bomb(words, tags, n, flags)
-    if partner_owns:
+    if table != 0:
         return -1
-    for i in range(n):
-        k = tag_kind(tags[i])
-        if k >= K_BOMB or tag_wilds(tags[i]) != 0 or (used_ranks(words[i]) & brk) != 0:
-            continue
-        top = tag_top(tags[i])
-        if top < btop:
-            best = i
-            btop = top
-    if best >= 0:
-        return best
-    if opp_min > 6 and my_cards > 6:
-        return -1
-    for i in range(n):
-        k = tag_kind(tags[i])
-        if k >= K_BOMB:
-            continue
-        top = tag_top(tags[i])
-        if top < btop or (top == btop and tag_wilds(tags[i]) < tag_wilds(tags[best])):
-            best = i
-            btop = top
-    if best >= 0:
-        return best
-    return smallest_bomb(words, tags, n, flags)
+    return greedy_lead(hand, words, tags, n, flags)
 
 
 # -- one deal ---------------------------------------------------------------------------------
+cdef inline int fewest_cards(int a, int b) noexcept nogil:
+    """Cards of the opponent closest to finishing (99 if both are out): greedy's ``opp_min``."""
+    if a == 0:
+        return b if b else 99
+    return a if b == 0 or a < b else b
+
+
+cdef inline int narrow(uint64_t* words, uint32_t* tags, int n, uint32_t table,
+                       uint32_t flags) noexcept nogil:
+    """Keep, in order, the plays of a list that beat ``table``; returns how many. The answers
+    to a table played over an earlier one of the same trick are the answers to the earlier
+    table that beat it (R4: ``beats`` is transitive), in ``sk_generate``'s order."""
+    cdef int i, k = 0
+    for i in range(n):
+        if sk_beats(tags[i], table, flags):
+            words[k] = words[i]
+            tags[k] = tags[i]
+            k += 1
+    return k
+
+
 cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealRecord* out) noexcept nogil:
     """Deal from ``seed`` (the state of shuangkou.rng's generator) and play it to the end."""
     cdef SkDeal d
     cdef SkState st
     cdef SkScore sc
     cdef uint64_t rng
-    cdef int i, t, seat, nplays, choice, opp_min, stars
+    cdef int i, seat, nplays = 0, choice, opp_min, stars
+    cdef bint listed
     cdef uint32_t tag
+    cdef uint64_t* words
+    cdef uint32_t* tags
 
     memset(out, 0, sizeof(DealRecord))
     out.max_stars = -1
@@ -186,39 +259,54 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     for i in range(4):
         out.first_hand[i] = d.hands[i]
     sk_init(&st, d.hands, d.leader)
+    for i in range(4):
+        wk.list_trick[i] = -1
     while not st.over:
         seat = st.to_act
-        nplays = sk_legal(&p.rules, &st, p.fewest[seat], wk.words, wk.tags, SP_CAP)
-        if nplays > SP_CAP:
-            out.overflow += 1
-            nplays = SP_CAP
-        if p.policy[seat] == POL_RANDOM:
-            if st.table == 0:
-                choice = sk_rng_bounded(&rng, nplays)
+        words = wk.words[seat]
+        tags = wk.tags[seat]
+        listed = True
+        if p.policy[seat] == POL_GREEDY and (st.table == 0 or st.owner == (seat ^ 2)):
+            # leading or over the partner: rule 1 first, without the list
+            choice = greedy_whole_hand(st.hand[seat], st.table, words, tags, p.rules.flags)
+            listed = choice < 0 and st.table == 0
+        if listed:
+            if wk.list_trick[seat] == st.trick:
+                nplays = narrow(words, tags, wk.n[seat], st.table, p.rules.flags)
             else:
-                choice = sk_rng_bounded(&rng, nplays + 1)
-                if choice == nplays:
-                    choice = -1
-        else:
-            opp_min = 99
-            for t in range(4):
-                if (t ^ seat) & 1 and st.ncards[t] and st.ncards[t] < opp_min:
-                    opp_min = st.ncards[t]
-            choice = greedy_choose(st.hand[seat], st.table,
-                                   st.table != 0 and st.owner == (seat ^ 2), opp_min,
-                                   st.ncards[seat], wk.words, wk.tags, nplays, p.rules.flags)
-        if wk.n_log < SP_LOG_CAP:
+                nplays = sk_legal(&p.rules, &st, p.fewest[seat], words, tags, SP_CAP)
+                if nplays > SP_CAP:
+                    out.overflow += 1
+                    nplays = SP_CAP
+            wk.n[seat] = nplays
+            if p.policy[seat] == POL_RANDOM:
+                if st.table == 0:
+                    choice = sk_rng_bounded(&rng, nplays)
+                else:
+                    choice = sk_rng_bounded(&rng, nplays + 1)
+                    if choice == nplays:
+                        choice = -1
+            else:
+                if st.table == 0:
+                    choice = greedy_lead(st.hand[seat], words, tags, nplays, p.rules.flags)
+                else:
+                    opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
+                    choice = greedy_answer(st.hand[seat], opp_min, st.ncards[seat], words, tags,
+                                           nplays, p.rules.flags)
+        if wk.logging and wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
-            wk.log_choice[wk.n_log] = choice
-            wk.log_n[wk.n_log] = nplays
-            wk.log_word[wk.n_log] = wk.words[choice] if choice >= 0 else 0
-            wk.log_tag[wk.n_log] = wk.tags[choice] if choice >= 0 else 0
+            wk.log_word[wk.n_log] = words[choice] if choice >= 0 else 0
+            wk.log_tag[wk.n_log] = tags[choice] if choice >= 0 else 0
             wk.n_log += 1
         out.decisions += 1
         if choice >= 0:
             out.plays += 1
-            sk_play_unhashed(&st, wk.words[choice], wk.tags[choice])
+            wk.list_trick[seat] = -1
+            sk_play_unhashed(&st, words[choice], tags[choice])
         else:
+            # the hand stays and every later table of this trick beats this one (R4), so the
+            # seat's next answers are these plays that beat it (nplays < SP_CAP: all of them)
+            wk.list_trick[seat] = st.trick if listed and nplays < SP_CAP else -1
             sk_pass_unhashed(&st)
     out.tricks = st.trick + 1
     for i in range(st.nbombs):
@@ -237,5 +325,5 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         out.places[i] = sc.places[i]
         out.cards_left[i] = st.ncards[i]
         out.units[i] = sc.units[i]
-        out.scores[i] = sc.units[i] * p.rules.base_score
+        out.scores[i] = <int64_t>sc.units[i] * p.rules.base_score
         out.held_units[i] = <int16_t>sc.held_units[i]

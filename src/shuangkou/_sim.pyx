@@ -24,7 +24,7 @@ FIELDS = {
     "revealed": ("i2", ()),
     "swap": ("i1", (2,)),
     "units": ("i4", (4,)),
-    "scores": ("i4", (4,)),
+    "scores": ("i8", (4,)),
     "multiplier": ("i4", ()),
     "decisions": ("i4", ()),
     "plays": ("i4", ()),
@@ -56,25 +56,28 @@ cdef void _fill_params(SimParams* p, dict d) except *:
         p.fewest[s] = d["fewest"][s]
 
 
-cdef Work* _new_work() except NULL:
+cdef Work* _new_work(bint logging) except NULL:
     cdef Work* wk = <Work*>malloc(sizeof(Work))
+    cdef int s
     if wk == NULL:
         raise MemoryError()
     memset(wk, 0, sizeof(Work))
-    wk.words = <uint64_t*>malloc(SP_CAP * sizeof(uint64_t))
-    wk.tags = <uint32_t*>malloc(SP_CAP * sizeof(uint32_t))
-    if wk.words == NULL or wk.tags == NULL:
-        free(wk.words)
-        free(wk.tags)
-        free(wk)
-        raise MemoryError()
+    wk.logging = logging
+    for s in range(4):
+        wk.words[s] = <uint64_t*>malloc(SP_CAP * sizeof(uint64_t))
+        wk.tags[s] = <uint32_t*>malloc(SP_CAP * sizeof(uint32_t))
+        if wk.words[s] == NULL or wk.tags[s] == NULL:
+            _free_work(wk)
+            raise MemoryError()
     return wk
 
 
 cdef void _free_work(Work* wk) noexcept:
+    cdef int s
     if wk != NULL:
-        free(wk.words)
-        free(wk.tags)
+        for s in range(4):
+            free(wk.words[s])
+            free(wk.tags[s])
         free(wk)
 
 
@@ -89,7 +92,7 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
     cdef int16_t[::1] revealed = out["revealed"]
     cdef int8_t[:, ::1] swap = out["swap"]
     cdef int32_t[:, ::1] units = out["units"]
-    cdef int32_t[:, ::1] scores = out["scores"]
+    cdef int64_t[:, ::1] scores = out["scores"]
     cdef int32_t[::1] multiplier = out["multiplier"]
     cdef int32_t[::1] decisions = out["decisions"]
     cdef int32_t[::1] plays = out["plays"]
@@ -103,7 +106,7 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
     cdef int32_t[::1] overflow = out["overflow"]
     if offset < 0 or count < 0 or offset + count > outcome.shape[0]:
         raise ValueError("output arrays too short for the requested deals")
-    cdef Work* wk = _new_work()
+    cdef Work* wk = _new_work(False)
     cdef DealRecord rec
     cdef int64_t i, row
     cdef int s, k
@@ -140,21 +143,18 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
 def play_logged(dict params, uint64_t deal_seed):
     """Play one deal from the generator state ``deal_seed`` (as ``Game(rules, seed=deal_seed)``
     deals it) and return ``(record, log)``: the record as a dict of the :data:`FIELDS` plus
-    ``first_hands``; the log a list of ``(seat, cards word, tag, choice, n_plays)`` per decision
-    (word = tag = 0 and choice = -1 for a pass)."""
+    ``first_hands``; the log a list of ``(seat, cards word, tag)`` per decision (word = tag = 0
+    for a pass)."""
     cdef SimParams p
     _fill_params(&p, params)
-    cdef Work* wk = _new_work()
+    cdef Work* wk = _new_work(True)
     cdef DealRecord rec
     cdef int i
     try:
         with nogil:
             play_deal(&p, deal_seed, wk, &rec)
-        log = [
-            (int(wk.log_seat[i]), int(wk.log_word[i]), int(wk.log_tag[i]),
-             int(wk.log_choice[i]), int(wk.log_n[i]))
-            for i in range(wk.n_log)
-        ]
+        log = [(int(wk.log_seat[i]), int(wk.log_word[i]), int(wk.log_tag[i]))
+               for i in range(wk.n_log)]
     finally:
         _free_work(wk)
     record = {

@@ -20,7 +20,7 @@ environment. The contract is docs/internals.md, "The game state".
   them.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from _generate cimport sk_generate
@@ -61,7 +61,7 @@ cdef extern from *:
 cdef struct SkParams:
     uint32_t flags              # the rules word (Rules.flags)
     int32_t mode                # SK_MODE_*
-    int32_t base_score
+    int64_t base_score          # 64-bit: scores = units × base score (RL rewards, self-play)
     int32_t four_jokers_multiplier
     int32_t jj_single_win
     int32_t held_bombs          # R8.4 held bombs count
@@ -177,30 +177,44 @@ cdef inline void sk_shuffle(uint64_t* state, uint8_t* deck) noexcept nogil:
         deck[j] = t8
 
 
+cdef extern from *:
+    """
+    #define SK_U(r) (1ULL << (4 * (r)))
+    #define SK_U4(r) SK_U(r), SK_U(r), SK_U(r), SK_U(r)
+    #define SK_U52 SK_U4(0), SK_U4(1), SK_U4(2), SK_U4(3), SK_U4(4), SK_U4(5), SK_U4(6), \
+                   SK_U4(7), SK_U4(8), SK_U4(9), SK_U4(10), SK_U4(11), SK_U4(12)
+    static const unsigned long long SK_CARD_UNIT[108] = {
+        SK_U52, SK_U52, SK_U(13), SK_U(13), SK_U(14), SK_U(14)
+    };
+    """
+    const uint64_t* SK_CARD_UNIT    # 1 << 4 * sk_card_rank(card): the card in a packed hand
+
+
 cdef inline void sk_deal(uint64_t seed, bint revealed, SkDeal* out) noexcept nogil:
     """R7 deal from the generator state ``seed``: Fisher–Yates over ids 0..107, 27 cards a
     seat, then one more draw: the revealed card (明牌: its holder leads; the holder of the other
     copy swaps seats with the leader's partner) or the leader seat."""
-    cdef uint64_t st = seed, tmp
-    cdef int i, s, card, other, holder = 0, oholder = -1, partner
+    cdef uint64_t st = seed, tmp, hand
+    cdef int i, s, card = -1, other = -1, holder = 0, oholder = -1, partner
     sk_shuffle(&st, out.deck)
-    for s in range(4):
-        out.hands[s] = 0
-        for i in range(27):
-            out.hands[s] += (<uint64_t>1) << (4 * sk_card_rank(out.deck[27 * s + i]))
-    out.swap_a = -1
-    out.swap_b = -1
-    if revealed:
+    if revealed:                    # drawn before the hands are summed (which draw nothing)
         card = sk_rng_bounded(&st, 108)
         if card < 104:
             other = card + 52 if card < 52 else card - 52
         else:
             other = card ^ 1
-        for i in range(108):
+    for s in range(4):
+        hand = 0
+        for i in range(27 * s, 27 * s + 27):
+            hand += SK_CARD_UNIT[out.deck[i]]
             if out.deck[i] == card:
-                holder = i // 27
-            if out.deck[i] == other:
-                oholder = i // 27
+                holder = s
+            elif out.deck[i] == other:
+                oholder = s
+        out.hands[s] = hand
+    out.swap_a = -1
+    out.swap_b = -1
+    if revealed:
         partner = holder ^ 2
         if oholder >= 0 and oholder != holder and oholder != partner:
             tmp = out.hands[oholder]
@@ -467,13 +481,12 @@ cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed)
 
 
 cdef inline void _sk_pass(SkState* st, bint hashed) noexcept nogil:
-    cdef int t, needed = 0, lead
+    cdef int needed, lead
     cdef int owner = st.owner
     cdef uint64_t h = st.hash - _z_turn(st) if hashed else 0
     st.passes += 1
-    for t in range(4):
-        if st.ncards[t] and t != owner:
-            needed += 1
+    needed = ((st.ncards[0] != 0) + (st.ncards[1] != 0) + (st.ncards[2] != 0)
+              + (st.ncards[3] != 0) - (st.ncards[owner] != 0))
     if st.passes >= needed:
         if st.ncards[owner]:
             lead = owner

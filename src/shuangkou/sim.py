@@ -85,7 +85,7 @@ FIELDS: dict[str, tuple[str, tuple[int, ...]]] = dict(_sim.FIELDS)
 
 ``outcome`` 0 双扣 / 1 单扣 / 2 平扣 (R8); ``places`` the seats in place order; ``leader`` the
 first leader; ``revealed`` the 明牌 card id (-1 for a random leader); ``swap`` the two seats a
-明牌 swap exchanged (-1, -1 if none); ``units`` and ``scores`` (units × base score) per seat;
+明牌 swap exchanged (-1, -1 if none); ``units`` and ``scores`` (units × base score, int64) per seat;
 ``multiplier``; ``decisions`` (plays + passes), ``plays``, ``tricks``; ``cards_left`` per seat
 at the end; ``bombs_by_stars[k]`` bombs of k stars played (classic: every bomb at 0);
 ``bombs_by_seat``; ``max_stars`` (-1: no bomb) and ``max_bomb_size`` (0: none);
@@ -842,6 +842,6 @@ def kernel_log(
         raise TypeError("kernel_log runs built-in policies only")
     params = _params(r, pols, _fewest_flags(pols, wilds))
     rec, log = _sim.play_logged(params, deal_seed(int(seed) & MASK64, index))
-    actions = [(seat, Play._from_codes(w, t) if c >= 0 else PASS) for seat, w, t, c, _ in log]
+    actions = [(seat, Play._from_codes(w, t) if t else PASS) for seat, w, t in log]
     return rec, actions
 
