@@ -86,7 +86,7 @@ from .cards import (
     format_cards,
     parse_faces,
 )
-from .documents import Trust
+from .documents import Trust, integer
 from .errors import DocumentError, IllegalPlayError, NotationError
 from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
@@ -232,17 +232,16 @@ class Observation:
         """Rebuild an observation from :meth:`to_dict` (after a JSON round trip too). Raises
         ``ValueError`` on a malformed dict."""
         try:
-            partner = d["partner_hand"]
             return cls(
-                int(d["seat"]), _opt_int(d["to_act"]), _int_tuple(d["hand"]),
-                None if partner is None else _int_tuple(partner),
-                _int_tuple(d["card_counts"]),  # type: ignore[arg-type]
+                _int(d, "seat"), _opt_int(d, "to_act"), _ints(d, "hand"),
+                None if d["partner_hand"] is None else _ints(d, "partner_hand"),
+                _ints(d, "card_counts"),  # type: ignore[arg-type]
                 None if d["table"] is None else play_from_dict(d["table"]),
-                _int_tuple(d["table_cards"]), _opt_int(d["table_owner"]), int(d["leader"]),
-                int(d["trick"]), _int_tuple(d["places"]),
+                _ints(d, "table_cards"), _opt_int(d, "table_owner"), _int(d, "leader"),
+                _int(d, "trick"), _ints(d, "places"),
                 tuple(_action_from_dict(a) for a in d["history"]),
-                _int_tuple(d["players"]),  # type: ignore[arg-type]
-                int(d["first_leader"]), _opt_int(d["revealed"]), bool(d["is_over"]),
+                _ints(d, "players"),  # type: ignore[arg-type]
+                _int(d, "first_leader"), _opt_int(d, "revealed"), bool(d["is_over"]),
                 None if d["result"] is None else _result_from_dict(d["result"]),
             )
         except (KeyError, TypeError, AttributeError) as e:
@@ -259,22 +258,30 @@ def play_to_dict(play: Play) -> dict[str, Any]:
 
 
 def play_from_dict(d: dict[str, Any]) -> Play:
-    """The play of :func:`play_to_dict`. Raises ``ValueError`` on a malformed dict."""
+    """The play of :func:`play_to_dict`. Raises ``ValueError`` on a malformed dict (a
+    :class:`~shuangkou.errors.DocumentError` naming a field that is not an int: ``4.7`` is
+    refused, never read as 4)."""
     try:
         return Play(
-            Hand.parse(d["cards"]), Kind[str(d["kind"]).upper()], int(d["top"]), int(d["width"]),
-            int(d["length"]), int(d["stars"]), int(d["wilds"]),
+            Hand.parse(d["cards"]), Kind[str(d["kind"]).upper()],
+            *(_int(d, k, "play ") for k in ("top", "width", "length", "stars", "wilds")),
         )
     except (KeyError, TypeError) as e:
         raise ValueError(f"not a play dict: {d!r}") from e
 
 
-def _opt_int(v: Any) -> int | None:
-    return None if v is None else int(v)
+# The ints of a play/observation/result dict, through the one check of document ints (a
+# float, bool or string field is a DocumentError naming it, never truncated by int()).
+def _int(d: dict[str, Any], key: str, where: str = "") -> int:
+    return integer(d[key], where + key)
 
 
-def _int_tuple(v: Any) -> tuple[int, ...]:
-    return tuple(int(x) for x in v)
+def _opt_int(d: dict[str, Any], key: str) -> int | None:
+    return None if d[key] is None else _int(d, key)
+
+
+def _ints(d: dict[str, Any], key: str) -> tuple[int, ...]:
+    return tuple(integer(x, f"{key}[{i}]") for i, x in enumerate(d[key]))
 
 
 def _action_to_dict(a: Action) -> dict[str, Any]:
@@ -287,8 +294,8 @@ def _action_to_dict(a: Action) -> dict[str, Any]:
 def _action_from_dict(d: dict[str, Any]) -> Action:
     play = d["play"]
     return Action(
-        str(d["kind"]), int(d["seat"]), _int_tuple(d["cards"]),
-        None if play is None else play_from_dict(play), int(d["trick"]),
+        str(d["kind"]), _int(d, "seat"), _ints(d, "cards"),
+        None if play is None else play_from_dict(play), _int(d, "trick"),
     )
 
 
@@ -305,19 +312,18 @@ def _result_to_dict(r: Result) -> dict[str, Any]:
 def _result_from_dict(d: dict[str, Any]) -> Result:
     def bombs(key: str) -> tuple[BombScore, ...]:
         return tuple(
-            BombScore(int(b["seat"]), play_from_dict(b["play"]), bool(b["held"]),
-                      int(b["stars"]), int(b["factor"]), _int_tuple(b["contribution"]))  # type: ignore[arg-type]
+            BombScore(_int(b, "seat"), play_from_dict(b["play"]), bool(b["held"]),
+                      _int(b, "stars"), _int(b, "factor"), _ints(b, "contribution"))  # type: ignore[arg-type]
             for b in d[key]
         )
 
-    escape = d["escape"]
     return Result(
-        Outcome(d["outcome"]), _int_tuple(d["places"]),
-        _int_tuple(d["first_team"]), _int_tuple(d["base"]),  # type: ignore[arg-type]
-        int(d["multiplier"]), bombs("multiplier_bombs"), bombs("contributions"),
-        _int_tuple(d["unclamped"]), _int_tuple(d["units"]),  # type: ignore[arg-type]
+        Outcome(d["outcome"]), _ints(d, "places"),
+        _ints(d, "first_team"), _ints(d, "base"),  # type: ignore[arg-type]
+        _int(d, "multiplier"), bombs("multiplier_bombs"), bombs("contributions"),
+        _ints(d, "unclamped"), _ints(d, "units"),  # type: ignore[arg-type]
         tuple(bool(c) for c in d["clamped"]),  # type: ignore[arg-type]
-        None if escape is None else int(escape), int(d["base_score"]), str(d["rules_name"]),
+        _opt_int(d, "escape"), _int(d, "base_score"), str(d["rules_name"]),
         str(d["scoring"]), tuple(str(n) for n in d["notes"]),
     )
 
