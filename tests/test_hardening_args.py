@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import shuangkou as sk
-from shuangkou.errors import DocumentError
+from shuangkou.errors import ArgumentError, DocumentError
 from shuangkou.game import Game, Observation, play_from_dict, play_to_dict
 
 BAIBIAN = sk.Rules.preset("baibian")
@@ -53,3 +53,66 @@ def test_observation_card_ids_are_never_truncated():
             d[key] = d[key] + bad if isinstance(bad, float) else bad
         with pytest.raises(DocumentError, match=key):
             Observation.from_dict(d)
+
+
+# -- item 2: VecEnv and the envs over it ----------------------------------------------------------
+@pytest.mark.parametrize("kw", [
+    {"n": True}, {"n": 2.0}, {"n": 0}, {"n": 2, "threads": True}, {"n": 2, "threads": 1.0},
+    {"n": 2, "threads": 3}, {"n": 2, "opponents": {1.0: "random"}},
+    {"n": 2, "opponents": {True: "random"}}, {"n": 2, "opponents": {-1: "random"}},
+])
+def test_vecenv_sizes_and_seats_are_ints(kw):
+    from shuangkou.rl.vecenv import VecEnv
+    with pytest.raises(ArgumentError):
+        VecEnv("baibian", **kw)
+
+
+def test_vecenv_int_like_arguments_are_normalised():
+    from shuangkou.rl.vecenv import VecEnv
+    v = VecEnv("baibian", np.int64(2), threads=np.int32(2), opponents={np.int8(1): "random"})
+    assert (v.n, v.threads, v.agent_seats) == (2, 2, (0, 2, 3))
+    assert type(v.n) is int and type(v.threads) is int
+    v.close()
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: v.reset(True), lambda v: v.reset(1.5), lambda v: v.reset(-1),
+    lambda v: v.hands(5_000_000), lambda v: v.hands(-1), lambda v: v.position(2),
+    lambda v: v.position(1.0), lambda v: v.legal_plays(-1), lambda v: v.observe(0, 7),
+    lambda v: v.observe(0, True), lambda v: v.observe(2, 0), lambda v: v.deal_log(-1),
+    lambda v: v.set_position(True, sk.State.deal("baibian", 3)),
+])
+def test_vecenv_rows_seats_and_seeds_are_checked(call):
+    # hands(5_000_000) read past the deal slots (a segfault); position(-3) read garbage.
+    from shuangkou.rl.vecenv import VecEnv
+    v = VecEnv("baibian", 2)
+    first = v.reset(0)
+    before = (first.obs.copy(), [v.position(i) for i in range(2)])
+    with pytest.raises(ArgumentError):
+        call(v)
+    assert np.array_equal(v.last.obs, before[0]) and [v.position(i) for i in range(2)] == before[1]
+
+
+def test_single_agent_env_seat_and_action_are_ints():
+    from shuangkou.rl import SingleAgentEnv
+    with pytest.raises(ArgumentError):
+        SingleAgentEnv("baibian", seat=1.0)  # was accepted, then failed in step's reward
+    with pytest.raises(ArgumentError):
+        SingleAgentEnv("baibian", seat=True)
+    e = SingleAgentEnv("baibian", seat=0)
+    obs, _ = e.reset(seed=0)
+    legal = np.flatnonzero(obs["action_mask"])
+    with pytest.raises(ArgumentError):
+        e.step(float(legal[0]) + 0.5)  # was truncated to a legal action and played
+    assert np.array_equal(e._vec.last.mask[0], obs["action_mask"].astype(bool))
+
+
+def test_aec_env_action_is_an_int():
+    from shuangkou.rl import env
+    e = env("baibian")
+    e.reset(seed=0)
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    with pytest.raises(ArgumentError):
+        e.step(float(np.flatnonzero(mask)[0]) + 0.5)  # np.array([a], int64) truncated it
+    assert e.agent_selection == agent and np.array_equal(e.observe(agent)["action_mask"], mask)
