@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import shuangkou as sk
+from shuangkou import batch
 from shuangkou.errors import ArgumentError, DocumentError
-from shuangkou.game import Game, Observation, play_from_dict, play_to_dict
+from shuangkou.game import Game, Observation, play_from_dict, play_to_dict, replay
 
 BAIBIAN = sk.Rules.preset("baibian")
 
@@ -116,3 +117,40 @@ def test_aec_env_action_is_an_int():
     with pytest.raises(ArgumentError):
         e.step(float(np.flatnonzero(mask)[0]) + 0.5)  # np.array([a], int64) truncated it
     assert e.agent_selection == agent and np.array_equal(e.observe(agent)["action_mask"], mask)
+
+
+# -- item 3: a preset name wherever a Rules is taken (State.deal, simulate, action_table did) ----
+HAND = "3 3 4 4 5 5 7 7 7 7 BJ"
+
+RULES_ENTRY_POINTS = {
+    "plays.legal_plays": lambda r: [str(p) for p in sk.legal_plays(HAND, r, table="4 4")],
+    "plays.count_plays": lambda r: sk.count_plays(HAND, r),
+    "plays.classify": lambda r: sk.classify("7 7 7 BJ", r),
+    "Play.parse": lambda r: sk.Play.parse("7 7 7 BJ", r),
+    "batch.count_plays": lambda r: batch.count_plays([sk.Hand.parse(HAND).counts], r).tolist(),
+    "batch.legal_plays": lambda r: batch.legal_plays([sk.Hand.parse(HAND).counts], r).plays(0),
+    "batch.legal_action_mask": lambda r: batch.legal_action_mask(
+        [sk.Hand.parse(HAND).counts], r).tolist(),
+    "ActionTable": lambda r: len(batch.ActionTable(r)),
+    "Game": lambda r: Game(r, seed=5).to_json(),
+    "Game.from_deal": lambda r: Game.from_deal(r, ["3s 4s", "5s 6s", "7s 8s", "9s 10s"]).to_json(),
+    "Game.from_json": lambda r: Game.from_json(Game(BAIBIAN, 5).to_json(), rules=r).to_json(),
+    "replay": lambda r: replay(Game(BAIBIAN, 5).log(), rules=r).to_json(),
+    "Match": lambda r: sk.Match(r, seed=3).rules,
+    "State.deal": lambda r: [sk.State.deal(r, 5).hand(s) for s in range(4)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RULES_ENTRY_POINTS))
+def test_every_rules_argument_takes_a_preset_name(name):
+    call = RULES_ENTRY_POINTS[name]
+    assert call("baibian") == call(BAIBIAN)  # was an AttributeError ('str' has no .flags)
+    assert call(" BaiBian ") == call(BAIBIAN)  # Rules.preset's spelling
+
+
+@pytest.mark.parametrize("name", sorted(RULES_ENTRY_POINTS))
+def test_every_rules_argument_refuses_anything_else_by_name(name):
+    with pytest.raises(ArgumentError, match="unknown preset"):
+        RULES_ENTRY_POINTS[name]("no-such-rules")
+    with pytest.raises(TypeError, match="rules must be a Rules or a preset name, not int"):
+        RULES_ENTRY_POINTS[name](7)

@@ -84,7 +84,7 @@ class Play:
     def _from_codes(cards: int, tag: int) -> Play:
         """The play with cards word ``cards`` and reading tag ``tag``, unchecked."""
     @classmethod
-    def parse(cls, text: str, rules: Rules) -> Play:
+    def parse(cls, text: str, rules: Rules | str) -> Play:
         """Read a card list under ``rules`` (``"… /straight"`` picks a reading)."""
     def __reduce__(self) -> tuple[Callable[[int, int], Play], tuple[int, int]]: ...
     @property

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from . import documents
-from ._check import as_seat
+from ._check import as_int, as_seat
 from ._physical import ids_of as _ids_of
 from ._physical import take_lowest as _take
 from .cards import (
@@ -91,7 +91,7 @@ from .errors import DocumentError, IllegalPlayError, NotationError
 from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
 from .rng import deal_seed
-from .rules import Rules
+from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
 
 __all__ = [
@@ -401,7 +401,7 @@ class Game:
 
     def __init__(
         self,
-        rules: Rules,
+        rules: Rules | str,
         seed: int = 7,
         *,
         players: Sequence[int] = (0, 1, 2, 3),
@@ -410,8 +410,7 @@ class Game:
         """Shuffle and deal from ``seed`` (:mod:`shuangkou.rng`) and pick the first leader (R7):
         the revealed card's holder with the partner swap, or the drawn seat; ``leader`` (a
         seat) overrides a random draw (a match's previous first finisher)."""
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        rules = as_rules(rules)
         d = rng_deal(seed, rules.first_leader)
         if leader is not None and rules.first_leader == "revealed":
             raise ValueError("leader can only be given when rules.first_leader is 'random'")
@@ -421,7 +420,7 @@ class Game:
     @classmethod
     def from_deal(
         cls,
-        rules: Rules,
+        rules: Rules | str,
         hands: Sequence[Iterable[int] | str],
         *,
         leader: int | None = None,
@@ -467,7 +466,7 @@ class Game:
         game = object.__new__(cls)
         if leader is None and revealed is None:
             leader = 0
-        game._setup(rules, tuple(ids), players, revealed, leader)
+        game._setup(as_rules(rules), tuple(ids), players, revealed, leader)
         game.seed = None
         return game
 
@@ -1019,7 +1018,7 @@ class Game:
 
     @classmethod
     def from_json(
-        cls, text: str | dict[str, Any], *, rules: Rules | None = None, seeded: bool = False
+        cls, text: str | dict[str, Any], *, rules: Rules | str | None = None, seeded: bool = False
     ) -> Game:
         """Rebuild a game from :meth:`to_json` (or a log): every action is re-validated and
         the stored snapshot, if any, must match.
@@ -1029,7 +1028,7 @@ class Game:
         illegal action), in time linear in its size. A server pins what it would have made
         itself: ``rules=`` (the document's rules must equal them) and ``seeded=True`` (only
         the standard seeded deal, no scripted hands)."""
-        return _from_doc(documents.load(text, "game document"), Trust(rules, seeded))
+        return _from_doc(documents.load(text, "game document"), Trust.pinned(rules, seeded))
 
 
 def _from_doc(doc: dict[str, Any], trust: Trust) -> Game:
@@ -1130,7 +1129,7 @@ def _deal_from_log(doc: dict[str, Any], trust: Trust) -> Game:
         raise DocumentError(f"deal: {e}") from None
 
 
-def replay(log: dict[str, Any] | str, *, rules: Rules | None = None,
+def replay(log: dict[str, Any] | str, *, rules: Rules | str | None = None,
            seeded: bool = False) -> Game:
     """Rebuild a game from a log (:meth:`Game.log` or :meth:`Game.to_json`), re-validating every
     action. Raises :class:`ReplayError` at the first illegal action (``step``, ``action`` and
@@ -1140,7 +1139,7 @@ def replay(log: dict[str, Any] | str, *, rules: Rules | None = None,
         doc = documents.load(log, "log")
         if doc.get("version") != JSON_VERSION:
             raise DocumentError("not a shuangkou log of a supported version")
-        return _replay(doc, Trust(rules, seeded))
+        return _replay(doc, Trust.pinned(rules, seeded))
     except ReplayError:
         raise
     except DocumentError as e:
@@ -1181,9 +1180,9 @@ class Match:
     seating carries over, and with random first leaders the previous first finisher leads
     after 单扣/平扣 (random after 双扣). ``totals`` adds up each player's scores."""
 
-    def __init__(self, rules: Rules, seed: int = 7) -> None:
-        self.rules = rules
-        self.seed: int = int(seed)
+    def __init__(self, rules: Rules | str, seed: int = 7) -> None:
+        self.rules = as_rules(rules)
+        self.seed: int = as_int(seed, "seed")  # any int (rng: reduced mod 2^64)
         self.games: list[Game] = []
 
     @property
@@ -1237,14 +1236,16 @@ class Match:
         )
 
     @classmethod
-    def from_json(cls, text: str, *, rules: Rules | None = None, seeded: bool = False) -> Match:
+    def from_json(
+        cls, text: str, *, rules: Rules | str | None = None, seeded: bool = False
+    ) -> Match:
         """Rebuild a match from :meth:`to_json`. Every game must have the match's rules (and
         ``rules``, if given) and follow from its seed and history; errors as for
         :meth:`Game.from_json`."""
         doc = documents.load(text, "match document")
         if doc.get("format") != MATCH_FORMAT or doc.get("version") != JSON_VERSION:
             raise DocumentError("not a shuangkou match document of a supported version")
-        trust = Trust(rules, seeded)
+        trust = Trust.pinned(rules, seeded)
         m_rules = documents.rules_of(doc, trust, "match")
         m = cls(m_rules, documents.integer(doc.get("seed"), "match seed", 0, 2**64 - 1))
         games = documents.get(doc, "games", list, "match")
