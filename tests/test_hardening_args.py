@@ -154,3 +154,24 @@ def test_every_rules_argument_refuses_anything_else_by_name(name):
         RULES_ENTRY_POINTS[name]("no-such-rules")
     with pytest.raises(TypeError, match="rules must be a Rules or a preset name, not int"):
         RULES_ENTRY_POINTS[name](7)
+
+
+# -- seeds: the deal's one check (rng.deal / rng.deal_seed) -------------------------------------
+@pytest.mark.parametrize("seed", [1.5, True, "1", None])
+def test_seeds_are_ints_never_truncated(seed):
+    # Game(rules, 1.5) dealt seed 1's cards and said seed 1; Match(rules, 1.5) likewise.
+    with pytest.raises(ArgumentError, match="seed"):
+        Game(BAIBIAN, seed)
+    with pytest.raises(ArgumentError, match="seed"):
+        sk.Match(BAIBIAN, seed)
+    with pytest.raises(ArgumentError, match="seed"):
+        sk.rng.deal_seed(seed, 0)
+    with pytest.raises(ArgumentError, match="deal index"):
+        sk.rng.deal_seed(1, seed if seed is not True else 0.5)
+
+
+def test_int_like_seeds_are_normalised():
+    assert Game(BAIBIAN, np.uint64(2**64 - 1)).to_json() == Game(BAIBIAN, -1).to_json()
+    assert sk.rng.deal_seed(np.int64(5), np.int8(2)) == sk.rng.deal_seed(5, 2)
+    with pytest.raises(ArgumentError, match="deal index"):
+        sk.rng.deal_seed(5, -1)
