@@ -318,8 +318,8 @@ class ActionTable:
 
     def __init__(self, rules: Rules | str) -> None:
         self.version = ACTION_TABLE_VERSION
-        self.rules = rules = as_rules(rules)
-        self.flags: int = rules.flags
+        self.rules: Rules = as_rules(rules)
+        self.flags: int = self.rules.flags
         actions = _enumerate_actions(self.flags)
         self.readings: np.ndarray = np.zeros((len(actions) + 1, 7), dtype=np.int16)
         """``(A, 7)``: (kind, top, width, length, stars, size, wilds) of each action (PASS: 0)."""

@@ -1181,7 +1181,7 @@ class Match:
     after 单扣/平扣 (random after 双扣). ``totals`` adds up each player's scores."""
 
     def __init__(self, rules: Rules | str, seed: int = 7) -> None:
-        self.rules = as_rules(rules)
+        self.rules: Rules = as_rules(rules)
         self.seed: int = as_int(seed, "seed")  # any int (rng: reduced mod 2^64)
         self.games: list[Game] = []
 
