@@ -175,3 +175,15 @@ def test_int_like_seeds_are_normalised():
     assert sk.rng.deal_seed(np.int64(5), np.int8(2)) == sk.rng.deal_seed(5, 2)
     with pytest.raises(ArgumentError, match="deal index"):
         sk.rng.deal_seed(5, -1)
+
+
+@pytest.mark.parametrize("seed", [1.5, True])
+def test_single_deal_entry_points_check_their_seed(seed):
+    # kernel_log int()-truncated 1.5 to seed 1; play_deal raised a TypeError from ``&``.
+    from shuangkou.sim import kernel_log, play_deal
+    with pytest.raises(ArgumentError, match="seed"):
+        kernel_log(BAIBIAN, seed)
+    with pytest.raises(ArgumentError, match="seed"):
+        play_deal(BAIBIAN, seed)
+    with pytest.raises(ArgumentError, match="deal index"):
+        kernel_log(BAIBIAN, 1, index=0.5)
