@@ -84,7 +84,7 @@ class Play:
     def _from_codes(cards: int, tag: int) -> Play:
         """The play with cards word ``cards`` and reading tag ``tag``, unchecked."""
     @classmethod
-    def parse(cls, text: str, rules: Rules) -> Play:
+    def parse(cls, text: str, rules: Rules | str) -> Play:
         """Read a card list under ``rules`` (``"… /straight"`` picks a reading)."""
     def __reduce__(self) -> tuple[Callable[[int, int], Play], tuple[int, int]]: ...
     @property
@@ -112,7 +112,7 @@ class Play:
     @property
     def reading(self) -> tuple[Kind, Rank, int, int, int]:
         """What the play *is*, whatever cards make it: (kind, top, size, width, length)."""
-    def beats(self, other: Play | None, rules: Rules) -> bool:
+    def beats(self, other: Play | None, rules: Rules | str) -> bool:
         """True if this play may be played on ``other`` (R4, R5)."""
     def __bool__(self) -> bool: ...
     def __eq__(self, value: object, /) -> bool: ...

@@ -38,6 +38,7 @@ from operator import index as _index
 from shuangkou import cards as _cards
 from shuangkou import errors as _errors
 from shuangkou._check import as_int as _as_int
+from shuangkou.rules import as_rules as _as_rules
 
 cdef extern from "Python.h":
     void PyType_Modified(type t)
@@ -465,7 +466,7 @@ cdef class Play:
             return False
         if not other:
             return True
-        return bool(_plays().backend.beats(self.tag, (<Play?>other).tag, rules.flags))
+        return bool(_plays().backend.beats(self.tag, (<Play?>other).tag, _as_rules(rules).flags))
 
     # -- value semantics -------------------------------------------------------------------
     def __bool__(self):

@@ -168,9 +168,12 @@ def _words(hands: Any) -> np.ndarray:
     return np.ascontiguousarray(pack(hands))
 
 
-def count_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all") -> np.ndarray:
+def count_plays(
+    hands: Any, rules: Rules | str, table: Any = None, wilds: str = "all"
+) -> np.ndarray:
     """``(N,)`` int64: how many plays each hand has that beat its table (every play when
     leading), as :func:`shuangkou.count_plays` per hand."""
+    rules = as_rules(rules)
     w = _words(hands)
     tables = _tables(table, w.shape[0], rules)
     return _core.count_many(w, rules.flags, tables, _fewest(wilds))
@@ -217,9 +220,12 @@ class PlayBatch:
         return [Play._from_codes(int(w), int(t)) for w, t in zip(self.words[a:b], self.tags[a:b])]
 
 
-def legal_plays(hands: Any, rules: Rules, table: Any = None, wilds: str = "all") -> PlayBatch:
+def legal_plays(
+    hands: Any, rules: Rules | str, table: Any = None, wilds: str = "all"
+) -> PlayBatch:
     """The plays of many hands in one kernel call (same plays, same order as
     :func:`shuangkou.legal_plays` per hand)."""
+    rules = as_rules(rules)
     w = _words(hands)
     off, words, tags = _core.generate_batch(w, rules.flags, _tables(table, w.shape[0], rules),
                                            _fewest(wilds))
@@ -310,10 +316,10 @@ class ActionTable:
     cards the play uses, in a fixed order (docs/rl.md; frozen per :data:`ACTION_TABLE_VERSION`
     by the golden files ``tests/data/action_table_v*.json``)."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules | str) -> None:
         self.version = ACTION_TABLE_VERSION
-        self.rules = rules
-        self.flags: int = rules.flags
+        self.rules: Rules = as_rules(rules)
+        self.flags: int = self.rules.flags
         actions = _enumerate_actions(self.flags)
         self.readings: np.ndarray = np.zeros((len(actions) + 1, 7), dtype=np.int16)
         """``(A, 7)``: (kind, top, width, length, stars, size, wilds) of each action (PASS: 0)."""
@@ -433,7 +439,7 @@ def action_table(rules: Rules | str) -> ActionTable:
 
 
 def legal_action_mask(
-    hands: Any, rules: Rules, table: Any = None, wilds: str = "all"
+    hands: Any, rules: Rules | str, table: Any = None, wilds: str = "all"
 ) -> np.ndarray:
     """``action_table(rules).mask(hands, table, wilds)``."""
     return action_table(rules).mask(hands, table, wilds)

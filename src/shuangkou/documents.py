@@ -20,7 +20,7 @@ from typing import Any
 
 from ._check import as_int
 from .errors import DocumentError
-from .rules import Rules
+from .rules import Rules, as_rules
 
 MAX_DOCUMENT = 2_000_000
 """Most characters a document may have (a finished deal's game document is ~15 kB)."""
@@ -35,6 +35,11 @@ class Trust:
 
     rules: Rules | None = None
     seeded: bool = False
+
+    @classmethod
+    def pinned(cls, rules: Rules | str | None, seeded: bool) -> Trust:
+        """The trust of a loader's ``rules=`` (a Rules or a preset name) and ``seeded=``."""
+        return cls(None if rules is None else as_rules(rules), seeded)
 
 
 def _refuse_constant(name: str) -> Any:

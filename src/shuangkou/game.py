@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from . import documents
-from ._check import as_seat
+from ._check import as_int, as_seat
 from ._physical import ids_of as _ids_of
 from ._physical import take_lowest as _take
 from .cards import (
@@ -86,12 +86,12 @@ from .cards import (
     format_cards,
     parse_faces,
 )
-from .documents import Trust
+from .documents import Trust, integer
 from .errors import DocumentError, IllegalPlayError, NotationError
 from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
 from .rng import deal_seed
-from .rules import Rules
+from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
 
 __all__ = [
@@ -232,17 +232,16 @@ class Observation:
         """Rebuild an observation from :meth:`to_dict` (after a JSON round trip too). Raises
         ``ValueError`` on a malformed dict."""
         try:
-            partner = d["partner_hand"]
             return cls(
-                int(d["seat"]), _opt_int(d["to_act"]), _int_tuple(d["hand"]),
-                None if partner is None else _int_tuple(partner),
-                _int_tuple(d["card_counts"]),  # type: ignore[arg-type]
+                _int(d, "seat"), _opt_int(d, "to_act"), _ints(d, "hand"),
+                None if d["partner_hand"] is None else _ints(d, "partner_hand"),
+                _ints(d, "card_counts"),  # type: ignore[arg-type]
                 None if d["table"] is None else play_from_dict(d["table"]),
-                _int_tuple(d["table_cards"]), _opt_int(d["table_owner"]), int(d["leader"]),
-                int(d["trick"]), _int_tuple(d["places"]),
+                _ints(d, "table_cards"), _opt_int(d, "table_owner"), _int(d, "leader"),
+                _int(d, "trick"), _ints(d, "places"),
                 tuple(_action_from_dict(a) for a in d["history"]),
-                _int_tuple(d["players"]),  # type: ignore[arg-type]
-                int(d["first_leader"]), _opt_int(d["revealed"]), bool(d["is_over"]),
+                _ints(d, "players"),  # type: ignore[arg-type]
+                _int(d, "first_leader"), _opt_int(d, "revealed"), bool(d["is_over"]),
                 None if d["result"] is None else _result_from_dict(d["result"]),
             )
         except (KeyError, TypeError, AttributeError) as e:
@@ -259,22 +258,30 @@ def play_to_dict(play: Play) -> dict[str, Any]:
 
 
 def play_from_dict(d: dict[str, Any]) -> Play:
-    """The play of :func:`play_to_dict`. Raises ``ValueError`` on a malformed dict."""
+    """The play of :func:`play_to_dict`. Raises ``ValueError`` on a malformed dict (a
+    :class:`~shuangkou.errors.DocumentError` naming a field that is not an int: ``4.7`` is
+    refused, never read as 4)."""
     try:
         return Play(
-            Hand.parse(d["cards"]), Kind[str(d["kind"]).upper()], int(d["top"]), int(d["width"]),
-            int(d["length"]), int(d["stars"]), int(d["wilds"]),
+            Hand.parse(d["cards"]), Kind[str(d["kind"]).upper()],
+            *(_int(d, k, "play ") for k in ("top", "width", "length", "stars", "wilds")),
         )
     except (KeyError, TypeError) as e:
         raise ValueError(f"not a play dict: {d!r}") from e
 
 
-def _opt_int(v: Any) -> int | None:
-    return None if v is None else int(v)
+# The ints of a play/observation/result dict, through the one check of document ints (a
+# float, bool or string field is a DocumentError naming it, never truncated by int()).
+def _int(d: dict[str, Any], key: str, where: str = "") -> int:
+    return integer(d[key], where + key)
 
 
-def _int_tuple(v: Any) -> tuple[int, ...]:
-    return tuple(int(x) for x in v)
+def _opt_int(d: dict[str, Any], key: str) -> int | None:
+    return None if d[key] is None else _int(d, key)
+
+
+def _ints(d: dict[str, Any], key: str) -> tuple[int, ...]:
+    return tuple(integer(x, f"{key}[{i}]") for i, x in enumerate(d[key]))
 
 
 def _action_to_dict(a: Action) -> dict[str, Any]:
@@ -287,8 +294,8 @@ def _action_to_dict(a: Action) -> dict[str, Any]:
 def _action_from_dict(d: dict[str, Any]) -> Action:
     play = d["play"]
     return Action(
-        str(d["kind"]), int(d["seat"]), _int_tuple(d["cards"]),
-        None if play is None else play_from_dict(play), int(d["trick"]),
+        str(d["kind"]), _int(d, "seat"), _ints(d, "cards"),
+        None if play is None else play_from_dict(play), _int(d, "trick"),
     )
 
 
@@ -305,19 +312,18 @@ def _result_to_dict(r: Result) -> dict[str, Any]:
 def _result_from_dict(d: dict[str, Any]) -> Result:
     def bombs(key: str) -> tuple[BombScore, ...]:
         return tuple(
-            BombScore(int(b["seat"]), play_from_dict(b["play"]), bool(b["held"]),
-                      int(b["stars"]), int(b["factor"]), _int_tuple(b["contribution"]))  # type: ignore[arg-type]
+            BombScore(_int(b, "seat"), play_from_dict(b["play"]), bool(b["held"]),
+                      _int(b, "stars"), _int(b, "factor"), _ints(b, "contribution"))  # type: ignore[arg-type]
             for b in d[key]
         )
 
-    escape = d["escape"]
     return Result(
-        Outcome(d["outcome"]), _int_tuple(d["places"]),
-        _int_tuple(d["first_team"]), _int_tuple(d["base"]),  # type: ignore[arg-type]
-        int(d["multiplier"]), bombs("multiplier_bombs"), bombs("contributions"),
-        _int_tuple(d["unclamped"]), _int_tuple(d["units"]),  # type: ignore[arg-type]
+        Outcome(d["outcome"]), _ints(d, "places"),
+        _ints(d, "first_team"), _ints(d, "base"),  # type: ignore[arg-type]
+        _int(d, "multiplier"), bombs("multiplier_bombs"), bombs("contributions"),
+        _ints(d, "unclamped"), _ints(d, "units"),  # type: ignore[arg-type]
         tuple(bool(c) for c in d["clamped"]),  # type: ignore[arg-type]
-        None if escape is None else int(escape), int(d["base_score"]), str(d["rules_name"]),
+        _opt_int(d, "escape"), _int(d, "base_score"), str(d["rules_name"]),
         str(d["scoring"]), tuple(str(n) for n in d["notes"]),
     )
 
@@ -395,7 +401,7 @@ class Game:
 
     def __init__(
         self,
-        rules: Rules,
+        rules: Rules | str,
         seed: int = 7,
         *,
         players: Sequence[int] = (0, 1, 2, 3),
@@ -404,8 +410,7 @@ class Game:
         """Shuffle and deal from ``seed`` (:mod:`shuangkou.rng`) and pick the first leader (R7):
         the revealed card's holder with the partner swap, or the drawn seat; ``leader`` (a
         seat) overrides a random draw (a match's previous first finisher)."""
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+        rules = as_rules(rules)
         d = rng_deal(seed, rules.first_leader)
         if leader is not None and rules.first_leader == "revealed":
             raise ValueError("leader can only be given when rules.first_leader is 'random'")
@@ -415,7 +420,7 @@ class Game:
     @classmethod
     def from_deal(
         cls,
-        rules: Rules,
+        rules: Rules | str,
         hands: Sequence[Iterable[int] | str],
         *,
         leader: int | None = None,
@@ -461,7 +466,7 @@ class Game:
         game = object.__new__(cls)
         if leader is None and revealed is None:
             leader = 0
-        game._setup(rules, tuple(ids), players, revealed, leader)
+        game._setup(as_rules(rules), tuple(ids), players, revealed, leader)
         game.seed = None
         return game
 
@@ -1013,7 +1018,7 @@ class Game:
 
     @classmethod
     def from_json(
-        cls, text: str | dict[str, Any], *, rules: Rules | None = None, seeded: bool = False
+        cls, text: str | dict[str, Any], *, rules: Rules | str | None = None, seeded: bool = False
     ) -> Game:
         """Rebuild a game from :meth:`to_json` (or a log): every action is re-validated and
         the stored snapshot, if any, must match.
@@ -1023,7 +1028,7 @@ class Game:
         illegal action), in time linear in its size. A server pins what it would have made
         itself: ``rules=`` (the document's rules must equal them) and ``seeded=True`` (only
         the standard seeded deal, no scripted hands)."""
-        return _from_doc(documents.load(text, "game document"), Trust(rules, seeded))
+        return _from_doc(documents.load(text, "game document"), Trust.pinned(rules, seeded))
 
 
 def _from_doc(doc: dict[str, Any], trust: Trust) -> Game:
@@ -1124,7 +1129,7 @@ def _deal_from_log(doc: dict[str, Any], trust: Trust) -> Game:
         raise DocumentError(f"deal: {e}") from None
 
 
-def replay(log: dict[str, Any] | str, *, rules: Rules | None = None,
+def replay(log: dict[str, Any] | str, *, rules: Rules | str | None = None,
            seeded: bool = False) -> Game:
     """Rebuild a game from a log (:meth:`Game.log` or :meth:`Game.to_json`), re-validating every
     action. Raises :class:`ReplayError` at the first illegal action (``step``, ``action`` and
@@ -1134,7 +1139,7 @@ def replay(log: dict[str, Any] | str, *, rules: Rules | None = None,
         doc = documents.load(log, "log")
         if doc.get("version") != JSON_VERSION:
             raise DocumentError("not a shuangkou log of a supported version")
-        return _replay(doc, Trust(rules, seeded))
+        return _replay(doc, Trust.pinned(rules, seeded))
     except ReplayError:
         raise
     except DocumentError as e:
@@ -1175,9 +1180,9 @@ class Match:
     seating carries over, and with random first leaders the previous first finisher leads
     after 单扣/平扣 (random after 双扣). ``totals`` adds up each player's scores."""
 
-    def __init__(self, rules: Rules, seed: int = 7) -> None:
-        self.rules = rules
-        self.seed: int = int(seed)
+    def __init__(self, rules: Rules | str, seed: int = 7) -> None:
+        self.rules: Rules = as_rules(rules)
+        self.seed: int = as_int(seed, "seed")  # any int (rng: reduced mod 2^64)
         self.games: list[Game] = []
 
     @property
@@ -1231,14 +1236,16 @@ class Match:
         )
 
     @classmethod
-    def from_json(cls, text: str, *, rules: Rules | None = None, seeded: bool = False) -> Match:
+    def from_json(
+        cls, text: str, *, rules: Rules | str | None = None, seeded: bool = False
+    ) -> Match:
         """Rebuild a match from :meth:`to_json`. Every game must have the match's rules (and
         ``rules``, if given) and follow from its seed and history; errors as for
         :meth:`Game.from_json`."""
         doc = documents.load(text, "match document")
         if doc.get("format") != MATCH_FORMAT or doc.get("version") != JSON_VERSION:
             raise DocumentError("not a shuangkou match document of a supported version")
-        trust = Trust(rules, seeded)
+        trust = Trust.pinned(rules, seeded)
         m_rules = documents.rules_of(doc, trust, "match")
         m = cls(m_rules, documents.integer(doc.get("seed"), "match seed", 0, 2**64 - 1))
         games = documents.get(doc, "games", list, "match")

@@ -22,7 +22,7 @@ from typing import Literal
 from ._core import Play as Play
 from .cards import Hand, check_text, quote
 from .errors import IllegalPlayError, NotationError
-from .rules import Rules
+from .rules import Rules, as_rules
 
 
 def _load_backend() -> ModuleType:
@@ -86,10 +86,11 @@ def unpack_tag(tag: int) -> tuple[int, int, int, int, int, int, int]:
     )
 
 
-def parse_play(text: str, rules: Rules) -> Play:
+def parse_play(text: str, rules: Rules | str) -> Play:
     """:meth:`Play.parse`: read a card list under ``rules``; ``"… /straight"`` picks one of two
     plain readings. Raises :class:`IllegalPlayError` if the cards are no valid play, or are two
     plays and no kind was given."""
+    rules = as_rules(rules)
     text = check_text(text, "play notation")
     if text.strip().lower() == "pass":
         return PASS
@@ -146,11 +147,11 @@ def _table_tag(table: Play | str | None, rules: Rules) -> int:
     return table.tag
 
 
-def classify(cards: Hand | str, rules: Rules) -> list[Play]:
+def classify(cards: Hand | str, rules: Rules | str) -> list[Play]:
     """Every reading of a card set under ``rules`` (R3): one play usually; two for a 千变 set
     that reads as two plain kinds; none if the cards are no valid play."""
     hand = _as_hand(cards)
-    tags = backend.classify(hand.packed, rules.flags)
+    tags = backend.classify(hand.packed, as_rules(rules).flags)
     return [Play._from_codes(hand.packed, tag) for tag in tags]
 
 
@@ -165,7 +166,7 @@ def _fewest(wilds: str) -> bool:
 
 def legal_plays(
     hand: Hand | str,
-    rules: Rules,
+    rules: Rules | str,
     table: Play | str | None = None,
     wilds: WildsMode = "all",
 ) -> list[Play]:
@@ -177,6 +178,7 @@ def legal_plays(
     (small jokers before big ones).
     """
     h = _as_hand(hand)
+    rules = as_rules(rules)
     plays: list[Play] = backend.generate_plays(
         h.packed, rules.flags, _table_tag(table, rules), _fewest(wilds), Play
     )
@@ -185,12 +187,13 @@ def legal_plays(
 
 def count_plays(
     hand: Hand | str,
-    rules: Rules,
+    rules: Rules | str,
     table: Play | str | None = None,
     wilds: WildsMode = "all",
 ) -> int:
     """``len(legal_plays(...))`` without building any object."""
     h = _as_hand(hand)
+    rules = as_rules(rules)
     return int(backend.count(h.packed, rules.flags, _table_tag(table, rules), _fewest(wilds)))
 
 

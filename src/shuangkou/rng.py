@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _sim
+from ._check import as_int
 from ._engine import SplitMix64, deal_cards
 from .cards import HAND_SIZE
 
@@ -48,9 +49,8 @@ MASK64 = (1 << 64) - 1
 
 def deal_seed(seed: int, index: int) -> int:
     """The seed of the ``index``-th deal of a match or simulation seeded ``seed``."""
-    if index < 0:
-        raise ValueError(f"deal index must be >= 0, got {index}")
-    return int(_sim.deal_seed(int(seed) & MASK64, int(index) & MASK64))
+    seed, index = as_int(seed, "seed") & MASK64, as_int(index, "deal index", 0) & MASK64
+    return int(_sim.deal_seed(seed, index))
 
 
 def shuffle_deck(rng: SplitMix64) -> list[int]:
@@ -77,6 +77,7 @@ def deal(seed: int, first_leader: str) -> Deal:
     leader seat (``"random"``) from the same generator."""
     if first_leader not in ("revealed", "random"):
         raise ValueError(f"first_leader must be 'revealed' or 'random', not {first_leader!r}")
-    deck, revealed, leader, after = deal_cards(int(seed) & MASK64, first_leader == "revealed")
+    seed = as_int(seed, "seed") & MASK64  # any int, never a float or bool truncated (R7)
+    deck, revealed, leader, after = deal_cards(seed, first_leader == "revealed")
     hands = tuple(tuple(deck[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE]) for s in range(4))
-    return Deal(int(seed) & MASK64, hands, revealed, leader, after)  # type: ignore[arg-type]
+    return Deal(seed, hands, revealed, leader, after)  # type: ignore[arg-type]

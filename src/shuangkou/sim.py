@@ -582,7 +582,7 @@ def play_deal(
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
     fns = _python_policies(pols)
-    ds = deal_seed(seed & MASK64, index)
+    ds = deal_seed(seed, index)
     game = Game(r, seed=ds)
     # the policies continue the deal's generator (as the kernel does)
     stream = SplitMix64(deal(ds, r.first_leader).after)
@@ -841,7 +841,7 @@ def kernel_log(
     if not all(isinstance(p, str) for p in pols):
         raise TypeError("kernel_log runs built-in policies only")
     params = _params(r, pols, _fewest_flags(pols, wilds))
-    rec, log = _sim.play_logged(params, deal_seed(int(seed) & MASK64, index))
+    rec, log = _sim.play_logged(params, deal_seed(seed, index))
     actions = [(seat, Play._from_codes(w, t) if t else PASS) for seat, w, t in log]
     return rec, actions
 

@@ -19,6 +19,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
+from .._check import as_int
 from ..batch import OBS_SIZE
 from ..rules import Rules
 from .render import render
@@ -126,7 +127,7 @@ class ShuangkouAEC(_AECBase):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        out = self._vec.step(np.array([action], np.int64), table_ids=True)
+        out = self._vec.step(np.array([as_int(action, "action")], np.int64), table_ids=True)
         self._to_act = int(out.to_act[0])
         if out.done[0]:
             for s, a in enumerate(self.possible_agents):

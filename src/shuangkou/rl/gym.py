@@ -18,6 +18,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .._check import as_int, as_seat
 from ..rules import Rules
 from .aec import observation_space
 from .render import render
@@ -41,8 +42,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         illegal: str = "raise",
         render_mode: str | None = None,
     ) -> None:
-        if seat not in range(4):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        seat = as_seat(seat)
         if illegal not in ("raise", "fallback"):
             raise ValueError(f"illegal must be 'raise' or 'fallback', not {illegal!r}")
         if render_mode not in (None, "human", "ansi"):
@@ -78,7 +78,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         is the agent's R8 score once the deal is over, else 0."""
         info: dict[str, Any] = {}
         mask = self._vec.last.mask[0]
-        a = int(action)
+        a = as_int(action, "action")
         if not (0 <= a < mask.shape[0] and mask[a]) and self.illegal == "fallback":
             info["illegal"] = True
             a = 0 if mask[0] else int(np.flatnonzero(mask)[0])

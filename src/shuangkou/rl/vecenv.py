@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import _rl
+from .._check import as_int, as_seat
 from .._engine import State
 from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
 from ..errors import IllegalPlayError
@@ -145,14 +146,11 @@ class VecEnv:
         autoreset: bool = True,
     ) -> None:
         self.rules: Rules = as_rules(rules)
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be a positive int, got {n!r}")
-        if not isinstance(threads, int) or not 1 <= threads <= n:
-            raise ValueError(f"threads must be an int in 1..n, got {threads!r}")
+        n = as_int(n, "n", 1)
+        threads = as_int(threads, "threads", 1, n)
         policy = [_rl.AGENT] * 4
-        for seat, name in (opponents or {}).items():
-            if seat not in range(4):
-                raise ValueError(f"opponent seat must be 0..3, got {seat!r}")
+        for key, name in (opponents or {}).items():
+            seat = as_seat(key, "opponent seat")
             if name not in _POLICIES:
                 raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
             policy[seat] = _POLICIES[name]
@@ -240,9 +238,7 @@ class VecEnv:
         """Start deal ``i`` of the stream seeded ``seed`` in row ``i`` (later deals of row
         ``i``: ``i + N``, ``i + 2N``, …); deal ``k``'s cards are those of
         ``Game(rules, rng.deal_seed(seed, k))``."""
-        if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
-            raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
-        self._kernel.set_seed(int(seed))
+        self._kernel.set_seed(as_int(seed, "seed", 0, 2**64 - 1))
         return self._run(0)
 
     def step(self, actions: Any, *, table_ids: bool = False) -> Step:
@@ -270,8 +266,7 @@ class VecEnv:
         are those since the position was set up. Returns the refreshed :class:`Step`."""
         if self._last is None:
             raise RuntimeError("call reset() before set_position()")
-        if not 0 <= i < self.n:
-            raise ValueError(f"row must be 0..{self.n - 1}, got {i!r}")
+        i = self._row(i)
         if not isinstance(state, State) or state.rules != self.rules:
             raise ValueError(f"state must be a shuangkou.State under {self.rules.name}")
         if state.is_over or state.to_act not in self.agent_seats:
@@ -281,8 +276,14 @@ class VecEnv:
         return self._run(2)
 
     # -- inspection ------------------------------------------------------------------------------
+    def _row(self, i: object) -> int:
+        """A row index 0..n-1: the kernel reads its deal slots unchecked (``hands(-1)`` is
+        refused, not the last row; a row past the end would read past the slots)."""
+        return as_int(i, "row", 0, self.n - 1)
+
     def legal_plays(self, i: int) -> list[Play]:
         """Row ``i``'s legal plays as :class:`Play` objects (the order of ``legal_plays``)."""
+        i = self._row(i)
         o = self._buf["offsets"]
         lo, hi = int(o[i]), int(o[i + 1])
         return [Play._from_codes(int(w), int(t))
@@ -291,21 +292,21 @@ class VecEnv:
     def observe(self, i: int, seat: int) -> np.ndarray:
         """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
         out = np.empty(OBS_SIZE, np.float32)
-        self._kernel.observe(i, seat, out)
+        self._kernel.observe(self._row(i), as_seat(seat), out)
         return out
 
     def position(self, i: int) -> tuple[Any, ...]:
         """``(to_act, table_word, table_tag, owner, passes, places)`` of row ``i``."""
-        return tuple(self._kernel.position(i))
+        return tuple(self._kernel.position(self._row(i)))
 
     def hands(self, i: int) -> tuple[int, int, int, int]:
         """The four packed hands of row ``i`` (hidden information: for tests and renders)."""
-        return self._kernel.hands(i)
+        return self._kernel.hands(self._row(i))
 
     def deal_log(self, i: int, last: bool = False) -> tuple[int, list[tuple[int, Play | None]]]:
         """``(deal index, [(seat, play or None for a pass)])`` of row ``i``'s current deal
         (``last=True``: of its last finished deal). Needs ``log=True``."""
-        index, rows = self._kernel.log(i, last)
+        index, rows = self._kernel.log(self._row(i), last)
         return index, [(s, Play._from_codes(w, t) if t else None) for s, w, t in rows]
 
     @property
