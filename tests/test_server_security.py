@@ -145,7 +145,9 @@ def test_malformed_frames_get_an_error(tmp_path):
             ("{}", "unknown_type"), ('{"type": "shutdown"}', "unknown_type"),
             ('{"type": 7}', "unknown_type"), ('{"type": "play"}', "bad_message"),
             ('{"type": "play", "cards": [1], "id": {"x": 1}}', "bad_message"),
-            ('{"type": "play", "cards": [1], "seq": 1e400}', "bad_message"),
+            ('{"type": "play", "cards": [1], "seq": 1e400}', "bad_json"),  # not a finite number
+            ('{"type": "play", "cards": [1], "seq": 1e23}', "bad_message"),  # a float, not an int
+            ('{"type": "ping", "x": NaN}', "bad_json"),
             ('{"type": "hint", "n": "x"}', "bad_message"),
             ("[" * 2000 + "]" * 2000, "bad_json"),  # nesting deeper than the parser's stack
             ('{"type": "ping", "id": "' + "x" * 100 + '"}', "bad_message"),

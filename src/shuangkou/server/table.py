@@ -26,7 +26,7 @@ from ..rng import SplitMix64
 from ..sim import greedy_policy, random_policy
 from .config import TableConfig
 from .hints import hints
-from .protocol import ProtocolError
+from .protocol import ProtocolError, encode
 from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
@@ -43,6 +43,9 @@ class Listener(Protocol):
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue one message (never blocks)."""
+
+    def send_encoded(self, data: bytes) -> None:
+        """Queue one message already encoded (:func:`.protocol.encode`)."""
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection."""
@@ -299,13 +302,14 @@ class Table:
             spec: dict[str, Any] = {"type": "update", "action": act, "state": public}
             if result is not None:
                 spec["result"] = result
+            data = encode(spec)  # one encoding for every spectator
             for listener in list(self.spectators):
-                listener.send(spec)
+                listener.send_encoded(data)
 
     def _broadcast_places(self) -> None:
-        msg = {"type": "places", "places": self.places()}
+        data = encode({"type": "places", "places": self.places()})
         for listener in [*self.listeners.values(), *self.spectators]:
-            listener.send(msg)
+            listener.send_encoded(data)
 
     # -- bots and the turn timer -----------------------------------------------------------
     def schedule(self) -> None:
