@@ -30,6 +30,7 @@ from typing import Any
 
 import aiohttp
 
+from shuangkou.server.app import new_event_loop
 from shuangkou.server.client import TableClient, create_table, join_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -104,7 +105,8 @@ async def _worker_main(base: str, n_tables: int, seconds: float, think: float,
 
 def _worker(base: str, n_tables: int, seconds: float, think: float, ready: Any, go: Any,
             out: Any, seed: int) -> None:
-    out.put(asyncio.run(_worker_main(base, n_tables, seconds, think, ready, go, seed)))
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:  # uvloop, like the server
+        out.put(runner.run(_worker_main(base, n_tables, seconds, think, ready, go, seed)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
             rss1 = _proc_rss(proc.pid)
             cpu0, t0 = _proc_cpu(proc.pid), time.monotonic()
             go.set()
+            print(f"measuring {args.seconds:g} s (server pid {proc.pid})", file=sys.stderr,
+                  flush=True)
             results = [out.get(timeout=args.seconds + 600) for _ in procs]
             cpu1, t1 = _proc_cpu(proc.pid), time.monotonic()
             for p in procs:

@@ -30,6 +30,7 @@ from .protocol import (
     error_message,
     parse_client,
 )
+from .commit import GroupCommit
 from .store import Store, open_store
 from .table import Table
 from .views import action_view, result_view
@@ -148,6 +149,7 @@ class Server:
         self.bot_delay = bot_delay
         self.allow_seed = allow_seed
         self.limits = limits or Limits()
+        self.commits = GroupCommit(store)
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
 
@@ -156,7 +158,7 @@ class Server:
         how many. A table whose stored log the engine refuses is logged and left out."""
         for stored in self.store.tables(unfinished_only=True):
             try:
-                table = Table.restore(stored.id, self.store, bot_delay=self.bot_delay)
+                table = Table.restore(stored.id, self.commits, bot_delay=self.bot_delay)
             except (IllegalPlayError, ValueError, KeyError):  # a damaged log: skip that table
                 log.exception("table %s cannot be restored; left out", stored.id)
                 continue
@@ -171,7 +173,7 @@ class Server:
             if not isinstance(table_id, str) or len(table_id) > 64:
                 raise ProtocolError("no_table")
             try:
-                table = Table.restore(table_id, self.store, bot_delay=self.bot_delay)
+                table = Table.restore(table_id, self.commits, bot_delay=self.bot_delay)
             except KeyError:
                 raise ProtocolError("no_table") from None
             self.tables[table.id] = table
@@ -193,7 +195,7 @@ class Server:
             return _http_error(400, "bad_config", str(e))
         if sum(not t.finished for t in self.tables.values()) >= self.limits.tables:
             return _http_error(503, "full", "the server holds its maximum of tables")
-        table = Table.create(config, self.store, bot_delay=self.bot_delay)
+        table = Table.create(config, self.commits, bot_delay=self.bot_delay)
         self.tables[table.id] = table
         table.schedule()
         return web.json_response(table.public(), status=201)
@@ -258,10 +260,8 @@ class Server:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
                     # Accepted actions are paced by the turn order; everything else (errors,
-                    # hints, pings) draws on the bucket.
-                    if not self._handle(conn, msg.data) and not conn.allow():
-                        conn.send(error_message(ProtocolError("flood")))
-                        conn.close(1008, "flood")
+                    # hints, pings, refused actions) draws on the bucket.
+                    if not self._handle(conn, msg.data) and not self._charge(conn):
                         break
                 elif msg.type == WSMsgType.BINARY:
                     conn.send(error_message(ProtocolError("bad_json", "text frames only")))
@@ -278,8 +278,19 @@ class Server:
         if not conn.joined:
             conn.close(4408, "join or spectate within the time limit")
 
+    @staticmethod
+    def _charge(conn: Connection) -> bool:
+        """Take a token for a message that is not an accepted action; ``False`` (and the
+        connection closing) if it is flooding."""
+        if conn.allow():
+            return True
+        conn.send(error_message(ProtocolError("flood")))
+        conn.close(1008, "flood")
+        return False
+
     def _handle(self, conn: Connection, text: str) -> bool:
-        """Answer one client frame; ``True`` if it was an accepted action."""
+        """Answer one client frame; ``True`` if it was an action (submitted: a refusal is
+        answered, and charged to the bucket, when the batch is validated)."""
         msg: ClientMessage | None = None
         try:
             msg = parse_client(text)
@@ -321,7 +332,12 @@ class Server:
             raise ProtocolError("spectator")
         if msg.type == "hint":
             return {**joined.hint(conn.player, msg.n), "reply_to": msg.id}
-        joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id)
+        def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
+            conn.send(error_message(err, reply_to))
+            self._charge(conn)
+
+        joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id,
+                   refuse=refuse)
         return None
 
     # -- pages -----------------------------------------------------------------------------

@@ -6,8 +6,9 @@ the table's configuration (rules, seed, deals, timer, seats, token digests) and 
 of accepted actions; the game state itself is never stored, it is re-derived by replaying the
 actions through the engine, which re-validates each one.
 
-Durability: :meth:`Store.append` commits before it returns and the server broadcasts only
-after it returns, so an action a client has seen is on disk. SQLite runs in WAL mode with
+Durability: :meth:`Store.append_many` commits before it returns and the server broadcasts
+only after it returns (one transaction per turn of the event loop, :mod:`.commit`), so an
+action a client has seen is on disk. SQLite runs in WAL mode with
 ``synchronous=NORMAL``: a commit survives the process being killed (``kill -9``); pass
 ``durable=True`` (``synchronous=FULL``) to survive power loss too, at an fsync per action.
 
@@ -149,18 +150,19 @@ class Store:
                 (table_id, created, json.dumps(config, sort_keys=True)),
             )
 
-    def append(self, table_id: str, action: StoredAction, *, finished: bool = False) -> None:
-        """Store one accepted action (committed on return); ``finished`` marks the match over
-        in the same transaction. The hot path of the server: one statement on the
-        connection and a commit, no cursor or context manager of its own."""
+    def append_many(self, rows: list[tuple[str, StoredAction, bool]]) -> None:
+        """Store accepted actions, each ``(table id, action, finished)``, in one transaction
+        (committed on return, or nothing is: the server's group commit). The hot path of
+        the server: statements on the connection and one commit, no cursor of its own."""
         conn = self._conn
         try:
-            conn.execute(self._insert_action, (
-                table_id, action.seq, action.deal, action.kind, action.seat,
-                orjson.dumps(action.cards).decode(), action.play_kind,
-            ))
-            if finished:
-                conn.execute(self._finish, (table_id,))
+            for table_id, a, finished in rows:
+                conn.execute(self._insert_action, (
+                    table_id, a.seq, a.deal, a.kind, a.seat, orjson.dumps(a.cards).decode(),
+                    a.play_kind,
+                ))
+                if finished:
+                    conn.execute(self._finish, (table_id,))
             conn.commit()
         except BaseException:
             conn.rollback()
