@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.server_harness import free_port, start_serve  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
+STALL = 15.0  # seconds without a message at a table that should be moving
 
 
 def _proc_cpu(pid: int) -> float:
@@ -58,7 +59,15 @@ async def _place(client: TableClient, stop_at: float, think: float, rng: random.
             acted = client.state["seq"]
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             await client.act()
-        if await client.receive(timeout=30) is None:
+        # At the end a place may wait for a move its table's actor, who saw the time up
+        # first, will not make: waiting past the end (+1 s) is not an error, a stall before is.
+        left = stop_at + 1.0 - time.monotonic()
+        try:
+            if await client.receive(timeout=min(STALL, max(left, 0.05))) is None:
+                return
+        except TimeoutError:
+            if left >= STALL:  # the table stopped moving: an error of the run
+                client.errors.append({"type": "error", "code": "stalled", "seq": acted})
             return
 
 

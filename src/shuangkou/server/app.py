@@ -19,7 +19,9 @@ from aiohttp import WSMsgType, web
 
 from ..errors import IllegalPlayError
 from ..game import SPECTATOR
+from .commit import GroupCommit
 from .config import ConfigError, TableConfig
+from .hints import HINT_BUDGET, HintSolver
 from .protocol import (
     ACTIONS,
     MAX_FRAME,
@@ -30,7 +32,6 @@ from .protocol import (
     error_message,
     parse_client,
 )
-from .commit import GroupCommit
 from .store import Store, open_store
 from .table import Table
 from .views import action_view, result_view
@@ -141,15 +142,18 @@ class Connection:
 class Server:
     """The tables of one server process and its store. ``bot_delay`` is how long a bot waits
     before moving (so people can follow); ``allow_seed`` lets a create request choose the
-    seed (tests only: a known seed reveals every hand)."""
+    seed (tests only: a known seed reveals every hand); ``hint_budget`` is how long the
+    solver's hint order may take before a hint falls back to smallest-first (:mod:`.hints`)."""
 
     def __init__(self, store: Store, *, bot_delay: float = 0.5, allow_seed: bool = False,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, hint_budget: float = HINT_BUDGET) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.allow_seed = allow_seed
         self.limits = limits or Limits()
         self.commits = GroupCommit(store)
+        self.hints = HintSolver(hint_budget)
+        self._tasks: set[asyncio.Future[None]] = set()
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
 
@@ -306,6 +310,13 @@ class Server:
                                     None if msg is None else msg.id))
         return False
 
+    async def _hint(self, conn: Connection, table: Table, player: int,
+                    msg: ClientMessage) -> None:
+        try:
+            conn.send({**await table.hint(player, msg.n, self.hints), "reply_to": msg.id})
+        except ProtocolError as e:  # the position moved on while the hint was computed
+            conn.send(error_message(e, msg.id))
+
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
             return {"type": "pong", "reply_to": msg.id}
@@ -331,7 +342,11 @@ class Server:
         if conn.player is None:
             raise ProtocolError("spectator")
         if msg.type == "hint":
-            return {**joined.hint(conn.player, msg.n), "reply_to": msg.id}
+            joined.check_hint(conn.player)  # refused at once; the answer may take a while
+            task = asyncio.ensure_future(self._hint(conn, joined, conn.player, msg))
+            self._tasks.add(task)  # a strong reference until it is done
+            task.add_done_callback(self._tasks.discard)
+            return None
         def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
             conn.send(error_message(err, reply_to))
             self._charge(conn)
@@ -401,6 +416,7 @@ def make_app(server: Server) -> web.Application:
         server.stop()
 
     async def on_cleanup(app: web.Application) -> None:
+        await server.hints.aclose()
         server.store.close()
 
     app.on_startup.append(on_startup)
@@ -410,10 +426,12 @@ def make_app(server: Server) -> web.Application:
 
 
 def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int = 8000, *,
-          bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False) -> None:
+          bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False,
+          hint_budget: float = HINT_BUDGET) -> None:
     """Run a server until interrupted (what ``shuangkou serve`` calls)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = Server(open_store(db, durable=durable), bot_delay=bot_delay, allow_seed=allow_seed)
+    server = Server(open_store(db, durable=durable), bot_delay=bot_delay, allow_seed=allow_seed,
+                    hint_budget=hint_budget)
     web.run_app(make_app(server), host=host, port=port, access_log=None, shutdown_timeout=5.0,
                 print=lambda s: log.info("%s", s.strip()), loop=new_event_loop())
 

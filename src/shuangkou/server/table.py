@@ -26,10 +26,10 @@ from ..game import Game, Match
 from ..plays import Play
 from ..rng import SplitMix64
 from ..sim import greedy_policy, random_policy
-from .config import TableConfig
-from .hints import hints
-from .protocol import ProtocolError, encode
 from .commit import GroupCommit, Submitted
+from .config import TableConfig
+from .hints import HintSolver, Order, smallest_first
+from .protocol import ProtocolError, encode
 from .store import StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
@@ -78,6 +78,7 @@ class Table:
         self.listeners: dict[int, Listener] = {}
         self.spectators: set[Listener] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self._hints: tuple[int, list[Play], Order] | None = None  # seq, order, its source
         self.deadline: float | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -283,20 +284,29 @@ class Table:
         if self.game.is_over and len(self.match.games) < self.config.deals:
             self.match.deal()
 
-    def hint(self, player: int, n: int) -> dict[str, Any]:
-        """The ``n``-th hint (cycling) for a place whose turn it is."""
-        game = self.game
+    def check_hint(self, player: int) -> None:
+        """Raise :class:`ProtocolError` unless ``player`` may ask for a hint now."""
         if self.finished:
             raise ProtocolError("match_over")
-        if game.to_act != self.seat_of(player):
-            raise ProtocolError("not_your_turn", f"it is seat {game.to_act}'s turn")
-        order = hints(game)
+        if self.game.to_act != self.seat_of(player):
+            raise ProtocolError("not_your_turn", f"it is seat {self.game.to_act}'s turn")
+
+    async def hint(self, player: int, n: int, solver: HintSolver) -> dict[str, Any]:
+        """The ``n``-th hint (cycling) for a place whose turn it is: the solver's order, or
+        smallest-first when it is too slow (:mod:`.hints`); computed once per position."""
+        self.check_hint(player)
+        seq, game = self.seq, self.game
+        if self._hints is None or self._hints[0] != seq:
+            order, source = await solver.order(game.copy())
+            self._hints = (seq, order, source)
+        _, order, source = self._hints
         if not order:
-            return {"type": "hint", "cards": [], "pass": True, "count": 0}
+            return {"type": "hint", "cards": [], "pass": True, "count": 0, "order": source,
+                    "seq": seq}
         play = order[n % len(order)]
         return {"type": "hint", "cards": list(game.cards_for(play)), "kind":
                 play.kind.name.lower(), "text": play.describe(), "pass": False,
-                "count": len(order)}
+                "count": len(order), "order": source, "seq": seq}
 
     # -- broadcasting ----------------------------------------------------------------------
     def _broadcast_action(self, record: StoredAction, ended: Game | None,
@@ -360,7 +370,7 @@ class Table:
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
             choice = policy(game.view(seat), game.legal_plays(wilds), rng)
         else:
-            choice = None if game.can_pass() else hints(game)[0]
+            choice = None if game.can_pass() else smallest_first(game.legal_plays("fewest"))[0]
         def retry(err: ProtocolError) -> None:  # e.g. the store refused it: try again later
             if self._timer is None:
                 self._timer = asyncio.get_running_loop().call_later(
