@@ -409,6 +409,7 @@ def make_app(server: Server) -> web.Application:
     ])
 
     async def on_startup(app: web.Application) -> None:
+        server.store.checkpoint_in_background()  # no checkpoint stalls the event loop
         n = server.resume()
         log.info("resumed %d unfinished table(s) from %s", n, server.store.url)
 

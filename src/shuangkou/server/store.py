@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,9 +89,12 @@ class Store:
     """A database of tables and actions over one DB-API connection (see the module docstring).
     Calls are synchronous and short (one indexed insert and a commit)."""
 
-    def __init__(self, conn: Any, placeholder: str, url: str) -> None:
+    def __init__(self, conn: Any, placeholder: str, url: str, path: str = "") -> None:
         self._conn = conn
         self._ph = placeholder
+        self._path = path
+        self._checkpointer: threading.Thread | None = None
+        self._stop = threading.Event()
         self.url = url
         self._insert_action = self._sql(
             "INSERT INTO sk_actions (table_id, seq, deal, kind, seat, cards, play_kind)"
@@ -228,8 +232,28 @@ class Store:
             for r in rows
         ]
 
+    def checkpoint_in_background(self, every: float = 1.0) -> None:
+        """SQLite: move WAL checkpoints off the caller's thread. A checkpoint copies the WAL
+        into the database file and fsyncs it (tens to hundreds of milliseconds on a busy
+        disk); SQLite's automatic one runs inside a commit, so it stalled the server's event
+        loop. Here the commits never checkpoint, and a thread with its own connection runs a
+        passive checkpoint (it never blocks a writer) every ``every`` seconds. No-op for
+        PostgreSQL and ``:memory:``. Stopped by :meth:`close`."""
+        if self._ph != "?" or self._path in ("", ":memory:"):
+            return
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._stop = threading.Event()
+        self._checkpointer = threading.Thread(
+            target=_checkpoints, args=(self._path, every, self._stop),
+            name="shuangkou-checkpoint", daemon=True)
+        self._checkpointer.start()
+
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and stop the checkpoint thread, after a last checkpoint)."""
+        if self._checkpointer is not None:
+            self._stop.set()
+            self._checkpointer.join()
+            self._checkpointer = None
         self._conn.close()
 
 
@@ -246,4 +270,14 @@ def open_store(url: str, *, durable: bool = False) -> Store:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
     conn.execute("PRAGMA foreign_keys=ON")
-    return Store(conn, "?", url)
+    return Store(conn, "?", url, path)
+
+
+def _checkpoints(path: str, every: float, stop: threading.Event) -> None:
+    conn = sqlite3.connect(path)
+    try:
+        while not stop.wait(every):
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        conn.close()
