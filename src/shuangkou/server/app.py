@@ -316,6 +316,9 @@ class Server:
             conn.send({**await table.hint(player, msg.n, self.hints), "reply_to": msg.id})
         except ProtocolError as e:  # the position moved on while the hint was computed
             conn.send(error_message(e, msg.id))
+        except Exception:  # a bug must cost one reply, never the server
+            log.exception("internal error on a hint")
+            conn.send(error_message(ProtocolError("server", "internal error"), msg.id))
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":

@@ -81,6 +81,10 @@ class GroupCommit:
             except ProtocolError as e:
                 s.refuse(e)
                 continue
+            except Exception:  # a bug costs one refusal, never the batch (the engine
+                log.exception("internal error on an action")  # changes nothing on error)
+                s.refuse(ProtocolError("server", "internal error"))
+                continue
             busy.add(s.table)
             batch.append((s, record))
         if batch:
@@ -94,7 +98,10 @@ class GroupCommit:
                     s.refuse(ProtocolError("server"))
             else:
                 for s, r in batch:
-                    s.table.accepted(r, s)
+                    try:
+                        s.table.accepted(r, s)
+                    except Exception:  # committed: the others must still be broadcast
+                        log.exception("internal error broadcasting an action")
         if later:
             self._queue[:0] = later
             if not self._armed:
