@@ -202,14 +202,14 @@ def test_partner_hand_only_under_jj(tmp_path):
 
 
 def test_hint_is_the_solvers_order_and_playable(tmp_path):
-    """Hints follow shuangkou.solve.hints (docs/solver.md "Hints"), cycled by ``n``; classic
-    hands are cheap enough to be solved within the budget every time."""
+    """Hints follow shuangkou.solve.hints (docs/solver.md "Hints"), cycled by ``n``."""
     async def body():
         async with running(db_url(tmp_path)) as (server, base), \
                 aiohttp.ClientSession() as http:
             t, clients = await _seat_all(http, base, rules="classic", seats=["open"] * 4,
                                          seed=8)
             table = server.tables[t["id"]]
+            server.hints.budget = 30.0  # the order is tested here, the budget below
             for _ in range(12):  # hints on leads and on answers
                 c = next(x for x in clients if x.my_turn)
                 game = table.game
