@@ -54,12 +54,11 @@ def test_batch_equals_per_hand_api(preset: str) -> None:
 def test_per_hand_tables() -> None:
     rules = Rules.preset("baibian")
     hands = _hands(20)
-    tables = [Play.parse(t, rules).tag if t else 0 for t in TABLES] * 10
-    tables = np.array(tables[: len(hands)], dtype=np.uint32)
+    plays = ([Play.parse(t, rules) if t else None for t in TABLES] * 10)[: len(hands)]
+    tables = np.array([p.tag if p else 0 for p in plays], dtype=np.uint32)
     n = B.count_plays(hands, rules, tables)
     for i, h in enumerate(hands):
-        t = Play._from_codes(0, int(tables[i])) if tables[i] else None
-        assert n[i] == count_plays(h, rules, t)
+        assert n[i] == count_plays(h, rules, plays[i])
 
 
 @pytest.mark.parametrize("preset", PRESETS)

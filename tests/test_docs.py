@@ -38,11 +38,11 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS))
 import _apigen  # noqa: E402  (docs/_apigen.py)
 
-# pyright --verifytypes "type completeness" of the public API. It was 100% before shuangkou.rl
-# landed; its PettingZoo/Gymnasium envs subclass untyped third-party bases and some of VecEnv's
-# returns are still partly unknown (94.9%). The floor holds the line until those are typed
-# (open work, see the RL issue's closing note); raise it back to 100 then.
-TYPED_FLOOR = 94.5
+# pyright --verifytypes "type completeness" of the public API. The shuangkou.rl envs are typed
+# (97.6%); what is left are 13 attributes and parameters of shuangkou.server (Server.limits,
+# Table.match, Connection.sender, ...) that lack annotations. Raise the floor to 100 once
+# those are annotated.
+TYPED_FLOOR = 97.5
 
 PAGE_SECONDS = 300  # a page whose examples take longer fails (e.g. a server left running)
 PAGES = sorted(

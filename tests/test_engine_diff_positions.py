@@ -141,7 +141,8 @@ def test_impossible_positions_raise(cls: Any, changes: dict[str, Any], message: 
 def test_a_hand_built_play_is_validated() -> None:
     c = R["classic"]
     s = RefState.from_position(c, ["3 3 4", "5", "6", "7"], 0)
-    fake = Play("3 3", sk.Kind.BOMB, 0, 2, 1, 0, 0)  # not what 3 3 reads as
+    # not what 3 3 reads as: forged (the constructor refuses it; an unpickled play is not)
+    fake = Play._from_codes(P("3 3", c).packed, P("4 4", c).tag)
     before = s.copy()
     for bad in (fake, P("5", c), 3, "3"):
         with pytest.raises(sk.IllegalPlayError):

@@ -224,7 +224,8 @@ def test_play_inputs_and_errors_name_play_and_reason() -> None:
         ("zz", "unknown card"),
         ([], "no cards"),
         (sk.Hand("5 5"), "does not hold"),
-        (Play("3 3", Kind.BOMB, 0, 2, 1, 0, 0), "does not read"),
+        # a reading of these cards, but not under baibian's star bombs (R5)
+        (Play("3 3 3 BJ", Kind.BOMB, 0, 4, 1, 0, 1), "does not read"),
     ]
     for cards, reason in bad:
         with pytest.raises(IllegalPlayError, match=reason) as e:

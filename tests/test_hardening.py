@@ -44,10 +44,10 @@ def test_non_ascii_look_alikes_are_notation_errors(text):
 ])
 @pytest.mark.parametrize("text", ["3" + " " * 80_000, "3 " * 600_000, "/" * 100_000 + "x"])
 def test_huge_text_is_refused_at_once_with_a_short_message(parse, text):
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time: a loaded machine's stalls are not the parser's
     with pytest.raises(ValueError) as err:
         parse(text)
-    assert time.perf_counter() - t0 < 0.5  # generous: the work is O(1) here, was 8 s
+    assert time.thread_time() - t0 < 0.5  # generous: the work is O(1) here, was 8 s
     assert len(str(err.value)) < 200
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 
 from shuangkou import Hand, IllegalPlayError, Play, Rules, State, _sim, classify
 from shuangkou.game import Game
-from shuangkou.plays import PASS, Kind, legal_plays
+from shuangkou.plays import PASS, legal_plays
 from shuangkou.rng import deal_seed
 from shuangkou.scoring import Outcome, best_held_bombs, contribution_units
 from shuangkou.sim import kernel_log
@@ -423,7 +423,8 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     with pytest.raises(IllegalPlayError, match="does not hold"):
         st.play(Play.parse("9 9", rules))
     with pytest.raises(IllegalPlayError, match="does not read"):
-        st.play(Play("5 5", Kind.PAIR, 9, 2, 1, 0, 0))
+        # forged (the constructor refuses it; an unpickled play is not checked)
+        st.play(Play._from_codes(Play.parse("5 5", rules).packed, Play.parse("Q Q", rules).tag))
     with pytest.raises(IllegalPlayError, match="does not beat"):
         st.play(Play.parse("5", rules))
     with pytest.raises(IllegalPlayError, match="index 5"):

@@ -78,6 +78,8 @@ class Play:
         stars: int,
         wilds: int,
     ) -> None: ...
+    def _reads_under(self, flags: int) -> bool:
+        """Whether the cards have this reading under the rules word ``flags`` (R3)."""
     @staticmethod
     def _from_codes(cards: int, tag: int) -> Play:
         """The play with cards word ``cards`` and reading tag ``tag``, unchecked."""

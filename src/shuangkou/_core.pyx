@@ -36,6 +36,8 @@ import numpy as np
 from operator import index as _index
 
 from shuangkou import cards as _cards
+from shuangkou import errors as _errors
+from shuangkou._check import as_int as _as_int
 
 cdef extern from "Python.h":
     void PyType_Modified(type t)
@@ -365,10 +367,37 @@ cdef class Play:
     cdef readonly uint64_t packed
     cdef readonly uint32_t tag
 
-    def __init__(self, cards, kind, int top, int width, int length, int stars, int wilds):
+    def __init__(self, cards, kind, top, width, length, stars, wilds):
+        """A play built by hand from its cards (a Hand or card text) and its reading.
+
+        The one check of a hand-built play: every field must be an integer within its range
+        (an :class:`~shuangkou.errors.ArgumentError` naming the field, as for every int-like
+        argument; no field may spill into another's bits of the tag), and the reading must be
+        one the cards have under some rules (R3; :class:`~shuangkou.errors.IllegalPlayError`
+        otherwise). Cards that are no Hand or text are a ``TypeError``, as everywhere.
+        Whether the rules in force allow it is checked where the play is used (a move, a
+        table)."""
         hand = _cards.Hand.parse(cards) if isinstance(cards, str) else cards
+        if not isinstance(hand, _cards.Hand):
+            raise TypeError(f"cards must be a Hand or card text, not {type(cards).__name__}")
+        cdef int k = _as_int(kind, "kind", rd.K_SINGLE, rd.K_CHAIN_BOMB)
+        cdef uint32_t tag = rd.make_tag(
+            k, _as_int(top, "top", 0, 14),
+            _as_int(width, "width", 1, 31), _as_int(length, "length", 1, 15),
+            _as_int(stars, "stars", 0, 31), _as_int(len(hand), "size (cards)", 1, 63),
+            _as_int(wilds, "wilds", 0, 7))
+        if not _reads_as(hand.packed, tag):
+            raise _errors.IllegalPlayError(
+                f"{hand} does not read as {_plays().Kind(k).name}, top={int(top)}, "
+                f"width={width}, length={length}, stars={stars}, wilds={wilds} under any rules "
+                f"(R3)")
         self.packed = hand.packed
-        self.tag = rd.make_tag(int(kind), top, width, length, stars, len(hand), wilds)
+        self.tag = tag
+
+    def _reads_under(self, uint32_t flags):
+        """Whether the cards have this reading under the rules word ``flags`` (R3): the check
+        of a table play (``shuangkou.plays``), in C, as a forged or unpickled play may not."""
+        return valid_word(self.packed) and _has_reading(self.packed, self.tag, flags)
 
     @staticmethod
     def _from_codes(uint64_t cards, uint32_t tag):
@@ -515,6 +544,27 @@ cdef class Play:
         stars = f", {self.stars}★" if self.stars else ""
         cards = "1 card" if self.size == 1 else f"{self.size} cards"
         return f"{desc} ({cards}{stars})"
+
+
+cdef bint _has_reading(uint64_t cards, uint32_t tag, uint32_t flags) noexcept:
+    """Whether ``tag`` is a reading of the valid cards word ``cards`` under ``flags`` (R3)."""
+    cdef uint32_t tags[4]
+    cdef int i, n = sk_classify(cards, flags, tags)
+    for i in range(n):
+        if tags[i] == tag:
+            return True
+    return False
+
+
+cdef bint _reads_as(uint64_t cards, uint32_t tag) noexcept:
+    """Whether ``tag`` is a reading of ``cards`` under some rules word (R3; ``cards`` valid)."""
+    cdef uint32_t f
+    for f in range(rd.FLAGS_ALL + 1):
+        if (f & rd.FLAG_UNEVEN) and not (f & rd.FLAG_STARS):
+            continue  # not a rules word (_flags_word)
+        if _has_reading(cards, tag, f):
+            return True
+    return False
 
 
 cdef inline Play _new_play(uint64_t packed, uint32_t tag):

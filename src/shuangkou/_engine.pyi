@@ -89,6 +89,9 @@ class LegalPlays:
     def __contains__(self, p: object, /) -> bool: ...
     def index(self, p: Play) -> int: ...
 
+# SeatView's position fields repeat State's (and shuangkou.position.PositionFields): not code
+# written twice but each final class's own members, as a stub must list them; stubtest checks
+# every one against the extension.
 @final
 class SeatView:
     def __init__(self, *args: object, **kwargs: object) -> None: ...

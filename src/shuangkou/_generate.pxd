@@ -12,15 +12,21 @@ writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total
 Every card set is emitted exactly once per reading, by construction rather than by dedup:
 
 * jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
-* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3);
+* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
+  a nibble mask says can hold one;
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
-  sets with ≤ W naturals per rank, wilds filling the rest. The set's canonical top (R3.2) is
+  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
+  runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
+  give each top's longest window, and a window's wild choices walk nibble masks of the ranks
+  still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
   natural of its lowest rank. Sets that are bombs (one natural rank, or a 千变 chain bomb) are
   left to the bomb generators (R3.1); a 千变 set fitting two kinds is emitted once per kind
   (R3.3);
-* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4; a set is kept
-  only in the window of its biggest reading (R3.1, R3.4), so it appears once.
+* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4 (an odometer
+  carrying the running figures ``chain_best`` needs, one SWAR test first rejecting hands with
+  no possible window); a set is kept only in the window of its biggest reading (R3.1, R3.4),
+  so it appears once.
 
 When answering, only the table's kind and size with a higher top are generated, plus the bombs
 that beat it (R4: filtered while generating). ``fewest`` keeps, per reading, the set with the
@@ -31,11 +37,12 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_NIB1, SK_SEQ_MASK, n_ranks, nib, nib_sum, unit,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
+    high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
-    FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_STRAIGHT, NO_TABLE,
-    ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape, jokers_tag, make_tag, sk_beats,
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_PAIR, K_STRAIGHT, NO_TABLE,
+    ChainShape, bomb_key, chain_best, chain_bomb_tag, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
 
@@ -65,7 +72,6 @@ ctypedef struct Gen:
     int ws            # wild small jokers in hand
     int wb            # wild big jokers in hand
     int wall          # ws + wb
-    int h[13]         # natural counts
     int jn[5]         # ways to take w wild cards (splits into small / big jokers), w ≤ wall
     uint64_t jw[5][3] # their joker words, fewest small jokers first
 
@@ -97,10 +103,8 @@ cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept no
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
     different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
     cdef int k
-    if w == 0:
-        put(g, nat, tag)
-        return
-    for k in range(g.jn[w]):
+    put(g, nat | g.jw[w][0], tag)  # w = 0: the one empty split
+    for k in range(1, g.jn[w]):
         put(g, nat | g.jw[w][k], tag)
 
 
@@ -117,6 +121,11 @@ cdef inline void joker_splits(Gen* g) noexcept nogil:
         g.jn[w] = smax - smin + 1
         for s in range(smin, smax + 1):
             g.jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
+
+
+cdef inline bint one_split(const Gen* g) noexcept nogil:
+    """Every wild count has one joker split: ``fewest``, or wilds of one kind only."""
+    return g.fewest or g.ws == 0 or g.wb == 0
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
@@ -136,50 +145,95 @@ cdef inline void gen_jokers(Gen* g) noexcept nogil:
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
-cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag) noexcept nogil:
-    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural)."""
-    cdef int k, hr = g.h[r], kmin, kmax = hr if hr < n else n
+cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
+    """The reading of ``n`` cards of rank ``r`` (wilds standing for it): single, pair, triple,
+    then an X相 bomb of n★ with stars (R2, R3). Kind, width, size and stars grow linearly
+    with n: one multiply instead of packing seven fields."""
+    if n <= 3:
+        return make_tag(0, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(1, 0, 1, 0, 0, 1, 0) - 1
+    return make_tag(K_BOMB, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(0, 0, 1, 0, stars_on, 1, 0)
+
+
+cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag, bint simple) noexcept nogil:
+    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural), by
+    natural count; ``simple``: one joker split per wild count (a constant, as for sequences)."""
+    cdef int hr = nib(g.hand, r), kmax = hr if hr < n else n, kmin, w
+    cdef uint64_t word
+    if g.wall == 0:
+        put(g, (<uint64_t>n) << (4 * r), tag)
+        return
     if g.fewest:
         kmin = kmax
     else:
         kmin = n - g.wall if n - g.wall > 1 else 1
-    for k in range(kmin, kmax + 1):
-        put_wild(g, (<uint64_t>k) << (4 * r), n - k, tag | (<uint32_t>(n - k) << 28))
+    word = (<uint64_t>kmin) << (4 * r)
+    tag |= <uint32_t>(n - kmin) << 28
+    for w in range(n - kmin, n - kmax - 1, -1):
+        if simple:
+            put(g, word | g.jw[w][0], tag)
+        else:
+            put_wild(g, word, w, tag)
+        word += unit(r)
+        tag -= 1u << 28
 
 
-cdef inline void gen_one_rank(Gen* g) noexcept nogil:
-    """Singles, pairs, triples (sizes ``plo..phi`` over ranks above ``prmin``: all when
+cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
+    """Singles, pairs, triples (sizes ``plo..phi`` over ranks from ``prmin``: all when
     leading, the table's size over higher ranks when answering one) and X相 bombs (R2, R3);
-    per rank by size, as R3 orders them. Answering a bomb starts at the smallest size that
-    beats it: a one-rank bomb's key grows with its size (R5: more stars or more cards)."""
-    cdef int r, n, nmax, nmin, plo = 1, phi = 0, prmin = 0, stars_on = (g.flags & FLAG_STARS) != 0
+    per rank by size, as R3 orders them. Only the ranks that can hold one are visited (nibble
+    masks: any natural; ≥ 4 − wall naturals for a bomb). Answering a bomb starts at the
+    smallest size that beats it: a one-rank bomb's key grows with its size, and with its rank
+    at one size (R5), so that size only falls as the rank rises."""
+    cdef int r, n, nmax, nmin = 4, plo = 1, phi = 0, prmin = 0
+    cdef int stars_on = (g.flags & FLAG_STARS) != 0
+    cdef uint64_t plain = 0, bombs, todo
+    cdef uint64_t nat = g.hand & SK_NAT_MASK
     if g.mode == GEN_LEAD:
         phi = 3
+        plain = ranks_ge(nat, 1)
     elif g.mode == GEN_PLAIN and g.tkind <= 2:
         plo = phi = g.tkind + 1
         prmin = g.ttop + 1
-    for r in range(13):
-        if g.h[r] == 0:
-            continue
+        plain = ranks_ge(nat, 1) & ~(unit(prmin) - 1)
+    bombs = ranks_ge(nat, 4 - g.wall if g.wall < 3 else 1)
+    todo = plain | bombs
+    while todo:
+        r = SK_CTZ64(todo) >> 2
+        todo &= todo - 1
         if done(g):
             return
-        nmax = g.h[r] + g.wall
-        if r >= prmin:
+        nmax = nib(g.hand, r) + g.wall
+        if plain & unit(r):
             for n in range(plo, (phi if phi < nmax else nmax) + 1):
-                one_rank_sets(g, r, n, make_tag(n - 1, r, n, 1, 0, n, 0))
-        nmin = 4
+                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
+        if not bombs & unit(r):
+            continue
         if g.mode == GEN_BOMB:
-            while nmin <= nmax and bomb_key(make_tag(K_BOMB, r, nmin, 1, nmin * stars_on, nmin, 0),
-                                            g.flags) <= g.tkey:
+            while nmin > 4 and bomb_key(one_rank_tag(r, nmin - 1, stars_on), g.flags) > g.tkey:
+                nmin -= 1
+            while nmin <= nmax and bomb_key(one_rank_tag(r, nmin, stars_on), g.flags) <= g.tkey:
                 nmin += 1
         for n in range(nmin, nmax + 1):
-            one_rank_sets(g, r, n, make_tag(K_BOMB, r, n, 1, n * stars_on, n, 0))
+            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
+
+
+cdef inline void gen_one_rank(Gen* g) noexcept nogil:
+    if one_split(g):
+        one_rank_all(g, True)
+    else:
+        one_rank_all(g, False)
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
-cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag) noexcept nogil:
+cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag,
+                          bint simple) noexcept nogil:
     """Emit one sequence set unless it is a bomb (R3.1): with 4 wilds it may hold a single
-    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb."""
+    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb.
+    ``simple`` (at most 2 wilds, one joker split per wild count) skips both tests and the
+    split loop; the callers pass it as a constant, so the compiler drops what it excludes."""
+    if simple:
+        put(g, nat | g.jw[w][0], tag | (<uint32_t>w << 28))
+        return
     if w >= 4 and n_ranks(nat) < 2:
         return
     if w >= 3 and n >= 12 and (g.flags & FLAG_STARS) and chain_bomb_tag(nat, n, w, g.flags):
@@ -187,57 +241,125 @@ cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag) noex
     put_wild(g, nat, w, tag | (<uint32_t>w << 28))
 
 
-cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n,
-                            uint32_t tag) noexcept nogil:
+cdef inline uint64_t held(uint64_t x) noexcept nogil:
+    """A 1 in the low bit of every non-zero nibble of ``x`` (nibbles ≤ 3: a window's W)."""
+    return (x | (x >> 1)) & SK_NIB1
+
+
+cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n, uint32_t tag,
+                            bint simple) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
-    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …)
-    turns them into wilds. With t < A the lowest rank must keep a natural (canonical top)."""
-    cdef int budget = g.wall - d, r1, r2, r3, r4
-    cdef bint need_lo = t < R_ACE
-    cdef uint64_t w1, w2, w3, w4
-    seq_emit(g, base, d, n, tag)
+    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …,
+    each the lowest set bit of a mask of the ranks still holding one) turns them into wilds.
+    With t < A the lowest rank must keep a natural (canonical top): one card of it, ``guard``,
+    is set aside before choosing."""
+    cdef int budget = g.wall - d
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x0 = base - guard, x1, x2, x3, u1, u2, u3, u4, m1, m2, m3, m4
+    seq_emit(g, base, d, n, tag, simple)
     if budget == 0 or g.fewest:
         return
-    for r1 in range(lo, t + 1):
-        if nib(base, r1) == 0:
-            continue
-        w1 = base - unit(r1)
-        if need_lo and nib(w1, lo) == 0:
-            continue
-        seq_emit(g, w1, d + 1, n, tag)
+    m1 = held(x0)
+    while m1:
+        u1 = m1 & (~m1 + 1)
+        m1 ^= u1
+        x1 = x0 - u1
+        seq_emit(g, x1 + guard, d + 1, n, tag, simple)
         if budget < 2:
             continue
-        for r2 in range(r1, t + 1):
-            if nib(w1, r2) == 0:
-                continue
-            w2 = w1 - unit(r2)
-            if need_lo and nib(w2, lo) == 0:
-                continue
-            seq_emit(g, w2, d + 2, n, tag)
+        m2 = held(x1) & ~(u1 - 1)
+        while m2:
+            u2 = m2 & (~m2 + 1)
+            m2 ^= u2
+            x2 = x1 - u2
+            seq_emit(g, x2 + guard, d + 2, n, tag, simple)
             if budget < 3:
                 continue
-            for r3 in range(r2, t + 1):
-                if nib(w2, r3) == 0:
-                    continue
-                w3 = w2 - unit(r3)
-                if need_lo and nib(w3, lo) == 0:
-                    continue
-                seq_emit(g, w3, d + 3, n, tag)
+            m3 = held(x2) & ~(u2 - 1)
+            while m3:
+                u3 = m3 & (~m3 + 1)
+                m3 ^= u3
+                x3 = x2 - u3
+                seq_emit(g, x3 + guard, d + 3, n, tag, simple)
                 if budget < 4:
                     continue
-                for r4 in range(r3, t + 1):
-                    if nib(w3, r4) == 0:
-                        continue
-                    w4 = w3 - unit(r4)
-                    if need_lo and nib(w4, lo) == 0:
-                        continue
-                    seq_emit(g, w4, d + 4, n, tag)
+                m4 = held(x3) & ~(u3 - 1)
+                while m4:
+                    u4 = m4 & (~m4 + 1)
+                    m4 ^= u4
+                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag, simple)
+
+
+cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
+                          int tmin) noexcept nogil:
+    """The sequences of a hand without wilds: the windows are the stretches of ranks holding
+    ≥ W (``full``: a 1 per nibble), one set each (W cards per rank). The tops, from A down,
+    are the ranks whose ``lmin`` ranks down are all full; each takes the lengths from lmin up
+    to the bottom of its stretch."""
+    cdef uint64_t tops = full & ~(unit(tmin) - 1), gaps, word
+    cdef int i, t, length, lmax
+    cdef uint32_t tag
+    for i in range(1, lmin):
+        tops &= full << (4 * i)
+    while tops:
+        if done(g):
+            return
+        t = high_rank(tops)
+        tops ^= unit(t)
+        gaps = ~full & SK_NIB1 & (unit(t) - 1)
+        lmax = lfix if lfix else t - (high_rank(gaps) if gaps else -1)
+        word = (<uint64_t>width * SK_NIB1) & ((unit(t) << 4) - 1)
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        for length in range(lmin, lmax + 1):
+            put(g, word & ~(unit(t - length + 1) - 1), tag)
+            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+
+
+cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int lmin, int lfix,
+                             int tmin, bint simple) noexcept nogil:
+    """The sequences of width W with wilds: top t from A down, length ascending, every window
+    lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
+    rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
+    of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
+    t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, pre[13]
+    cdef uint64_t top_mask
+    cdef uint32_t tag
+    pre[0] = 0
+    for r in range(12):
+        pre[r + 1] = pre[r] + width - nib(m, r)
+    t = R_ACE
+    while t >= tmin and t >= lmin - 1:
+        if done(g):
+            return
+        if lowest > t + 1:
+            lowest = t + 1
+        while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= g.wall:
+            lowest -= 1
+        lmax = t + 1 - lowest
+        if lfix and lmax > lfix:
+            lmax = lfix
+        top_mask = m & ((unit(t) << 4) - 1)
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        for length in range(lmin, lmax + 1):
+            lo = t - length + 1
+            if t == R_ACE or nib(m, lo):
+                seq_window(g, top_mask & ~(unit(lo) - 1), pre[t + 1] - pre[lo], lo, t,
+                           width * length, tag, simple)
+            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+        t -= 1
 
 
 cdef inline void gen_sequences(Gen* g) noexcept nogil:
-    cdef int width, kind, t, tmin, length, lfix, lmin, lmax, lo, d, mlo, m[12], r
-    cdef uint64_t base
+    """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
+    kind and length with a higher top."""
+    cdef int width, kind, tmin, lfix, lmin
+    cdef uint64_t m = 0, full
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef bint simple = g.wall <= 2 and one_split(g)
     for width in range(1, 4):
+        full = ranks_ge(nat, width)
+        m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
         kind = K_STRAIGHT + width - 1
         lfix = 0
         tmin = 0
@@ -246,33 +368,15 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
                 continue
             lfix = g.tlen
             tmin = g.ttop + 1
-        lmin = 5 if width == 1 else 3
-        for r in range(12):
-            m[r] = g.h[r] if g.h[r] < width else width
-        t = R_ACE
-        while t >= tmin:
-            if done(g):
-                return
-            # grow the window downwards from top t; the missing count d only grows
-            d = 0
-            base = 0
-            lmax = lfix if lfix else t + 1
-            for length in range(1, lmax + 1):
-                lo = t - length + 1
-                if lo < 0:
-                    break
-                mlo = m[lo]
-                d += width - mlo
-                if d > g.wall:
-                    break
-                base |= (<uint64_t>mlo) << (4 * lo)
-                if length < lmin or (lfix and length != lfix):
-                    continue
-                if t < R_ACE and mlo == 0:
-                    continue
-                seq_window(g, base, d, lo, t, width * length,
-                           make_tag(kind, t, width, length, 0, width * length, 0))
-            t -= 1
+        lmin = lfix if lfix else (5 if width == 1 else 3)
+        if g.wall == 0:
+            seq_runs(g, full, width, kind, lmin, lfix, tmin)
+        elif simple:
+            seq_windows(g, m, width, kind, lmin, lfix, tmin, True)
+        else:
+            seq_windows(g, m, width, kind, lmin, lfix, tmin, False)
+        if done(g):
+            return
 
 
 # -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
@@ -291,57 +395,122 @@ cdef inline void few_keep(Fewest* f, uint64_t nat, int w, int ws, uint32_t tag) 
     f.tag[i] = tag
 
 
-cdef inline void chain_rec(Gen* g, Fewest* f, int a, int y, int r, uint64_t nat, int need) noexcept nogil:
-    """Choose naturals for ranks r..a+y-1 of the window; ``need`` = wilds the groups so far need
-    to reach 4 cards. At the end, every wild count ≥ need is one candidate set."""
-    cdef int c, cmin, hr, w, n0, top = a + y - 1
+cdef extern from *:
+    """
+    /* chain_window's running figures of a window's counts, one uint64 (see chain_step):
+       bytes 0-3 ranks holding <= 4, 5, 6, 7 naturals; bits 32-39 the sum of max(c, 4);
+       bits 40-47 the wilds lacking for groups of 4; bits 48-56 one bit per count present.
+       SK_CHAIN_STEP[c]: what one rank holding c naturals adds to the first three fields. */
+    static const unsigned long long SK_CHAIN_STEP[9] = {
+        0x0000040401010101ULL, 0x0000030401010101ULL, 0x0000020401010101ULL,
+        0x0000010401010101ULL, 0x0000000401010101ULL, 0x0000000501010100ULL,
+        0x0000000601010000ULL, 0x0000000701000000ULL, 0x0000000800000000ULL};
+    """
+    const uint64_t SK_CHAIN_STEP[9]
+
+
+cdef inline int fig_need(uint64_t fig) noexcept nogil:
+    return <int>((fig >> 40) & 255)
+
+
+cdef inline void chain_leaf(Gen* g, Fewest* f, int a, int y, uint64_t nat,
+                            uint64_t fig) noexcept nogil:
+    """One count vector ``nat`` of the window a..a+y−1 with its figures ``fig`` (see
+    ``SK_CHAIN_STEP``): every wild count ≥ the wilds it lacks is one candidate set, kept only
+    in the window of its biggest reading (R3.1, R3.4). The window's ranks outside the
+    naturals' span are empty, which turns the window figures into the span's ``ChainShape``."""
+    cdef int w, n0 = nib_sum(nat), top = a + y - 1, empty, x
     cdef uint32_t tag
     cdef ChainShape shape
-    if r == a + y:
-        n0 = nib_sum(nat)
-        chain_shape(nat, &shape)  # naturals inside the window: always a possible shape
-        for w in range(need, g.wall + 1):
-            tag = chain_best(&shape, n0 + w, w, g.flags)
-            # keep the set only in the window of its biggest reading (R3.1, R3.4)
-            if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
-                continue
-            if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
-                continue
-            if f != NULL:
-                few_keep(f, nat, w, g.ws, tag)
-            else:
-                put_wild(g, nat, w, tag)
-        return
-    hr = g.h[r]
-    cmin = 4 - (g.wall - need)
-    if cmin < 0:
-        cmin = 0
-    if r == a and cmin == 0 and top < R_ACE:
-        cmin = 1  # the reading's top is min(A, lowest natural + y − 1): a must hold a natural
-    for c in range(cmin, hr + 1):
-        chain_rec(g, f, a, y, r + 1, nat | ((<uint64_t>c) << (4 * r)),
-                  need + (4 - c if c < 4 else 0))
+    shape.lo = low_rank(nat)
+    shape.span = high_rank(nat) - shape.lo + 1
+    empty = y - shape.span
+    shape.maxc = (63 - SK_CLZ64(fig)) - 48
+    shape.g4 = <int>((fig >> 32) & 255) - 4 * empty
+    for x in range(4, 8):
+        shape.le[x] = <int>((fig >> (8 * (x - 4))) & 255) - empty
+    for w in range(fig_need(fig), g.wall + 1):
+        # equal groups (百变/JJ): a reading of y groups needs y | size
+        if not (g.flags & FLAG_UNEVEN) and (n0 + w) % y:
+            continue
+        tag = chain_best(&shape, n0 + w, w, g.flags)
+        if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
+            continue
+        if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
+            continue
+        if f != NULL:
+            few_keep(f, nat, w, g.ws, tag)
+        else:
+            put_wild(g, nat, w, tag)
+
+
+cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
+    """Every count vector of the window a..a+y−1 (ranks 3..A, 3 ≤ y ≤ 6) whose groups can
+    reach 4 cards with the wilds, rank a's count most significant, each count ascending: an
+    odometer over positions i = 0..y−1 keeping the naturals and the figures of the ranks
+    before i. A rank's count starts at 4 − (wilds not yet lacking); rank a must hold a
+    natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
+    cdef int i = 0, cm, top = a + y - 1
+    cdef int c[6], h[6]
+    cdef uint64_t nat[7], fig[7]
+    nat[0] = fig[0] = 0
+    for i in range(y):
+        h[i] = nib(g.hand, a + i)
+    i = 0
+    while True:
+        # descend: positions i.. at their smallest count
+        while i < y:
+            cm = 4 - (g.wall - fig_need(fig[i]))
+            if cm < 0:
+                cm = 0
+            if i == 0 and cm == 0 and top < R_ACE:
+                cm = 1
+            if cm > h[i]:
+                break
+            c[i] = cm
+            nat[i + 1] = nat[i] | ((<uint64_t>cm) << (4 * (a + i)))
+            fig[i + 1] = (fig[i] + SK_CHAIN_STEP[cm]) | (<uint64_t>1 << (48 + cm))
+            i += 1
+        if i == y:
+            chain_leaf(g, f, a, y, nat[y], fig[y])
+            if done(g):
+                return
+        # advance the deepest position that can still grow
+        i -= 1
+        while i >= 0 and c[i] == h[i]:
+            i -= 1
+        if i < 0:
+            return
+        c[i] += 1
+        nat[i + 1] = nat[i + 1] + unit(a + i)
+        fig[i + 1] = (fig[i] + SK_CHAIN_STEP[c[i]]) | (<uint64_t>1 << (48 + c[i]))
+        i += 1
+
+
+cdef inline bint lacks_at_most(uint64_t x, int k) noexcept nogil:
+    """Some nibble 0..9 of ``x`` (each ≤ 15) is ≤ k: the nibbles spread over byte lanes,
+    where adding 127 − k sets bit 7 exactly of the lanes over k."""
+    cdef uint64_t lanes = 0x0000008080808080ULL, add = <uint64_t>(127 - k) * 0x0000000101010101ULL
+    cdef uint64_t even = x & 0x0000000F0F0F0F0FULL, odd = (x >> 4) & 0x0000000F0F0F0F0FULL
+    return ((even + add) & lanes) != lanes or ((odd + add) & lanes) != lanes
 
 
 cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
+    """Chain bombs window by window (Y = 3..6, lowest rank ascending; R2, R5). A window is
+    possible only if it lacks ≤ wall cards to hold 4 of each rank, and every window contains a
+    3-window: one SWAR test of the 3-windows (nibble a: the cards ranks a..a+2 lack) rejects
+    most hands before the prefix sums are built."""
     cdef int r, y, a, pre[13], i
-    cdef bint any3 = False
     cdef Fewest few
     cdef Fewest* f = NULL
-    cdef uint64_t four = ((g.hand >> 2) | (g.hand >> 3)) & SK_NIB1 & SK_SEQ_MASK  # ranks ≥ 4
-    if g.wall == 0 and (four & (four >> 4) & (four >> 8)) == 0:
-        return  # no wild and no three consecutive ranks of four
-    # prefix sums of the cards each rank lacks to hold 4; a window is possible only if it lacks
-    # ≤ wall, and every window contains a 3-window, so test those first
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint64_t lack = 4 * (SK_NIB1 & SK_SEQ_MASK) - (
+        ranks_ge(nat, 1) + ranks_ge(nat, 2) + ranks_ge(nat, 3) + ranks_ge(nat, 4))
+    if not lacks_at_most(lack + (lack >> 4) + (lack >> 8), g.wall):
+        return
     pre[0] = 0
     for r in range(12):
-        pre[r + 1] = pre[r] + (4 - g.h[r] if g.h[r] < 4 else 0)
-    for a in range(10):
-        if pre[a + 3] - pre[a] <= g.wall:
-            any3 = True
-            break
-    if not any3:
-        return
+        pre[r + 1] = pre[r] + nib(lack, r)
     if g.fewest:
         f = &few
         memset(few.score, 0, sizeof(few.score))
@@ -352,7 +521,7 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
                 continue
             if done(g):
                 return
-            chain_rec(g, f, a, y, a, 0, 0)
+            chain_window(g, f, a, y)
             if f != NULL:
                 for i in range(few.n_used):
                     put(g, few.word[few.used[i]], few.tag[few.used[i]])
@@ -369,7 +538,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     return the plays found. The one place the generators run, with ``Gen`` local, so
     that the compiler keeps it in registers."""
     cdef Gen g
-    cdef int r
     g.words = words
     g.tags = tags
     g.cap = cap
@@ -383,8 +551,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
     joker_splits(&g)
-    for r in range(13):
-        g.h[r] = nib(hand, r)
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
@@ -402,7 +568,11 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
             g.tkey = bomb_key(table, flags)
         else:
             g.mode = GEN_PLAIN
-    gen_jokers(&g)
+    # jokers alone make singles, pairs, 三王 and 天王: against anything but a single or a pair
+    # only three or four of them can play
+    if (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
+            or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
+        gen_jokers(&g)
     gen_one_rank(&g)
     if not done(&g) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
         gen_sequences(&g)

@@ -77,12 +77,18 @@ cdef inline int high_rank(uint64_t x) noexcept nogil:
     return (63 - SK_CLZ64(x)) >> 2
 
 
+cdef inline uint64_t ranks_ge(uint64_t nat, int k) noexcept nogil:
+    """A 1 in the low bit of the nibble of every natural rank holding at least ``k`` (1..8)
+    cards: adding 8 − k to a count ≤ 8 (R1) never carries out of its nibble and sets bit 3
+    exactly when the count is ≥ k."""
+    return ((nat + <uint64_t>(8 - k) * SK_NIB1) >> 3) & SK_NIB1 & SK_NAT_MASK
+
+
 cdef inline bint valid_word(uint64_t word) noexcept nogil:
-    """A well-formed cards word: naturals ≤ 8, jokers ≤ 2, nothing above BJ (R1)."""
-    cdef int r
-    if word >> 60:
-        return False
-    for r in range(13):
-        if nib(word, r) > 8:
-            return False
-    return nib(word, R_SJ) <= 2 and nib(word, R_BJ) <= 2
+    """A well-formed cards word: naturals ≤ 8, jokers ≤ 2, nothing above BJ (R1). A nibble is
+    over 8 when bit 3 and one of bits 0–2 are set; a joker nibble over 2 has bit 2 or 3, or
+    bits 0 and 1."""
+    cdef uint64_t over8 = (word >> 3) & (word | (word >> 1) | (word >> 2)) & SK_NIB1
+    cdef uint64_t j = word >> SHIFT_SJ
+    return (word >> 60) == 0 and (over8 & SK_NAT_MASK) == 0 and (
+        (j & 0xCC) == 0 and (j & (j >> 1) & 0x11) == 0)

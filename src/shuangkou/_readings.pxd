@@ -176,25 +176,29 @@ cdef inline uint32_t chain_best(const ChainShape* s, int n, int wilds, uint32_t 
     Y runs over 3..6 (at least the span, 4Y ≤ n). X, the smallest group, depends only on Y:
     equal groups (百变/JJ) make X = n / Y, every natural group ≤ X; uneven groups (千变) place
     the wilds freely, so X is the largest value with Σ max(c_r, X) ≤ n over the Y ranks (the
-    ranks outside the span count X each). For each Y the window with the highest top weighs
+    ranks outside the span count X each): n // Y when no natural group exceeds it, else grown
+    from 4 with ``le`` (only le[4..7] are read). For each Y the window with the highest top weighs
     most: top = min(A, lo + Y − 1). Best: most stars (X + Y), then highest top, then larger X
     (R3.4: tied splits are one play reported with the larger X)."""
     cdef int y, x, f, empty, top, key, best = 0
     y = s.span if s.span > 3 else 3
     while y <= 6 and 4 * y <= n:
-        empty = y - s.span
         x = 0
-        if flags & FLAG_UNEVEN:
+        if y * s.maxc <= n:
+            # every group can reach n // y (≥ 4): uneven groups take it, equal ones need y | n
+            if flags & FLAG_UNEVEN or n % y == 0:
+                x = n // y
+        elif flags & FLAG_UNEVEN:
+            # some natural group exceeds X: X < maxc ≤ 8, found by growing x from 4
+            empty = y - s.span
             f = s.g4 + 4 * empty  # Σ max(c_r, 4) over the window
             if f <= n:
                 x = 4
                 while True:  # Σ max(c_r, x + 1) − Σ max(c_r, x) = ranks holding ≤ x
-                    f += (s.le[x] if x < 8 else s.span) + empty
+                    f += s.le[x] + empty
                     if f > n:
                         break
                     x += 1
-        elif n % y == 0 and n // y >= 4 and n // y >= s.maxc:
-            x = n // y
         if x:
             top = s.lo + y - 1 if s.lo + y - 1 < R_ACE else R_ACE
             key = (x + y) << 8 | top << 4 | x

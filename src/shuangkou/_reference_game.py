@@ -223,6 +223,8 @@ class RefState:
         packed = [Hand.from_cards(h).packed for h in hands]
         return cls.from_position(rules, packed, leader)
 
+    # The signature is the kernel's State.from_position (_engine.pyi) on purpose: the oracle
+    # offers the same API so that the differential tests drive both through one call.
     @classmethod
     def from_position(
         cls,

@@ -157,31 +157,28 @@ ctypedef struct Search:
     int8_t eval_plays[SV_EVAL_SLOTS]
 
 
+cdef inline bint sv_resize(void** p, long long n, size_t item) noexcept nogil:
+    """``*p`` reallocated to ``n`` items of ``item`` bytes; False (``*p`` kept) if out of
+    memory."""
+    cdef void* q = realloc(p[0], n * item)
+    if q == NULL:
+        return False
+    p[0] = q
+    return True
+
+
 cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
+    """Room for ``need`` more plays on the stack (capacity doubled as often as needed); False
+    and ``s.oom`` if memory ran out (the arrays stay valid, at least ``s.cap`` long)."""
     cdef long long cap = s.cap
-    cdef void* q
     while cap - s.top < need:
         cap *= 2
-    q = realloc(s.words, cap * sizeof(uint64_t))
-    if q == NULL:
+    if not (sv_resize(<void**>&s.words, cap, sizeof(uint64_t))
+            and sv_resize(<void**>&s.tags, cap, sizeof(uint32_t))
+            and sv_resize(<void**>&s.keys, cap, sizeof(int32_t))
+            and sv_resize(<void**>&s.order, cap, sizeof(int32_t))):
         s.oom = True
         return False
-    s.words = <uint64_t*>q
-    q = realloc(s.tags, cap * sizeof(uint32_t))
-    if q == NULL:
-        s.oom = True
-        return False
-    s.tags = <uint32_t*>q
-    q = realloc(s.keys, cap * sizeof(int32_t))
-    if q == NULL:
-        s.oom = True
-        return False
-    s.keys = <int32_t*>q
-    q = realloc(s.order, cap * sizeof(int32_t))
-    if q == NULL:
-        s.oom = True
-        return False
-    s.order = <int32_t*>q
     s.cap = cap
     return True
 

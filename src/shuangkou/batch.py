@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._check import as_int
+from ._check import as_int, as_seat
 from .cards import CARD_RANKS, MAX_COPIES, N_RANKS, Hand, card_face, face_copies
-from .errors import ArgumentError
+from .errors import ArgumentError, IllegalPlayError
 from .plays import NO_TABLE, PASS, Kind, Play, _fewest, _table_tag, pack_tag, unpack_tag
 from .rules import FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, Rules, as_rules
 
@@ -38,6 +38,7 @@ __all__ = [
     "OBS_OFFSETS",
     "OBS_SIZE",
     "OBS_VERSION",
+    "ActionIndexError",
     "ActionTable",
     "PlayBatch",
     "action_table",
@@ -98,8 +99,10 @@ def pack(counts: Any) -> np.ndarray:
 
 
 def unpack(words: Any) -> np.ndarray:
-    """``(N, 15)`` uint8 counts of packed words (no validation)."""
-    w = np.asarray(words, dtype=np.uint64).reshape(-1)
+    """``(N, 15)`` uint8 counts of packed words: integers of ``0..2**60-1`` (a negative word or
+    a float is refused, not wrapped or truncated); the counts themselves are not checked."""
+    w = _ranged_array(words, "words", (1 << (4 * N_RANKS)) - 1, "a packed word (0..2**60-1)")
+    w = w.astype(np.uint64)
     return ((w[:, None] >> _SHIFTS) & np.uint64(15)).astype(np.uint8)
 
 
@@ -109,28 +112,56 @@ play_vectors = unpack
 
 def _integer_array(a: Any, what: str) -> np.ndarray:
     """``a`` as a numpy array of an integer dtype: floats, bools and objects are refused, not
-    truncated (a count of 7.9 is an error, not 7)."""
+    truncated (a count of 7.9 is an error, not 7). An empty one (``[]`` is float64 to numpy)
+    is an empty int64 array."""
     arr = np.asarray(a)
+    if arr.size == 0:
+        return arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise ArgumentError(f"{what} must be an integer array, not dtype {arr.dtype}")
     return arr
 
 
+def _ranged_array(a: Any, what: str, hi: int, noun: str) -> np.ndarray:
+    """``a`` as a flat integer array whose values all lie in ``0..hi``, checked before any cast
+    (``-1`` must not wrap to ``2**64 - 1``, nor ``2**32 + tag`` to ``tag``); else an
+    :class:`ArgumentError` naming the first bad entry as not ``noun``."""
+    raw = _integer_array(a, what).reshape(-1)
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > hi):
+        i = int(np.argmax((raw < 0) | (raw > hi)))
+        raise ArgumentError(f"{what}[{i}] = {int(raw[i])} is not {noun}")
+    return raw
+
+
+def _tag_array(tags: Any, what: str) -> np.ndarray:
+    """``(M,)`` int64 tags of an integer array, each within the kernel's 31 bits."""
+    return _ranged_array(tags, what, _MAX_TAG, "a reading tag (0..2**31-1)").astype(np.int64)
+
+
 def _tables(table: Any, n: int, rules: Rules) -> np.ndarray:
     """Per-hand table tags: None (leading), one Play / card text / tag for all, or ``(N,)``.
-    Tags are checked to fit the kernel's 31 bits before any cast (``2**32 + tag`` must not
-    wrap to ``tag``); the kernel then checks each is a reading."""
+
+    The one check of batch tables: a Play or text goes through :func:`shuangkou.plays`'s
+    table check (a reading its cards have under ``rules``); a bare tag has no cards, so it
+    must be 0 or a reading of the rules' action table (every reading of a play of a real
+    deal, R3: at most 27 cards)."""
     if table is None or isinstance(table, (str, Play)):
         return np.full(n, _table_tag(table, rules), dtype=np.uint32)
     if isinstance(table, (int, np.integer)):
-        return np.full(n, as_int(table, "table tag", 0, _MAX_TAG), dtype=np.uint32)
-    raw = _integer_array(table, "tables").reshape(-1)
-    if raw.shape[0] != n:
-        raise ArgumentError(f"expected {n} table tags, got {raw.shape[0]}")
-    if raw.size and (int(raw.min()) < 0 or int(raw.max()) > _MAX_TAG):
-        i = int(np.argmax((raw < 0) | (raw > _MAX_TAG)))
-        raise ArgumentError(f"tables[{i}] = {int(raw[i])} is not a reading tag (0..2**31-1)")
-    return np.ascontiguousarray(raw, dtype=np.uint32)
+        raw = np.full(n, as_int(table, "table tag", 0, _MAX_TAG), dtype=np.int64)
+        what = "table tag"
+    else:
+        raw = _tag_array(table, "tables")
+        what = "tables"
+        if raw.shape[0] != n:
+            raise ArgumentError(f"expected {n} table tags, got {raw.shape[0]}")
+    bad = (raw != NO_TABLE) & ~_table_for(rules).has_tags(raw)
+    if bad.any():
+        i = int(np.argmax(bad))
+        at = "" if what == "table tag" else f"[{i}]"
+        raise IllegalPlayError(
+            f"{what}{at} = {int(raw[i]):#x} is not a reading under {rules.name} (R3)")
+    return raw.astype(np.uint32)
 
 
 def _words(hands: Any) -> np.ndarray:
@@ -181,6 +212,7 @@ class PlayBatch:
 
     def plays(self, i: int) -> list[Play]:
         """Hand ``i``'s plays as :class:`Play` objects (same order as ``legal_plays``)."""
+        i = as_int(i, "hand index", 0, len(self) - 1)
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
         return [Play._from_codes(int(w), int(t)) for w, t in zip(self.words[a:b], self.tags[a:b])]
 
@@ -260,6 +292,11 @@ def _enumerate_actions(flags: int) -> list[Action]:
             for nw in _wild_counts(k, t, z, wmax)]
 
 
+class ActionIndexError(ArgumentError, IndexError):
+    """An action index that is no integer of ``0..len(table)-1``: a ``ValueError`` like every
+    bad argument, and an ``IndexError`` like any sequence's."""
+
+
 def _choice_key(play: Play) -> tuple[int, int]:
     """The documented rule choosing the cards of a table action (docs/rl.md): among the legal
     plays with the action's reading and wild count, the fewest big jokers (a wild small joker
@@ -299,32 +336,46 @@ class ActionTable:
 
     # -- encode / decode -----------------------------------------------------------------------
     def encode(self, play: Play | int | None) -> int:
-        """The action index of a play (its reading and wild count; 0 for PASS / ``None``).
-        Raises ``KeyError`` for a reading not in the table."""
+        """The action index of a play or tag (its reading and wild count; 0 for PASS /
+        ``None``). Raises ``KeyError`` for a reading not in the table, ``ValueError`` for a
+        tag that is no integer of 0..2**31-1."""
         if play is None or (isinstance(play, Play) and not play):
             return 0
-        tag = play.tag if isinstance(play, Play) else int(play)
-        if tag == NO_TABLE:
-            return 0
-        return self._index[tag & KEY_MASK]
+        tag = play.tag if isinstance(play, Play) else as_int(play, "tag", 0, _MAX_TAG)
+        i = self._index.get(tag & KEY_MASK)
+        if i is None or int(self.tags[i]) != tag:  # stars included, as in _lookup
+            raise KeyError(f"reading not in the action table: tag {tag:#x}")
+        return i
+
+    def _lookup(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, found)`` of int64 tags: the action of each, and whether it is exactly that
+        action's tag (stars included: a tag whose stars disagree is no reading)."""
+        pos = np.minimum(np.searchsorted(self._sorted, tags & KEY_MASK), len(self._sorted) - 1)
+        idx = self._order[pos]
+        return idx, self.tags[idx].astype(np.int64) == tags
+
+    def has_tags(self, tags: np.ndarray) -> np.ndarray:
+        """``(M,)`` bool: which of the int64 ``tags`` are the tag of an action (0 is PASS)."""
+        return self._lookup(tags)[1]
 
     def encode_tags(self, tags: Any) -> np.ndarray:
-        """Vectorised :meth:`encode` of an array of tags (0 → PASS); ``KeyError`` if any
-        reading is missing."""
-        k = np.asarray(tags, dtype=np.int64) & KEY_MASK
-        pos = np.searchsorted(self._sorted, k)
-        pos = np.minimum(pos, len(self._sorted) - 1)
-        idx = self._order[pos]
-        bad = self._sorted[pos] != k
-        if bad.any():
-            raise KeyError(f"readings not in the action table: tags {np.asarray(tags)[bad][:5]}")
+        """Vectorised :meth:`encode` of an integer array of tags (0 → PASS); ``KeyError`` if
+        any reading is missing, ``ValueError`` for a value that is no tag."""
+        t = _tag_array(tags, "tags")
+        idx, found = self._lookup(t)
+        if not found.all():
+            raise KeyError(f"readings not in the action table: tags {t[~found][:5]}")
         return idx.astype(np.int32)
+
+    def _action(self, index: object) -> int:
+        """The one check of an action index: a plain int of ``0..len-1``, else
+        :class:`ActionIndexError` (``-1`` is not the last action, ``True`` not action 1)."""
+        return as_int(index, "action", 0, len(self) - 1, ActionIndexError)
 
     def decode(self, index: int) -> dict[str, Any]:
         """The reading of an action: ``kind`` (a :class:`Kind`, ``None`` for PASS), ``top``,
         ``width``, ``length``, ``stars``, ``size``, ``wilds`` and its ``tag``."""
-        if not 0 <= index < len(self):
-            raise IndexError(f"action {index} out of range 0..{len(self) - 1}")
+        index = self._action(index)
         if index == 0:
             return {"kind": None, "top": 0, "width": 0, "length": 0, "stars": 0, "size": 0,
                     "wilds": 0, "tag": NO_TABLE}
@@ -334,9 +385,9 @@ class ActionTable:
 
     def describe(self, index: int) -> str:
         """Human text of an action: ``'pair of 5 (2 cards), 1 wild'``, ``'pass'``."""
-        if index == 0:
-            return "pass"
         d = self.decode(index)
+        if d["kind"] is None:
+            return "pass"
         text = Play._from_codes(0, d["tag"]).describe()
         return text + (f", {d['wilds']} wild" + "s" * (d["wilds"] > 1) if d["wilds"] else "")
 
@@ -359,6 +410,7 @@ class ActionTable:
         action is not legal here."""
         from .plays import legal_plays as per_hand
 
+        action = self._action(action)
         if action == 0:
             if table is None:
                 raise ValueError("PASS is not legal when leading (R4)")
@@ -419,8 +471,11 @@ OBS_OFFSETS: dict[str, int] = {
 
 def bomb_grade(tag: int) -> int:
     """The ``bombs`` field's column (0..7) of a bomb play: in star presets its stars − 4,
-    capped at 7 (≥ 11★); in classic (no stars) its size − 4 for an X相 bomb, 7 for 天王."""
-    kind, _, _, _, stars, size, _ = unpack_tag(tag)
+    capped at 7 (≥ 11★); in classic (no stars) its size − 4 for an X相 bomb, 7 for 天王.
+    A value that is no bomb's tag is an :class:`~shuangkou.errors.ArgumentError`."""
+    kind, _, _, _, stars, size, _ = unpack_tag(as_int(tag, "tag", 1, _MAX_TAG))
+    if kind < Kind.BOMB or kind > Kind.CHAIN_BOMB or size < 3:
+        raise ArgumentError(f"tag {tag:#x} is not a bomb's (kind {kind})")
     if stars:
         return min(stars, 11) - 4
     return 7 if kind == Kind.FOUR_JOKERS else min(size, 11) - 4
@@ -432,8 +487,7 @@ def observation(game: Any, seat: int) -> np.ndarray:
 
     This is the pure-Python reference: it reads the game's public history. ``shuangkou.rl``
     writes the same bytes from its incrementally updated C state."""
-    if seat not in range(4):
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    seat = as_seat(seat)
     obs = np.zeros(OBS_SIZE, np.float32)
 
     def put(name: str, values: Any, at: int = 0) -> None:

@@ -126,12 +126,23 @@ def _as_hand(cards: Hand | str) -> Hand:
 
 
 def _table_tag(table: Play | str | None, rules: Rules) -> int:
+    """The tag of a table play given as a Play, card text or None (leading): the one check of
+    a table for every entry point taking one. A Play must be a reading its cards have under
+    ``rules`` (R3): a hand-built or unpickled play that is not would make the generators and
+    :meth:`Play.beats` disagree."""
     if table is None:
         return NO_TABLE
     if isinstance(table, str):
-        table = Play.parse(table, rules)
+        return Play.parse(table, rules).tag
     if not isinstance(table, Play):
         raise TypeError(f"table must be a Play, card text or None, not {type(table).__name__}")
+    if table and not table._reads_under(rules.flags):
+        try:
+            what = table.describe()
+        except IndexError:  # a forged tag whose kind or ranks are out of range
+            what = f"tag {table.tag:#x}"
+        raise IllegalPlayError(
+            f"table {table.cards} does not read as {what} under {rules.name} (R3)")
     return table.tag
 
 

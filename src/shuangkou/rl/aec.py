@@ -11,7 +11,8 @@ terminated. ``reset(seed)`` deals deal 0 of the stream ``seed`` (the cards of
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 from gymnasium import spaces
@@ -37,23 +38,55 @@ def observation_space(n_actions: int) -> spaces.Dict:
     })
 
 
-class ShuangkouAEC(AECEnv):  # type: ignore[misc]
+Observation = dict[str, np.ndarray]
+"""An agent's observation: ``{"observation": float32[OBS_SIZE], "action_mask": int8[A]}``."""
+
+
+if TYPE_CHECKING:
+    class _AECBase:
+        """What type checkers see of pettingzoo's ``AECEnv``: it ships no types (no
+        ``py.typed``), so subclassing it would leave this env's public type unknown. These are
+        the members of its API that this env inherits and does not define (users' and this
+        module's calls); at run time the base is ``AECEnv`` itself."""
+
+        metadata: dict[str, Any]
+        _cumulative_rewards: dict[str, float]
+
+        @property
+        def num_agents(self) -> int: ...
+        @property
+        def max_num_agents(self) -> int: ...
+        @property
+        def unwrapped(self) -> Self: ...
+        def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]: ...
+        def last(
+            self, observe: bool = True
+        ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]: ...
+        def _was_dead_step(self, action: int | None) -> None: ...
+        def _accumulate_rewards(self) -> None: ...
+else:
+    _AECBase = AECEnv
+
+
+class ShuangkouAEC(_AECBase):
     """One deal, four agents, over a one-row :class:`VecEnv` (see the module docstring)."""
 
-    metadata = {"name": "shuangkou_v1", "render_modes": ["human", "ansi"],
-                "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "shuangkou_v1", "render_modes": ["human", "ansi"],
+                                "is_parallelizable": False}
 
     def __init__(self, rules: Rules | str = "baibian", render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode: str | None = render_mode
         self._vec = VecEnv(rules, 1, autoreset=False)
-        self.rules = self._vec.rules
+        self.rules: Rules = self._vec.rules
         n = len(self._vec.table)
-        self.possible_agents = [f"seat_{s}" for s in range(4)]
-        self.observation_spaces = {a: observation_space(n) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.possible_agents: list[str] = [f"seat_{s}" for s in range(4)]
+        self.observation_spaces: dict[str, spaces.Dict] = {
+            a: observation_space(n) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Discrete] = {
+            a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng()
         self._zero_mask = np.zeros(n, np.int8)
         self._to_act = -1
@@ -69,17 +102,17 @@ class ShuangkouAEC(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         out = self._vec.reset(int(self._seeds.integers(0, 2**63)))
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.agents: list[str] = list(self.possible_agents)
+        self.rewards: dict[str, float] = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.terminations: dict[str, bool] = {a: False for a in self.agents}
+        self.truncations: dict[str, bool] = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._selector = AgentSelector(self.agents)
         self._to_act = int(out.to_act[0])
-        self.agent_selection = self.possible_agents[self._to_act]
+        self.agent_selection: str = self.possible_agents[self._to_act]
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Observation:
         seat = int(agent[-1])
         out = self._vec.last
         if seat == self._to_act:  # the step wrote this agent's view already

@@ -30,7 +30,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
     """One deal of ``rules``; the agent plays ``seat``, ``opponents`` (``"random"`` or
     ``"greedy"``) the three other seats, partner included."""
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"]}
 
     def __init__(
         self,
@@ -52,10 +52,11 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self.render_mode = render_mode
         self._vec = VecEnv(rules, 1, autoreset=False,
                            opponents={s: opponents for s in range(4) if s != seat})
-        self.rules = self._vec.rules
+        self.rules: Rules = self._vec.rules
         n = len(self._vec.table)
-        self.observation_space = observation_space(n)  # type: ignore[assignment]
-        self.action_space = spaces.Discrete(n)
+        self.observation_space: spaces.Space[dict[str, np.ndarray]] = (
+            observation_space(n))  # type: ignore[assignment]
+        self.action_space: spaces.Space[np.int64] = spaces.Discrete(n)
 
     def _obs(self) -> dict[str, np.ndarray]:
         out = self._vec.last

@@ -144,7 +144,7 @@ class VecEnv:
         log: bool = False,
         autoreset: bool = True,
     ) -> None:
-        self.rules = as_rules(rules)
+        self.rules: Rules = as_rules(rules)
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a positive int, got {n!r}")
         if not isinstance(threads, int) or not 1 <= threads <= n:
@@ -161,7 +161,7 @@ class VecEnv:
         self.n: int = n
         self.threads: int = threads
         self.agent_seats: tuple[int, ...] = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
-        self.table = action_table(self.rules)
+        self.table: ActionTable = action_table(self.rules)
         hk, hv = _key_hash(self.table)
         params = {
             "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
