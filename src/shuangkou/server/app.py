@@ -38,7 +38,7 @@ from .views import action_view, result_view
 
 __all__ = ["Limits", "Server", "make_app", "new_event_loop", "serve"]
 
-log = logging.getLogger("shuangkou.server")
+log: logging.Logger = logging.getLogger("shuangkou.server")
 STATIC = Path(__file__).parent / "static"
 
 
@@ -75,12 +75,12 @@ class Connection:
         self.table: Table | None = None
         self.player: int | None = None
         self.joined = False
-        self.closing = False
+        self.closing: bool = False
         self._tokens = limits.burst
         self._last = time.monotonic()
         self._loop = asyncio.get_running_loop()
         self._wake: asyncio.Future[None] | None = None
-        self.sender = asyncio.ensure_future(self._drain())
+        self.sender: asyncio.Future[None] = asyncio.ensure_future(self._drain())
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client too slow to take ``queue`` of them is dropped."""
@@ -150,9 +150,9 @@ class Server:
         self.store = store
         self.bot_delay = bot_delay
         self.allow_seed = allow_seed
-        self.limits = limits or Limits()
-        self.commits = GroupCommit(store)
-        self.hints = HintSolver(hint_budget)
+        self.limits: Limits = limits or Limits()
+        self.commits: GroupCommit = GroupCommit(store)
+        self.hints: HintSolver = HintSolver(hint_budget)
         self._tasks: set[asyncio.Future[None]] = set()
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()

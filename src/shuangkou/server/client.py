@@ -86,7 +86,7 @@ class TableClient:
         self.welcome = welcome
         self.player: int | None = welcome["player"]
         self.state: dict[str, Any] = welcome["state"]
-        self.rules = Rules.from_dict(welcome["config"]["options"])
+        self.rules: Rules = Rules.from_dict(welcome["config"]["options"])
         self.seen: dict[int, dict[str, Any]] = {a["seq"]: a for a in welcome["log"]}
         self.results: list[dict[str, Any]] = list(welcome["results"])
         self.errors: list[dict[str, Any]] = []

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GroupCommit", "Submitted"]
 
-log = logging.getLogger("shuangkou.server")
+log: logging.Logger = logging.getLogger("shuangkou.server")
 
 
 @dataclass(slots=True)

@@ -54,7 +54,7 @@ class ProtocolError(Exception):
         assert code in ERRORS, code
         super().__init__(detail or ERRORS[code])
         self.code = code
-        self.detail = detail or ERRORS[code]
+        self.detail: str = detail or ERRORS[code]
 
 
 @dataclass(frozen=True)

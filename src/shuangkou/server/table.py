@@ -30,7 +30,7 @@ from .commit import GroupCommit, Submitted
 from .config import TableConfig
 from .hints import HintSolver, Order, smallest_first
 from .protocol import ProtocolError, encode
-from .store import StoredAction
+from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
 __all__ = ["Listener", "Table", "token_digest"]
@@ -67,10 +67,10 @@ class Table:
         self.id = table_id
         self.config = config
         self.commits = commits
-        self.store = commits.store
+        self.store: Store = commits.store
         self.created = created
         self.bot_delay = bot_delay
-        self.match = Match(config.rules, config.seed)
+        self.match: Match = Match(config.rules, config.seed)
         self.match.deal()
         self.log: list[StoredAction] = []
         self.digests: dict[int, str] = {}
