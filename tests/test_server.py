@@ -17,8 +17,9 @@ from shuangkou.rules import Rules
 from shuangkou.server import open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.config import ConfigError, TableConfig
-from shuangkou.server.hints import hints
+from shuangkou.server.hints import smallest_first
 from shuangkou.server.store import MIGRATIONS
+from shuangkou.solve import hints as sk_hints
 from tests.server_harness import (
     db_url,
     free_port,
@@ -200,37 +201,64 @@ def test_partner_hand_only_under_jj(tmp_path):
     run(body)
 
 
-def test_hint_is_smallest_first_and_playable(tmp_path):
+def test_hint_is_the_solvers_order_and_playable(tmp_path):
+    """Hints follow shuangkou.solve.hints (docs/solver.md "Hints"), cycled by ``n``."""
     async def body():
         async with running(db_url(tmp_path)) as (server, base), \
                 aiohttp.ClientSession() as http:
-            t, clients = await _seat_all(http, base, seats=["open"] * 4, seed=8)
+            t, clients = await _seat_all(http, base, rules="classic", seats=["open"] * 4,
+                                         seed=8)
             table = server.tables[t["id"]]
+            server.hints.budget = 30.0  # the order is tested here, the budget below
             for _ in range(12):  # hints on leads and on answers
                 c = next(x for x in clients if x.my_turn)
                 game = table.game
-                plays = game.legal_plays("fewest")
+                want = sk_hints(game)
                 await c.send({"type": "hint", "n": 1})
                 reply = await _reply(c, "hint")
-                if not plays:
-                    assert reply["pass"] and reply["cards"] == []
+                assert reply["order"] == "solver" and reply["seq"] == table.seq
+                if not want:
+                    assert reply["pass"] and reply["cards"] == [] and reply["count"] == 0
                     await c.send({"type": "pass"})
                 else:
-                    # the second hint = the second play smallest-first, computed apart from
-                    # the tag: kind, size, length, top, width, wilds; ties in kernel order
-                    order = sorted(plays, key=lambda p: (p.kind, p.size, p.length, p.top,
-                                                         p.width, p.wilds))
-                    want = order[1 % len(order)]
                     trial = game.copy()
                     trial.play(reply["cards"], reply["kind"])
-                    assert trial.table == want and reply["count"] == len(plays)
+                    assert trial.table == want[1 % len(want)] and reply["count"] == len(want)
                     await c.send({"type": "play", "cards": reply["cards"],
                                   "kind": reply["kind"]})
                 await _reply(c, "update")
                 await asyncio.gather(*(_drain_to(x, table.seq) for x in clients))
+
+    run(body)
+
+
+def test_a_slow_hint_falls_back_to_smallest_first(tmp_path):
+    """A budget the solver cannot meet: the hint is smallest-first (kind, size, length, top,
+    width, wilds; ties in kernel order, computed here apart from the tag), the late child is
+    killed, and the next hint with a fair budget is the solver's again."""
+    async def body():
+        async with running(db_url(tmp_path)) as (server, base), \
+                aiohttp.ClientSession() as http:
+            t, clients = await _seat_all(http, base, rules="classic", seats=["open"] * 4,
+                                         seed=8)
+            table = server.tables[t["id"]]
+            c = next(x for x in clients if x.my_turn)
+            server.hints.budget = 1e-6
+            await c.send({"type": "hint", "n": 2})
+            reply = await _reply(c, "hint")
             plays = table.game.legal_plays("fewest")
-            assert hints(table.game) == sorted(
-                plays, key=lambda p: (p.kind, p.size, p.length, p.top, p.width, p.wilds))
+            order = sorted(plays, key=lambda p: (p.kind, p.size, p.length, p.top, p.width,
+                                                 p.wilds))
+            trial = table.game.copy()
+            trial.play(reply["cards"], reply["kind"])
+            assert reply["order"] == "smallest" and trial.table == order[2 % len(order)]
+            assert reply["count"] == len(order)
+            assert server.hints._proc is None  # killed
+            server.hints.budget = 30.0
+            table._hints = None  # forget the cached order of this position
+            await c.send({"type": "hint"})
+            reply = await _reply(c, "hint")
+            assert reply["order"] == "solver" and reply["count"] == len(sk_hints(table.game))
 
     run(body)
 
@@ -297,7 +325,7 @@ def test_turn_timer_default_action(tmp_path):
                     assert await c.receive() is not None
                 assert 0 < c.state["timer_left"] <= 1
                 game = table.game.copy()
-                expect = None if game.can_pass() else hints(game)[0]
+                expect = None if game.can_pass() else smallest_first(game.legal_plays("fewest"))[0]
                 before = table.seq
                 while before not in c.seen:
                     assert await c.receive() is not None

@@ -29,7 +29,7 @@ def browser() -> Any:
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--lang=zh-CN", "--window-size=1280,1000"):
+                "--lang=zh-CN", "--window-size=1280,800"):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     driver.set_script_timeout(10)
@@ -61,6 +61,7 @@ def test_a_person_plays_a_deal_in_the_browser(tmp_path, browser):
         d.find_element(By.ID, "create-btn").click()
         _wait(lambda: d.execute_script("return state !== null"), what="the welcome")
         assert d.find_element(By.ID, "play").text == "出牌"
+        assert d.find_element(By.ID, "status").text.startswith("百变")  # the preset, in Chinese
         hand = d.find_elements(By.CSS_SELECTOR, "#hand .card")
         assert len(hand) == 27
         ranks = d.execute_script("return state.hand.slice().sort(cardOrder).map(rankOf)")
@@ -90,6 +91,7 @@ def test_a_person_plays_a_deal_in_the_browser(tmp_path, browser):
                     ".map(e => Number(e.dataset.id))")
                 if sorted(board) == sorted(chosen):
                     seen_mine_on_table = True
+                    assert "张)" in d.find_element(By.ID, "board-text").text  # R2 kind, zh
                     d.save_screenshot(str(shots / "table-desktop-playing.png"))
             if moves == 3:
                 d.set_window_size(390, 844)  # phone width
@@ -97,15 +99,20 @@ def test_a_person_plays_a_deal_in_the_browser(tmp_path, browser):
                 d.save_screenshot(str(shots / "table-phone-playing.png"))
                 width = d.execute_script("return document.documentElement.scrollWidth")
                 assert width <= 390, "the page must not scroll sideways at phone width"
-                d.set_window_size(1280, 1000)
+                d.set_window_size(1280, 800)
         assert seen_mine_on_table and moves >= 1
         _wait(lambda: d.find_element(By.ID, "result").is_displayed(), what="the result")
         summary = d.find_element(By.ID, "result-summary").text
         assert any(w in summary for w in ("双扣", "单扣", "平扣"))
         assert "multiplier" in d.find_element(By.ID, "result-breakdown").text
+        assert "single win" not in summary and "double win" not in summary  # zh only
+        assert not d.find_element(By.ID, "actions").is_displayed()  # the match is over
         d.save_screenshot(str(shots / "table-desktop-result.png"))
         d.find_element(By.ID, "lang").click()
-        assert d.find_element(By.ID, "play").text == "Play"
+        assert d.find_element(By.ID, "lang").text == "中文"
+        assert "Match over" in d.find_element(By.ID, "status").text
+        assert any(w in d.find_element(By.ID, "result-summary").text
+                   for w in ("double win", "single win", "tie"))
         d.set_window_size(390, 844)
         time.sleep(0.2)
         d.save_screenshot(str(shots / "table-phone-result-en.png"))

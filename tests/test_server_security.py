@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 
 from shuangkou.server import Limits, open_store
-from shuangkou.server.client import TableClient, create_table, join_table
+from shuangkou.server.client import TableClient, choose, create_table, ids_for, join_table
 from shuangkou.server.table import Table
 from tests.server_harness import db_url, run, running
 
@@ -145,7 +145,9 @@ def test_malformed_frames_get_an_error(tmp_path):
             ("{}", "unknown_type"), ('{"type": "shutdown"}', "unknown_type"),
             ('{"type": 7}', "unknown_type"), ('{"type": "play"}', "bad_message"),
             ('{"type": "play", "cards": [1], "id": {"x": 1}}', "bad_message"),
-            ('{"type": "play", "cards": [1], "seq": 1e400}', "bad_message"),
+            ('{"type": "play", "cards": [1], "seq": 1e400}', "bad_json"),  # not a finite number
+            ('{"type": "play", "cards": [1], "seq": 1e23}', "bad_message"),  # a float, not an int
+            ('{"type": "ping", "x": NaN}', "bad_json"),
             ('{"type": "hint", "n": "x"}', "bad_message"),
             ("[" * 2000 + "]" * 2000, "bad_json"),  # nesting deeper than the parser's stack
             ('{"type": "ping", "id": "' + "x" * 100 + '"}', "bad_message"),
@@ -300,3 +302,61 @@ def test_no_hidden_card_reaches_a_connection(tmp_path):
             assert deal["seed"] is None and shown == [dealt[2]]
 
     _with(tmp_path, check)
+
+
+def test_an_action_the_store_refuses_is_never_seen(tmp_path):
+    """Group commit (server/commit.py): when the batch's commit fails, the action is undone and
+    its sender gets ``server``; no connection is sent it, and the table plays on once the
+    database takes writes again. The failure is real: SQLite's ``query_only`` refuses writes."""
+    async def attacks(f: Fixture) -> None:
+        before = f.snapshot()
+        conn = f.server.store._conn
+        conn.execute("PRAGMA query_only = ON")
+        await f.actor().act()
+        await _error(f.actor(), "server")
+        assert f.snapshot() == before
+        conn.execute("PRAGMA query_only = OFF")
+        await f.advance()
+        stored = {a.seq: a for a in open_store(f.server.store.url).actions(f.id)}
+        for c in [*f.clients, f.spectator]:  # what each connection was shown is what is stored
+            assert sorted(c.seen) == sorted(stored)
+            for seq, a in c.seen.items():
+                assert (a["kind"], a["seat"], tuple(a["cards"])) == \
+                    (stored[seq].kind, stored[seq].seat, stored[seq].cards)
+
+    _with(tmp_path, attacks)
+
+
+def test_actions_of_one_turn_of_the_loop_share_one_commit(tmp_path):
+    """Actions of several tables submitted in the same turn of the event loop are committed in
+    one transaction (SQLite's trace shows one COMMIT), and each is broadcast after it."""
+    async def body() -> None:
+        async with running(db_url(tmp_path)) as (server, base), \
+                aiohttp.ClientSession() as http:
+            fixtures = []
+            for _ in range(3):
+                f = Fixture(server, base, http)
+                await f.setup()
+                fixtures.append(f)
+            statements: list[str] = []
+            server.store._conn.set_trace_callback(statements.append)
+            seqs = [f.table.seq for f in fixtures]
+            refused: list[Any] = []
+            for f in fixtures:  # three submissions with no await between: one turn of the loop
+                t = f.table
+                player = t.game.players[t.game.to_act]
+                state = t.state(player)
+                play = choose(state, t.config.rules)
+                assert play is not None  # a lead
+                t.act(player, "play", tuple(ids_for(play, state["hand"])),
+                      refuse=refused.append)
+            for f, seq in zip(fixtures, seqs):
+                for c in f.clients:
+                    while c.state["seq"] <= seq:
+                        assert await c.receive() is not None
+            server.store._conn.set_trace_callback(None)
+            inserts = [s for s in statements if s.startswith("INSERT INTO sk_actions")]
+            assert len(inserts) == 3 and not refused
+            assert sum(s.strip().upper() == "COMMIT" for s in statements) == 1
+
+    run(body)

@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,16 @@ from aiohttp import WSMsgType, web
 
 from ..errors import IllegalPlayError
 from ..game import SPECTATOR
+from .commit import GroupCommit
 from .config import ConfigError, TableConfig
+from .hints import HINT_BUDGET, HintSolver
 from .protocol import (
     ACTIONS,
     MAX_FRAME,
     PROTOCOL_VERSION,
     ClientMessage,
     ProtocolError,
+    encode,
     error_message,
     parse_client,
 )
@@ -32,9 +36,9 @@ from .store import Store, open_store
 from .table import Table
 from .views import action_view, result_view
 
-__all__ = ["Limits", "Server", "make_app", "serve"]
+__all__ = ["Limits", "Server", "make_app", "new_event_loop", "serve"]
 
-log = logging.getLogger("shuangkou.server")
+log: logging.Logger = logging.getLogger("shuangkou.server")
 STATIC = Path(__file__).parent / "static"
 
 
@@ -58,48 +62,69 @@ class Limits:
 class Connection:
     """One WebSocket: a bounded send queue drained by its own task (a slow client never
     stalls a table), a token bucket against floods, and the place it joined. A close goes
-    through the queue too, so what was sent before it (an error) arrives first."""
+    through the queue too, so what was sent before it (an error) arrives first.
+
+    The queue is a deque and the drain task sleeps on one future, woken by the first message
+    queued: this runs once per message, so it is kept to a few C calls (an
+    :class:`asyncio.Queue` costs several times more)."""
 
     def __init__(self, ws: web.WebSocketResponse, limits: Limits) -> None:
         self.ws = ws
         self.limits = limits
-        self.queue: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(limits.queue)
+        self.queue: deque[bytes | tuple[int, str]] = deque()
         self.table: Table | None = None
         self.player: int | None = None
         self.joined = False
-        self.closing = False
+        self.closing: bool = False
         self._tokens = limits.burst
         self._last = time.monotonic()
-        self.sender = asyncio.ensure_future(self._drain())
+        self._loop = asyncio.get_running_loop()
+        self._wake: asyncio.Future[None] | None = None
+        self.sender: asyncio.Future[None] = asyncio.ensure_future(self._drain())
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client too slow to take ``queue`` of them is dropped."""
+        self.send_encoded(encode(message))
+
+    def send_encoded(self, data: bytes) -> None:
+        """Queue an already encoded message (a broadcast encodes once for many)."""
         if self.closing:
             return
-        try:
-            self.queue.put_nowait(json.dumps(message, ensure_ascii=False))
-        except asyncio.QueueFull:
+        if len(self.queue) >= self.limits.queue:
             self.close(1008, "too slow: the send queue is full")
+            return
+        self._push(data)
 
     def close(self, code: int, reason: str) -> None:
         """Close after what is queued (at once if the queue is full)."""
         if self.closing:
             return
         self.closing = True
-        try:
-            self.queue.put_nowait((code, reason))
-        except asyncio.QueueFull:
+        if len(self.queue) < self.limits.queue:
+            self._push((code, reason))
+        else:
             self.sender.cancel()
             asyncio.ensure_future(self.ws.close(code=code, message=reason.encode()[:120]))
 
+    def _push(self, item: bytes | tuple[int, str]) -> None:
+        self.queue.append(item)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            wake.set_result(None)
+
     async def _drain(self) -> None:
+        queue = self.queue
         while True:
-            item = await self.queue.get()
+            if not queue:
+                self._wake = self._loop.create_future()
+                await self._wake
+            item = queue.popleft()
             if isinstance(item, tuple):
                 await self.ws.close(code=item[0], message=item[1].encode()[:120])
                 return
             try:
-                await self.ws.send_str(item)
+                await self.ws.send_frame(item, WSMsgType.TEXT)
             except (ConnectionError, RuntimeError):
                 return
 
@@ -117,14 +142,18 @@ class Connection:
 class Server:
     """The tables of one server process and its store. ``bot_delay`` is how long a bot waits
     before moving (so people can follow); ``allow_seed`` lets a create request choose the
-    seed (tests only: a known seed reveals every hand)."""
+    seed (tests only: a known seed reveals every hand); ``hint_budget`` is how long the
+    solver's hint order may take before a hint falls back to smallest-first (:mod:`.hints`)."""
 
     def __init__(self, store: Store, *, bot_delay: float = 0.5, allow_seed: bool = False,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, hint_budget: float = HINT_BUDGET) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.allow_seed = allow_seed
-        self.limits = limits or Limits()
+        self.limits: Limits = limits or Limits()
+        self.commits: GroupCommit = GroupCommit(store)
+        self.hints: HintSolver = HintSolver(hint_budget)
+        self._tasks: set[asyncio.Future[None]] = set()
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
 
@@ -133,7 +162,7 @@ class Server:
         how many. A table whose stored log the engine refuses is logged and left out."""
         for stored in self.store.tables(unfinished_only=True):
             try:
-                table = Table.restore(stored.id, self.store, bot_delay=self.bot_delay)
+                table = Table.restore(stored.id, self.commits, bot_delay=self.bot_delay)
             except (IllegalPlayError, ValueError, KeyError):  # a damaged log: skip that table
                 log.exception("table %s cannot be restored; left out", stored.id)
                 continue
@@ -148,7 +177,7 @@ class Server:
             if not isinstance(table_id, str) or len(table_id) > 64:
                 raise ProtocolError("no_table")
             try:
-                table = Table.restore(table_id, self.store, bot_delay=self.bot_delay)
+                table = Table.restore(table_id, self.commits, bot_delay=self.bot_delay)
             except KeyError:
                 raise ProtocolError("no_table") from None
             self.tables[table.id] = table
@@ -170,7 +199,7 @@ class Server:
             return _http_error(400, "bad_config", str(e))
         if sum(not t.finished for t in self.tables.values()) >= self.limits.tables:
             return _http_error(503, "full", "the server holds its maximum of tables")
-        table = Table.create(config, self.store, bot_delay=self.bot_delay)
+        table = Table.create(config, self.commits, bot_delay=self.bot_delay)
         self.tables[table.id] = table
         table.schedule()
         return web.json_response(table.public(), status=201)
@@ -235,10 +264,8 @@ class Server:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
                     # Accepted actions are paced by the turn order; everything else (errors,
-                    # hints, pings) draws on the bucket.
-                    if not self._handle(conn, msg.data) and not conn.allow():
-                        conn.send(error_message(ProtocolError("flood")))
-                        conn.close(1008, "flood")
+                    # hints, pings, refused actions) draws on the bucket.
+                    if not self._handle(conn, msg.data) and not self._charge(conn):
                         break
                 elif msg.type == WSMsgType.BINARY:
                     conn.send(error_message(ProtocolError("bad_json", "text frames only")))
@@ -255,8 +282,19 @@ class Server:
         if not conn.joined:
             conn.close(4408, "join or spectate within the time limit")
 
+    @staticmethod
+    def _charge(conn: Connection) -> bool:
+        """Take a token for a message that is not an accepted action; ``False`` (and the
+        connection closing) if it is flooding."""
+        if conn.allow():
+            return True
+        conn.send(error_message(ProtocolError("flood")))
+        conn.close(1008, "flood")
+        return False
+
     def _handle(self, conn: Connection, text: str) -> bool:
-        """Answer one client frame; ``True`` if it was an accepted action."""
+        """Answer one client frame; ``True`` if it was an action (submitted: a refusal is
+        answered, and charged to the bucket, when the batch is validated)."""
         msg: ClientMessage | None = None
         try:
             msg = parse_client(text)
@@ -271,6 +309,16 @@ class Server:
             conn.send(error_message(ProtocolError("server", "internal error"),
                                     None if msg is None else msg.id))
         return False
+
+    async def _hint(self, conn: Connection, table: Table, player: int,
+                    msg: ClientMessage) -> None:
+        try:
+            conn.send({**await table.hint(player, msg.n, self.hints), "reply_to": msg.id})
+        except ProtocolError as e:  # the position moved on while the hint was computed
+            conn.send(error_message(e, msg.id))
+        except Exception:  # a bug must cost one reply, never the server
+            log.exception("internal error on a hint")
+            conn.send(error_message(ProtocolError("server", "internal error"), msg.id))
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
@@ -297,8 +345,17 @@ class Server:
         if conn.player is None:
             raise ProtocolError("spectator")
         if msg.type == "hint":
-            return {**joined.hint(conn.player, msg.n), "reply_to": msg.id}
-        joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id)
+            joined.check_hint(conn.player)  # refused at once; the answer may take a while
+            task = asyncio.ensure_future(self._hint(conn, joined, conn.player, msg))
+            self._tasks.add(task)  # a strong reference until it is done
+            task.add_done_callback(self._tasks.discard)
+            return None
+        def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
+            conn.send(error_message(err, reply_to))
+            self._charge(conn)
+
+        joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id,
+                   refuse=refuse)
         return None
 
     # -- pages -----------------------------------------------------------------------------
@@ -355,6 +412,7 @@ def make_app(server: Server) -> web.Application:
     ])
 
     async def on_startup(app: web.Application) -> None:
+        server.store.checkpoint_in_background()  # no checkpoint stalls the event loop
         n = server.resume()
         log.info("resumed %d unfinished table(s) from %s", n, server.store.url)
 
@@ -362,6 +420,7 @@ def make_app(server: Server) -> web.Application:
         server.stop()
 
     async def on_cleanup(app: web.Application) -> None:
+        await server.hints.aclose()
         server.store.close()
 
     app.on_startup.append(on_startup)
@@ -371,9 +430,21 @@ def make_app(server: Server) -> web.Application:
 
 
 def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int = 8000, *,
-          bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False) -> None:
+          bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False,
+          hint_budget: float = HINT_BUDGET) -> None:
     """Run a server until interrupted (what ``shuangkou serve`` calls)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = Server(open_store(db, durable=durable), bot_delay=bot_delay, allow_seed=allow_seed)
+    server = Server(open_store(db, durable=durable), bot_delay=bot_delay, allow_seed=allow_seed,
+                    hint_budget=hint_budget)
     web.run_app(make_app(server), host=host, port=port, access_log=None, shutdown_timeout=5.0,
-                print=lambda s: log.info("%s", s.strip()))
+                print=lambda s: log.info("%s", s.strip()), loop=new_event_loop())
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop where it exists (the server extra installs it off Windows: its
+    sockets and timers are C, about a third of the CPU per action), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()

@@ -14,13 +14,13 @@ starting point for a client of your own (docs/protocol.md).
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 import aiohttp
+import orjson
 
-from ..cards import CARD_RANKS, Hand
+from ..cards import CARD_RANKS, N_RANKS, Hand
 from ..game import play_from_dict
 from ..plays import Play, legal_plays
 from ..rules import Rules
@@ -63,12 +63,16 @@ def ids_for(play: Play, hand: list[int]) -> list[int]:
     return out
 
 
-def choose(state: dict[str, Any], rules: Rules) -> Play | None:
-    """The first hint (:mod:`.hints`, smallest-first) for a state whose turn it is; ``None``
-    = pass (nothing beats the table). Never passes on a lead (R4)."""
-    hand = Hand.from_cards(state["hand"])
-    table = None if state["table"] is None else play_from_dict(state["table"])
-    plays = legal_plays(hand, rules, table, wilds="fewest")
+def choose(state: dict[str, Any], rules: Rules, table: Play | None = None) -> Play | None:
+    """The smallest-first play (:mod:`.hints`) for a state whose turn it is; ``None`` = pass
+    (nothing beats the table). Never passes on a lead (R4). ``table``: the state's table play
+    if the caller has it parsed already."""
+    counts = [0] * N_RANKS
+    for c in state["hand"]:
+        counts[CARD_RANKS[c]] += 1
+    if table is None and state["table"] is not None:
+        table = play_from_dict(state["table"])
+    plays = legal_plays(Hand.from_counts(counts), rules, table, wilds="fewest")
     return min(plays, key=hint_key) if plays else None
 
 
@@ -82,12 +86,14 @@ class TableClient:
         self.welcome = welcome
         self.player: int | None = welcome["player"]
         self.state: dict[str, Any] = welcome["state"]
-        self.rules = Rules.from_dict(welcome["config"]["options"])
+        self.rules: Rules = Rules.from_dict(welcome["config"]["options"])
         self.seen: dict[int, dict[str, Any]] = {a["seq"]: a for a in welcome["log"]}
         self.results: list[dict[str, Any]] = list(welcome["results"])
         self.errors: list[dict[str, Any]] = []
         self.latencies: list[float] = []
         self._sent: dict[int, float] = {}
+        self._table_key: tuple[Any, ...] | None = None
+        self._table: Play | None = None
         self._next_id = 0
 
     @classmethod
@@ -99,12 +105,12 @@ class TableClient:
         ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws", max_msg_size=0)
         hello = {"type": "join", "table": table, "token": token} if token else \
             {"type": "spectate", "table": table}
-        await ws.send_str(json.dumps(hello))
+        await ws.send_str(orjson.dumps(hello).decode())
         while True:
             raw = await ws.receive()
             if raw.type != aiohttp.WSMsgType.TEXT:
                 raise ConnectionError(f"closed before the welcome: {ws.close_code}")
-            msg = json.loads(raw.data)
+            msg = orjson.loads(raw.data)
             if msg["type"] == "welcome":
                 return cls(ws, msg)
             if msg["type"] == "error":
@@ -116,7 +122,7 @@ class TableClient:
         self._next_id += 1
         message = {**message, "id": self._next_id}
         self._sent[self._next_id] = time.perf_counter()
-        await self.ws.send_str(json.dumps(message))
+        await self.ws.send_str(orjson.dumps(message).decode())
         return self._next_id
 
     async def receive(self, timeout: float | None = 30.0) -> dict[str, Any] | None:
@@ -124,7 +130,7 @@ class TableClient:
         raw = await self.ws.receive(timeout=timeout)
         if raw.type != aiohttp.WSMsgType.TEXT:
             return None
-        msg: dict[str, Any] = json.loads(raw.data)
+        msg: dict[str, Any] = orjson.loads(raw.data)
         if msg["type"] == "update":
             self.seen[msg["action"]["seq"]] = msg["action"]
             self.state = msg["state"]
@@ -145,7 +151,12 @@ class TableClient:
 
     async def act(self) -> None:
         """Make this place's move (smallest-first, :func:`choose`)."""
-        play = choose(self.state, self.rules)
+        table = self.state["table"]
+        if table is not None:  # a trick's table play is parsed once, not once per answer
+            key = tuple(table.values())
+            if self._table_key != key:
+                self._table_key, self._table = key, play_from_dict(table)
+        play = choose(self.state, self.rules, None if table is None else self._table)
         if play is None:
             await self.send({"type": "pass", "seq": self.state["seq"]})
         else:

@@ -7,13 +7,14 @@ A client message is one JSON object per WebSocket text frame with a ``type``; it
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 __all__ = [
     "ACTIONS", "CLIENT_TYPES", "MAX_FRAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError",
-    "error_message", "parse_client",
+    "encode", "error_message", "parse_client",
 ]
 
 PROTOCOL_VERSION = 1
@@ -53,7 +54,7 @@ class ProtocolError(Exception):
         assert code in ERRORS, code
         super().__init__(detail or ERRORS[code])
         self.code = code
-        self.detail = detail or ERRORS[code]
+        self.detail: str = detail or ERRORS[code]
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,8 @@ def parse_client(text: str) -> ClientMessage:
     are only checked for shape here (a list of at most 108 integers): the engine decides
     whether they are held and legal."""
     try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError:  # also nesting deeper than 1,024 and NaN
         raise ProtocolError("bad_json") from None
     if not isinstance(doc, dict):
         raise ProtocolError("bad_json")
@@ -118,6 +119,11 @@ def parse_client(text: str) -> ClientMessage:
         token=_opt(doc, "token", (str,), 128), cards=cards, kind=_opt(doc, "kind", (str,), 20),
         seq=_opt(doc, "seq", (int,)), n=0 if n is None else n,
     )
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """A server message as the UTF-8 JSON of one text frame (orjson: compact, non-ASCII kept)."""
+    return orjson.dumps(message)
 
 
 def error_message(err: ProtocolError, reply_to: str | int | None = None) -> dict[str, Any]:

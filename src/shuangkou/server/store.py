@@ -6,8 +6,9 @@ the table's configuration (rules, seed, deals, timer, seats, token digests) and 
 of accepted actions; the game state itself is never stored, it is re-derived by replaying the
 actions through the engine, which re-validates each one.
 
-Durability: :meth:`Store.append` commits before it returns and the server broadcasts only
-after it returns, so an action a client has seen is on disk. SQLite runs in WAL mode with
+Durability: :meth:`Store.append_many` commits before it returns and the server broadcasts
+only after it returns (one transaction per turn of the event loop, :mod:`.commit`), so an
+action a client has seen is on disk. SQLite runs in WAL mode with
 ``synchronous=NORMAL``: a commit survives the process being killed (``kill -9``); pass
 ``durable=True`` (``synchronous=FULL``) to survive power loss too, at an fsync per action.
 
@@ -19,10 +20,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 __all__ = ["MIGRATIONS", "StoredAction", "StoredTable", "Store", "open_store"]
 
@@ -85,10 +89,18 @@ class Store:
     """A database of tables and actions over one DB-API connection (see the module docstring).
     Calls are synchronous and short (one indexed insert and a commit)."""
 
-    def __init__(self, conn: Any, placeholder: str, url: str) -> None:
+    def __init__(self, conn: Any, placeholder: str, url: str, path: str = "") -> None:
         self._conn = conn
         self._ph = placeholder
+        self._path = path
+        self._checkpointer: threading.Thread | None = None
+        self._stop = threading.Event()
         self.url = url
+        self._insert_action = self._sql(
+            "INSERT INTO sk_actions (table_id, seq, deal, kind, seat, cards, play_kind)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
+        self._finish = self._sql("UPDATE sk_tables SET finished = 1 WHERE id = ?")
         self._migrate()
 
     def _sql(self, text: str) -> str:
@@ -142,23 +154,23 @@ class Store:
                 (table_id, created, json.dumps(config, sort_keys=True)),
             )
 
-    def append(self, table_id: str, action: StoredAction, *, finished: bool = False) -> None:
-        """Store one accepted action (committed on return); ``finished`` marks the match over
-        in the same transaction."""
-        with self._tx() as cur:
-            cur.execute(
-                self._sql(
-                    "INSERT INTO sk_actions (table_id, seq, deal, kind, seat, cards, play_kind)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
-                ),
-                (
-                    table_id, action.seq, action.deal, action.kind, action.seat,
-                    json.dumps(list(action.cards)), action.play_kind,
-                ),
-            )
-            if finished:
-                cur.execute(self._sql("UPDATE sk_tables SET finished = 1 WHERE id = ?"),
-                            (table_id,))
+    def append_many(self, rows: list[tuple[str, StoredAction, bool]]) -> None:
+        """Store accepted actions, each ``(table id, action, finished)``, in one transaction
+        (committed on return, or nothing is: the server's group commit). The hot path of
+        the server: statements on the connection and one commit, no cursor of its own."""
+        conn = self._conn
+        try:
+            for table_id, a, finished in rows:
+                conn.execute(self._insert_action, (
+                    table_id, a.seq, a.deal, a.kind, a.seat, orjson.dumps(a.cards).decode(),
+                    a.play_kind,
+                ))
+                if finished:
+                    conn.execute(self._finish, (table_id,))
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
 
     def take_seat(self, table_id: str, player: int, token_digest: str, name: str) -> bool:
         """Give ``player``'s place to the holder of a token (its SHA-256 digest is stored, never
@@ -220,8 +232,28 @@ class Store:
             for r in rows
         ]
 
+    def checkpoint_in_background(self, every: float = 1.0) -> None:
+        """SQLite: move WAL checkpoints off the caller's thread. A checkpoint copies the WAL
+        into the database file and fsyncs it (tens to hundreds of milliseconds on a busy
+        disk); SQLite's automatic one runs inside a commit, so it stalled the server's event
+        loop. Here the commits never checkpoint, and a thread with its own connection runs a
+        passive checkpoint (it never blocks a writer) every ``every`` seconds. No-op for
+        PostgreSQL and ``:memory:``. Stopped by :meth:`close`."""
+        if self._ph != "?" or self._path in ("", ":memory:"):
+            return
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._stop = threading.Event()
+        self._checkpointer = threading.Thread(
+            target=_checkpoints, args=(self._path, every, self._stop),
+            name="shuangkou-checkpoint", daemon=True)
+        self._checkpointer.start()
+
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and stop the checkpoint thread, after a last checkpoint)."""
+        if self._checkpointer is not None:
+            self._stop.set()
+            self._checkpointer.join()
+            self._checkpointer = None
         self._conn.close()
 
 
@@ -238,4 +270,14 @@ def open_store(url: str, *, durable: bool = False) -> Store:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
     conn.execute("PRAGMA foreign_keys=ON")
-    return Store(conn, "?", url)
+    return Store(conn, "?", url, path)
+
+
+def _checkpoints(path: str, every: float, stop: threading.Event) -> None:
+    conn = sqlite3.connect(path)
+    try:
+        while not stop.wait(every):
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        conn.close()

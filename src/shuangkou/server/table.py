@@ -5,8 +5,10 @@ Places and seats. A table has four **places** (players 0..3, fixed for the match
 belongs to a place). The engine's **seats** are the positions in a deal; a 明牌 deal (R7) may
 swap two players' seats, so the seat of a place is looked up in ``game.players`` each time.
 
-The table runs on the server's event loop and never awaits between validating an action and
-committing it, so actions on one table are applied one at a time, in order.
+Actions go through the server's :class:`~.commit.GroupCommit`: validated, applied and
+committed with the other actions of the same turn of the event loop, then broadcast, all in
+one synchronous call, so actions on one table are applied one at a time, in order, and nothing
+uncommitted is ever seen.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from ..game import Game, Match
 from ..plays import Play
 from ..rng import SplitMix64
 from ..sim import greedy_policy, random_policy
+from .commit import GroupCommit, Submitted
 from .config import TableConfig
-from .hints import hints
-from .protocol import ProtocolError
+from .hints import HintSolver, Order, smallest_first
+from .protocol import ProtocolError, encode
 from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
@@ -44,6 +47,9 @@ class Listener(Protocol):
     def send(self, message: dict[str, Any]) -> None:
         """Queue one message (never blocks)."""
 
+    def send_encoded(self, data: bytes) -> None:
+        """Queue one message already encoded (:func:`.protocol.encode`)."""
+
     def close(self, code: int, reason: str) -> None:
         """Close the connection."""
 
@@ -56,14 +62,15 @@ def token_digest(token: str) -> str:
 class Table:
     """A table (see the module docstring). Build it with :meth:`create` or :meth:`restore`."""
 
-    def __init__(self, table_id: str, config: TableConfig, store: Store, created: float,
-                 *, bot_delay: float = 0.5) -> None:
+    def __init__(self, table_id: str, config: TableConfig, commits: GroupCommit,
+                 created: float, *, bot_delay: float = 0.5) -> None:
         self.id = table_id
         self.config = config
-        self.store = store
+        self.commits = commits
+        self.store: Store = commits.store
         self.created = created
         self.bot_delay = bot_delay
-        self.match = Match(config.rules, config.seed)
+        self.match: Match = Match(config.rules, config.seed)
         self.match.deal()
         self.log: list[StoredAction] = []
         self.digests: dict[int, str] = {}
@@ -71,24 +78,28 @@ class Table:
         self.listeners: dict[int, Listener] = {}
         self.spectators: set[Listener] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self._hints: tuple[int, list[Play], Order] | None = None  # seq, order, its source
         self.deadline: float | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def create(cls, config: TableConfig, store: Store, *, bot_delay: float = 0.5) -> Table:
+    def create(cls, config: TableConfig, commits: GroupCommit, *,
+               bot_delay: float = 0.5) -> Table:
         """A new table, stored (committed) before it is returned."""
-        table = cls(secrets.token_hex(8), config, store, time.time(), bot_delay=bot_delay)
-        store.create_table(table.id, table.created, config.to_dict())
+        table = cls(secrets.token_hex(8), config, commits, time.time(), bot_delay=bot_delay)
+        commits.store.create_table(table.id, table.created, config.to_dict())
         return table
 
     @classmethod
-    def restore(cls, table_id: str, store: Store, *, bot_delay: float = 0.5) -> Table:
+    def restore(cls, table_id: str, commits: GroupCommit, *,
+                bot_delay: float = 0.5) -> Table:
         """Rebuild a stored table by replaying its actions through the engine (each one is
         re-validated: a corrupt log raises :class:`~shuangkou.errors.IllegalPlayError`)."""
+        store = commits.store
         stored = store.table(table_id)
         if stored is None:
             raise KeyError(table_id)
-        table = cls(table_id, TableConfig.from_dict(stored.config), store, stored.created,
+        table = cls(table_id, TableConfig.from_dict(stored.config), commits, stored.created,
                     bot_delay=bot_delay)
         for a in store.actions(table_id):
             if a.seq != len(table.log):
@@ -218,37 +229,44 @@ class Table:
     # -- actions ---------------------------------------------------------------------------
     def act(self, player: int, kind: str, cards: tuple[int, ...] | Play = (),
             play_kind: str | None = None, *, seq: int | None = None,
-            reply_to: str | int | None = None) -> StoredAction:
-        """Validate an action of a place through the engine, commit it, then broadcast it.
-        Raises :class:`ProtocolError` (nothing changed) if it is refused."""
+            reply_to: str | int | None = None,
+            refuse: Callable[[ProtocolError], None]) -> None:
+        """Submit an action of a place: at the end of this turn of the event loop the engine
+        validates it, the batch is committed, then it is broadcast (:mod:`.commit`). A refused
+        action changes nothing and ``refuse`` gets the error."""
+        self.commits.submit(
+            Submitted(self, player, kind, cards, play_kind, seq, reply_to, refuse))
+
+    def apply(self, s: Submitted) -> StoredAction:
+        """Validate a submitted action through the engine and apply it (uncommitted: only
+        :class:`.commit.GroupCommit` calls this, and it commits or undoes it before anything
+        else runs). Raises :class:`ProtocolError` (nothing changed) if it is refused."""
         if self.finished:
             raise ProtocolError("match_over")
-        if seq is not None and seq != self.seq:
-            raise ProtocolError("stale", f"the table is at seq {self.seq}, not {seq}")
+        if s.seq is not None and s.seq != self.seq:
+            raise ProtocolError("stale", f"the table is at seq {self.seq}, not {s.seq}")
         game = self.game
-        seat = self.seat_of(player)
-        if kind != "abandon" and game.to_act != seat:
+        seat = self.seat_of(s.player)
+        if s.kind != "abandon" and game.to_act != seat:
             raise ProtocolError("not_your_turn", f"it is seat {game.to_act}'s turn")
         try:
-            self._apply(game, kind, seat, cards, play_kind)
+            self._apply(game, s.kind, seat, s.cards, s.play_kind)
         except IllegalPlayError as e:
             raise ProtocolError("illegal", str(e)) from None
         done = game.actions[-1]
-        record = StoredAction(
+        return StoredAction(
             self.seq, len(self.match.games) - 1, done.kind, done.seat, done.cards,
             None if done.play is None else done.play.kind.name.lower(),
         )
-        try:
-            self.store.append(self.id, record, finished=self.finished)
-        except Exception:
-            game.undo()  # not stored, so not accepted: the table is as it was
-            raise ProtocolError("server") from None
+
+    def accepted(self, record: StoredAction, s: Submitted) -> None:
+        """A committed action: log it, deal the next deal if this one ended, re-arm the bots
+        and timer, broadcast it."""
         self.log.append(record)
-        ended = game if game.is_over else None
+        ended = self.game if self.game.is_over else None
         self._next_deal()
         self.schedule()  # first: the states broadcast carry the new deadline
-        self._broadcast_action(record, ended, reply_to, player)
-        return record
+        self._broadcast_action(record, ended, s.reply_to, s.player)
 
     @staticmethod
     def _apply(game: Game, kind: str, seat: int, cards: tuple[int, ...] | Play,
@@ -266,20 +284,29 @@ class Table:
         if self.game.is_over and len(self.match.games) < self.config.deals:
             self.match.deal()
 
-    def hint(self, player: int, n: int) -> dict[str, Any]:
-        """The ``n``-th hint (cycling) for a place whose turn it is."""
-        game = self.game
+    def check_hint(self, player: int) -> None:
+        """Raise :class:`ProtocolError` unless ``player`` may ask for a hint now."""
         if self.finished:
             raise ProtocolError("match_over")
-        if game.to_act != self.seat_of(player):
-            raise ProtocolError("not_your_turn", f"it is seat {game.to_act}'s turn")
-        order = hints(game)
+        if self.game.to_act != self.seat_of(player):
+            raise ProtocolError("not_your_turn", f"it is seat {self.game.to_act}'s turn")
+
+    async def hint(self, player: int, n: int, solver: HintSolver) -> dict[str, Any]:
+        """The ``n``-th hint (cycling) for a place whose turn it is: the solver's order, or
+        smallest-first when it is too slow (:mod:`.hints`); computed once per position."""
+        self.check_hint(player)
+        seq, game = self.seq, self.game
+        if self._hints is None or self._hints[0] != seq:
+            order, source = await solver.order(game.copy())
+            self._hints = (seq, order, source)
+        _, order, source = self._hints
         if not order:
-            return {"type": "hint", "cards": [], "pass": True, "count": 0}
+            return {"type": "hint", "cards": [], "pass": True, "count": 0, "order": source,
+                    "seq": seq}
         play = order[n % len(order)]
         return {"type": "hint", "cards": list(game.cards_for(play)), "kind":
                 play.kind.name.lower(), "text": play.describe(), "pass": False,
-                "count": len(order)}
+                "count": len(order), "order": source, "seq": seq}
 
     # -- broadcasting ----------------------------------------------------------------------
     def _broadcast_action(self, record: StoredAction, ended: Game | None,
@@ -299,13 +326,14 @@ class Table:
             spec: dict[str, Any] = {"type": "update", "action": act, "state": public}
             if result is not None:
                 spec["result"] = result
+            data = encode(spec)  # one encoding for every spectator
             for listener in list(self.spectators):
-                listener.send(spec)
+                listener.send_encoded(data)
 
     def _broadcast_places(self) -> None:
-        msg = {"type": "places", "places": self.places()}
+        data = encode({"type": "places", "places": self.places()})
         for listener in [*self.listeners.values(), *self.spectators]:
-            listener.send(msg)
+            listener.send_encoded(data)
 
     # -- bots and the turn timer -----------------------------------------------------------
     def schedule(self) -> None:
@@ -342,15 +370,16 @@ class Table:
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
             choice = policy(game.view(seat), game.legal_plays(wilds), rng)
         else:
-            choice = None if game.can_pass() else hints(game)[0]
-        try:
-            if choice:
-                self.act(player, "play", choice)
-            else:
-                self.act(player, "pass")
-        except ProtocolError:  # the store refused it (nothing changed): try again later
-            self._timer = asyncio.get_running_loop().call_later(
-                max(self.bot_delay, 1.0), self._auto_move, player, bot)
+            choice = None if game.can_pass() else smallest_first(game.legal_plays("fewest"))[0]
+        def retry(err: ProtocolError) -> None:  # e.g. the store refused it: try again later
+            if self._timer is None:
+                self._timer = asyncio.get_running_loop().call_later(
+                    max(self.bot_delay, 1.0), self._auto_move, player, bot)
+
+        if choice:
+            self.act(player, "play", choice, refuse=retry)
+        else:
+            self.act(player, "pass", refuse=retry)
 
     def stop(self) -> None:
         """Cancel the timer (server shutdown)."""

@@ -1,17 +1,20 @@
 """What a connection is sent: a place's view of its table (its own hand, the partner's under
 双明, the public table — never another hidden hand), an accepted action, a deal's result.
 
-The hidden part comes only from :meth:`Game.observation` of the place's own seat (the engine's
-notion of what a seat may know, R6/R7); a spectator gets the public part alone. The per-seat
+The public part comes from :meth:`Game.observation` with the hands taken out; a place adds
+exactly what an observation of its own seat holds privately (the engine's notion of what a
+seat may know, R6/R7); a spectator gets the public part alone. The per-seat
 logs are :meth:`Game.log` with ``seat=`` (hidden hands redacted by the engine).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game
+from ..game import Game, play_to_dict
+from ..plays import Play
 
 if TYPE_CHECKING:
     from .store import StoredAction
@@ -39,31 +42,42 @@ def public_view(table: Table, timer_left: float | None) -> dict[str, Any]:
     history: the welcome's log and one action per update carry it), plus the table's own
     fields; see docs/protocol.md "State". Built once per broadcast."""
     game = table.game
-    view = replace(game.observation(0), history=(), hand=(), partner_hand=None).to_dict()
-    del view["history"]
     top = game.table
+    view = replace(game.observation(0), history=(), hand=(), partner_hand=None,
+                   table=None).to_dict()
+    del view["history"]
+    if top is not None:
+        view["table"], table_text = _play_view(top)
     view.update(
         seat=None, hand=None, can_pass=False,
         seq=table.seq, deal=len(table.match.games) - 1, deals=table.config.deals,
         rules=game.rules.name, passes=game.passes,
-        table_text=None if top is None else top.describe(),
+        table_text=None if top is None else table_text,
         finished=table.finished, totals=list(table.match.totals),
         timer_left=None if timer_left is None else round(timer_left, 1),
     )
     return view
 
 
+@lru_cache(maxsize=4096)
+def _play_view(play: Play) -> tuple[dict[str, Any], str]:
+    """A table play's dict and description: the costliest part of a state (card notation is
+    built in Python), and the same plays come up again and again (never mutated: the
+    states only get encoded)."""
+    return play_to_dict(play), play.describe()
+
+
 def seat_view(table: Table, player: int | None, public: dict[str, Any]) -> dict[str, Any]:
-    """The ``state`` for a place (``None`` = spectator): ``public`` plus what the engine's
-    :meth:`Game.observation` of the place's seat holds privately (its hand; the partner's
-    under 双明)."""
+    """The ``state`` for a place (``None`` = spectator): ``public`` plus what the place's
+    seat holds privately — exactly what :meth:`Game.observation` adds for a seat: its hand,
+    and the partner's under 双明 (``rules.partner_visible``, R6); read straight from the game
+    (four observations per action would double the cost of a broadcast)."""
     if player is None:
         return public
     game = table.game
     seat = game.players.index(player)
-    obs = game.observation(seat)
     return {
-        **public, "seat": seat, "hand": list(obs.hand),
-        "partner_hand": None if obs.partner_hand is None else list(obs.partner_hand),
-        "can_pass": obs.to_act == seat and game.can_pass(),
+        **public, "seat": seat, "hand": list(game.hand(seat)),
+        "partner_hand": list(game.hand(seat ^ 2)) if game.rules.partner_visible else None,
+        "can_pass": game.to_act == seat and game.can_pass(),
     }

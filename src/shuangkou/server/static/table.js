@@ -26,6 +26,13 @@ const LABELS = {
     connected: "online", offline: "offline", timer_left: "time left",
   },
 };
+// the kinds of RULES.md R2 in Chinese (the engine's table_text is English)
+const KIND_ZH = {
+  single: "单张", pair: "对子", triple: "三张", straight: "顺子", pair_chain: "连对",
+  triple_chain: "连三张", bomb: "{w}相炸弹", three_jokers: "三王炸弹", four_jokers: "天王炸弹",
+  chain_bomb: "{w}相{l}连环炸弹",
+};
+const PRESET_ZH = { classic: "经典", baibian: "百变", jj: "JJ", qianbian: "千变" };
 const OUTCOME_EN = { "双扣": "double win", "单扣": "single win", "平扣": "tie", "逃跑": "escape" };
 const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "SJ", "BJ"];
 const SUITS = ["♠", "♥", "♣", "♦"];
@@ -104,7 +111,7 @@ async function refreshTables() {
   for (const tb of tables) {
     const li = document.createElement("li");
     const kinds = tb.places.map((p) => t(p.kind)).join(" · ");
-    li.textContent = `${tb.id} · ${tb.config.rules} · ${t("deal", { n: tb.deal + 1 })}/${tb.config.deals} · ${kinds}`;
+    li.textContent = `${tb.id} · ${presetName(tb.config.rules)} · ${t("deal", { n: tb.deal + 1 })}/${tb.config.deals} · ${kinds}`;
     const box = document.createElement("span");
     if (!tb.finished && tb.places.some((p) => p.kind === "open")) {
       const b = document.createElement("button");
@@ -197,7 +204,7 @@ function showResult(r) {
   const mySeat = state ? state.seat : null;
   const rows = r.places.map((s, i) => `${i + 1}. ${t("seat")} ${s}${s === mySeat ? " (" + t("you") + ")" : ""}`);
   $("result-summary").textContent =
-    `${r.outcome} ${OUTCOME_EN[r.outcome] || ""} — ${t("places")}: ${rows.join(", ")} — ` +
+    `${r.outcome}${lang === "en" ? " " + (OUTCOME_EN[r.outcome] || "") : ""} — ${t("places")}: ${rows.join(", ")} — ` +
     `${t("score")}: ${r.scores.map((v) => (v > 0 ? "+" : "") + v).join(" / ")}`;
   $("result-breakdown").textContent = r.breakdown;
 }
@@ -212,7 +219,7 @@ function render() {
   else if (myTurn) status = state.table ? t("your_turn") : t("lead");
   else status = `${t("waiting")} ${t("seat")} ${state.to_act}`;
   if (state.timer_left !== null && !state.finished) status += ` · ${t("timer_left")} ${Math.round(state.timer_left)}s`;
-  $("status").textContent = `${state.rules} · ${t("deal", { n: state.deal + 1 })}/${state.deals} · ${status}`;
+  $("status").textContent = `${presetName(state.rules)} · ${t("deal", { n: state.deal + 1 })}/${state.deals} · ${status}`;
 
   const seats = $("seats");
   seats.replaceChildren();
@@ -230,7 +237,7 @@ function render() {
 
   if (state.table) {
     showCards($("board-cards"), state.table_cards);
-    $("board-text").textContent = `${t("seat")} ${state.table_owner}: ${state.table_text}`;
+    $("board-text").textContent = `${t("seat")} ${state.table_owner}: ${playText(state.table)}`;
   } else {
     $("board-cards").replaceChildren();
     $("board-text").textContent = "";
@@ -253,7 +260,8 @@ function render() {
   $("play").disabled = !myTurn;
   $("pass").disabled = !(myTurn && state.can_pass);
   $("hint").disabled = !myTurn;
-  $("actions").hidden = mine === null;
+  $("clear").disabled = !myTurn;
+  $("actions").hidden = mine === null || state.finished;
   $("totals").textContent = `${t("totals")}: ` + state.players  // seat order
     .map((p, s) => `${t("seat")} ${s}: ${state.totals[p]}`).join(" · ");
 
@@ -306,3 +314,15 @@ window.addEventListener("DOMContentLoaded", () => {
     }
   }, 1000);
 });
+
+// A play of the table for people: the engine's text in English, the R2 kind name in Chinese.
+function playText(play) {
+  if (lang !== "zh") return state.table_text;
+  const kind = KIND_ZH[play.kind].replace("{w}", play.width).replace("{l}", play.length);
+  return `${kind} (${play.stars ? play.stars + "★, " : ""}${state.table_cards.length}张)`;
+}
+
+function presetName(name) {
+  return lang === "zh" ? (PRESET_ZH[name] || name) : name;
+}
+
