@@ -33,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from shuangkou.server.app import new_event_loop
+from shuangkou.server.app import new_event_loop, quiet_collector
 from shuangkou.server.client import TableClient, create_table, join_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -124,6 +124,7 @@ async def _worker_main(base: str, n_tables: int, seconds: float, think: float,
 
 def _worker(base: str, n_tables: int, seconds: float, think: float, ready: Any, go: Any,
             out: Any, seed: int) -> None:
+    quiet_collector()  # the clients' pauses would count in the round trip: tuned like the server
     with asyncio.Runner(loop_factory=new_event_loop) as runner:  # uvloop, like the server
         out.put(runner.run(_worker_main(base, n_tables, seconds, think, ready, go, seed)))
 
