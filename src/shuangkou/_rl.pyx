@@ -30,7 +30,7 @@ from _readings cimport (
     K_BOMB, K_FOUR_JOKERS, tag_kind, tag_length, tag_size, tag_stars, tag_top, tag_width,
     tag_wilds,
 )
-from _selfplay cimport POL_GREEDY, POL_RANDOM, SP_CAP, greedy_choose
+from _selfplay cimport POL_GREEDY, POL_RANDOM, SP_CAP, fewest_cards, greedy_choose
 from shuangkou._engine cimport State
 from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
@@ -366,7 +366,7 @@ cdef class VecKernel:
 
     cdef void _run_opponents(self, Slot* e, int i, int t) noexcept nogil:
         """Play the built-in seats until an agent seat is to act (finished deals restart)."""
-        cdef int seat, n, c, k, opp_min
+        cdef int seat, n, c, opp_min
         cdef uint64_t* w = self.owords + <size_t>t * SP_CAP
         cdef uint32_t* g = self.otags + <size_t>t * SP_CAP
         while True:
@@ -389,10 +389,7 @@ cdef class VecKernel:
                     if c == n:
                         c = -1
             else:
-                opp_min = 99
-                for k in range(4):
-                    if (k ^ seat) & 1 and e.st.ncards[k] and e.st.ncards[k] < opp_min:
-                        opp_min = e.st.ncards[k]
+                opp_min = fewest_cards(e.st.ncards[(seat + 1) & 3], e.st.ncards[(seat + 3) & 3])
                 c = greedy_choose(e.st.hand[seat], e.st.table,
                                   e.st.table != 0 and e.st.owner == (seat ^ 2), opp_min,
                                   e.st.ncards[seat], w, g, n, self.p.flags)

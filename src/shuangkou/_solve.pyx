@@ -10,7 +10,7 @@ from libc.string cimport memset
 
 from shuangkou._engine cimport State
 from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
-from _selfplay cimport greedy_choose
+from _selfplay cimport fewest_cards, greedy_choose
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
     sk_score,
@@ -224,7 +224,7 @@ cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept 
     (``_selfplay.greedy_choose``, its plays listed with the fewest wilds) to the end."""
     cdef SkState play = st[0]
     cdef long long start = s.top
-    cdef int n, t, me, choice, opp_min
+    cdef int n, me, choice, opp_min
     while not play.over:
         me = play.to_act
         n = sk_legal(&s.p, &play, True, s.words + start, s.tags + start, <int>(s.cap - start))
@@ -233,10 +233,7 @@ cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept 
                 s.stopped = True
                 return 0
             sk_legal(&s.p, &play, True, s.words + start, s.tags + start, n)
-        opp_min = 99
-        for t in range(4):
-            if (t ^ me) & 1 and play.ncards[t] and play.ncards[t] < opp_min:
-                opp_min = play.ncards[t]
+        opp_min = fewest_cards(play.ncards[(me + 1) & 3], play.ncards[(me + 3) & 3])
         choice = greedy_choose(play.hand[me], play.table,
                                play.table != 0 and play.owner == (me ^ 2), opp_min,
                                play.ncards[me], s.words + start, s.tags + start, n, s.p.flags)
