@@ -12,6 +12,9 @@ from libc.string cimport memset
 
 from _selfplay cimport SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, play_deal
 from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
+from _generate cimport generate_init
+
+generate_init()  # this module's copy of the generators' tables (_generate.pxd)
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
