@@ -234,6 +234,12 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
 # modes (``fewest`` keeps a reading's set with the fewest wilds: the natural one). So when a
 # clean play exists greedy's choice among the clean plays can be found from the counts.
 
+cdef inline uint64_t clean_naturals(uint64_t hand) noexcept nogil:
+    """The naturals of the ranks ``hand`` holds 1–3 times: the cards of its clean plays besides
+    jokers."""
+    return hand & SK_NAT_MASK & ~(bomb_ranks(hand) * 15)
+
+
 cdef inline void put_natural(int width, int length, int top, uint64_t* words,
                              uint32_t* tags) noexcept nogil:
     """``words[0]``/``tags[0]``: ``width`` natural cards of each rank top − length + 1 .. top,
@@ -246,8 +252,8 @@ cdef inline void put_natural(int width, int length, int top, uint64_t* words,
 
 cdef inline int clean_rank(uint64_t hand, uint64_t clean, int n, int rmin) noexcept nogil:
     """The lowest rank ≥ ``rmin`` of a clean single, pair or triple (``n`` cards), -1 if none:
-    natural ranks (``clean``: the naturals of ranks held 1–3 times), then SJ, then BJ (two of
-    a kind at most)."""
+    natural ranks (``clean``: ``clean_naturals(hand)``), then SJ, then BJ (two of a kind at
+    most)."""
     cdef uint64_t m = ranks_ge(clean, n) & ~(unit(rmin) - 1)
     if m:
         return low_rank(m)
@@ -266,8 +272,7 @@ cdef inline bint greedy_clean_lead(uint64_t hand, uint64_t* words, uint32_t* tag
     clean cards, the longest (``y &= y << 4`` keeps the tops of runs one rank longer); at equal
     size and top the smaller width comes first in the list (sequences are listed width by
     width), and any sequence (≥ 5 cards) is bigger than a triple."""
-    cdef uint64_t clean = hand & SK_NAT_MASK & ~(bomb_ranks(hand) * 15)
-    cdef uint64_t y, z
+    cdef uint64_t clean = clean_naturals(hand), y, z
     cdef int width, length, size, top, n, bsize = 0, btop = 0, bwidth = 0, blength = 0
     for width in range(1, 4):
         y = ranks_ge(clean & SK_SEQ_MASK, width)
@@ -304,7 +309,7 @@ cdef inline bint greedy_clean_answer(uint64_t hand, uint32_t table, uint64_t* wo
     """``greedy_answer``'s clean choice on a plain table: the clean play of its kind and size
     with the lowest higher top (R4), written to ``words[0]``/``tags[0]``; False if there is
     none (or the table is a bomb: no plain play beats it). One natural set per top: no ties."""
-    cdef uint64_t clean = hand & SK_NAT_MASK & ~(bomb_ranks(hand) * 15), full, tops
+    cdef uint64_t clean = clean_naturals(hand), full, tops
     cdef int kind = tag_kind(table), top = tag_top(table), width, length, i
     if kind >= K_BOMB:
         return False
