@@ -13,7 +13,8 @@ Every card set is emitted exactly once per reading, by construction rather than 
 
 * jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
 * one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
-  a nibble mask says can hold one;
+  a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
+  splits (``generate_init``);
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
   sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
   runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
