@@ -50,17 +50,8 @@ cdef extern from *:
 
 
 # -- parameters, buffers, per-deal record ------------------------------------------------------
-ctypedef int (*GreedyShortcut)(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
-                               int my_cards, uint64_t* words, uint32_t* tags,
-                               uint32_t flags) noexcept nogil
-
-
 cdef struct SimParams:
     SkParams rules
-    # greedy_shortcut, called through this pointer so that the C compiler keeps it out of the
-    # deal loop: inlined there it cost the random policy's generator code ~1.5 % more
-    # instructions (callgrind gate, selfplay-random)
-    GreedyShortcut shortcut
     int32_t revealed        # 1: 明牌 first leader, 0: random seat
     int32_t policy[4]       # POL_* per seat
     int32_t fewest[4]       # generation mode per seat (1: wilds="fewest")
@@ -425,7 +416,7 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         listed = True
         if p.policy[seat] == POL_GREEDY:
             opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
-            choice = p.shortcut(st.hand[seat], st.table, st.owner == (seat ^ 2), opp_min,
+            choice = greedy_shortcut(st.hand[seat], st.table, st.owner == (seat ^ 2), opp_min,
                                 st.ncards[seat], words, tags, p.rules.flags)
             listed = choice == SP_LIST
         if listed:

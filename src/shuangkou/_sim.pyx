@@ -56,7 +56,6 @@ cdef void _fill_params(SimParams* p, dict d) except *:
     p.rules.score_cap = d["score_cap"]
     p.rules.escape_penalty = 0      # self-play never abandons
     p.revealed = d["revealed"]
-    p.shortcut = greedy_shortcut
     for s in range(4):
         p.policy[s] = d["policy"][s]
         p.fewest[s] = d["fewest"][s]
