@@ -23,7 +23,7 @@ from _packed cimport valid_word
 cimport _readings as rd
 from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
 
-generate_init()  # this module's copy of the generators' tables (_generate.pxd)
+generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 # The rules word and tag constants (docs/internals.md), as the kernel sees them.
 FLAG_WILD_SJ = rd.FLAG_WILD_SJ

@@ -33,7 +33,7 @@ from .plays import Play
 from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
 
-generate_init()  # this module's copy of the generators' tables (_generate.pxd)
+generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 if sk_core_bytes() > sizeof(SkUndo):
     raise ImportError("SkUndo is smaller than the core of SkState (raise SK_UNDO_WORDS)")

@@ -170,7 +170,28 @@ cdef extern from *:
     typedef struct { unsigned int tag; unsigned char nat, wild; } SkOneRank;
     static SkOneRank SK_ONE_RANK[810];
     static unsigned short SK_ONE_RANK_FIRST[2][5][9][14];
+    /* SK_TABLES: 0 empty, 1 being filled, 2 ready; read with acquire, set with release, so
+       a thread that sees 2 sees the tables (generate_init). */
+    static int SK_TABLES = 0;
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    #define SK_TABLES_STATE() _InterlockedCompareExchange((volatile long*)&SK_TABLES, 0, 0)
+    #define SK_TABLES_CLAIM() (_InterlockedCompareExchange((volatile long*)&SK_TABLES, 1, 0) == 0)
+    #define SK_TABLES_PUBLISH() _InterlockedExchange((volatile long*)&SK_TABLES, 2)
+    #else
+    #define SK_TABLES_STATE() __atomic_load_n(&SK_TABLES, __ATOMIC_ACQUIRE)
+    static int sk_tables_claim(void) {
+        int empty = 0;
+        return __atomic_compare_exchange_n(&SK_TABLES, &empty, 1, 0, __ATOMIC_ACQ_REL,
+                                           __ATOMIC_ACQUIRE);
+    }
+    #define SK_TABLES_CLAIM() sk_tables_claim()
+    #define SK_TABLES_PUBLISH() __atomic_store_n(&SK_TABLES, 2, __ATOMIC_RELEASE)
+    #endif
     """
+    int SK_TABLES_STATE() noexcept nogil
+    bint SK_TABLES_CLAIM() noexcept nogil
+    void SK_TABLES_PUBLISH() noexcept nogil
     ctypedef struct SkOneRank:
         uint32_t tag
         uint8_t nat
@@ -180,15 +201,23 @@ cdef extern from *:
 
 
 cdef inline void generate_init() noexcept nogil:
-    """Fill the generators' static tables. Every extension module that cimports this file (or a
-    file that does) holds its own copy and must call this once at import, before any thread
-    can generate (``SK_ONE_RANK`` is empty before).
+    """Make sure the generators' static tables are filled. Every extension module that cimports
+    this file (or a file that does) holds its own copy: the generators call this on every run
+    (one load once filled), and this package's modules call it at import so that their first
+    generation does not pay for the filling. The first thread to claim the tables fills them;
+    one arriving meanwhile waits for them.
 
     ``SK_ONE_RANK``: per (fewest, wilds in hand, naturals h of the rank), every set of
     n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
     ascending (``fewest``: only the largest k); the tag is that of rank 0 with the bomb's
     stars (masked off without them)."""
     cdef int few, wall, h, n, k, kmax, i = 0
+    if SK_TABLES_STATE() == 2:
+        return
+    if not SK_TABLES_CLAIM():
+        while SK_TABLES_STATE() != 2:
+            pass  # another thread is filling them (a few microseconds)
+        return
     for few in range(2):
         for wall in range(5):
             for h in range(9):
@@ -204,6 +233,7 @@ cdef inline void generate_init() noexcept nogil:
                         SK_ONE_RANK[i].wild = <uint8_t>(n - k)
                         i += 1
                         k += 1
+    SK_TABLES_PUBLISH()
 
 
 cdef inline void one_rank_sets(Gen* g, int r, int i, int end, uint32_t stars_mask,
@@ -586,6 +616,8 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     return the plays found. The one place the generators run, with ``Gen`` local, so
     that the compiler keeps it in registers."""
     cdef Gen g
+    if SK_TABLES_STATE() != 2:
+        generate_init()  # an extension that cimports the kernel and did not fill them at import
     g.words = words
     g.tags = tags
     g.cap = cap

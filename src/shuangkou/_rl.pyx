@@ -38,7 +38,7 @@ from _state cimport (
 )
 from _generate cimport generate_init
 
-generate_init()  # this module's copy of the generators' tables (_generate.pxd)
+generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 cdef enum:
     POL_AGENT = 2           # the seat is played by the caller

@@ -16,7 +16,7 @@ from _selfplay cimport (
 from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
 from _generate cimport generate_init
 
-generate_init()  # this module's copy of the generators' tables (_generate.pxd)
+generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP

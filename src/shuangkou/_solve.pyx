@@ -22,7 +22,7 @@ from _solve cimport (
 )
 from _generate cimport generate_init
 
-generate_init()  # this module's copy of the generators' tables (_generate.pxd)
+generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 DECO_SLOTS_LOG2 = 18
 """The Python-level memo: 2**18 entries (8 MiB), shared by every call (values depend only on
