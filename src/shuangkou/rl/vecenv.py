@@ -254,7 +254,11 @@ class VecEnv:
         a = np.asarray(actions)
         if a.shape != (self.n,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.n} ints, got {a.dtype} {a.shape}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
+        return self._step(np.ascontiguousarray(a, dtype=np.int64), table_ids)
+
+    def _step(self, a: np.ndarray, table_ids: bool) -> Step:
+        """``step`` past its argument checks: ``a`` is a contiguous (N,) int64 array (the
+        single-deal envs build theirs once and call this each step)."""
         bad, why = self._kernel.resolve(a, table_ids)
         if bad >= 0:
             raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
