@@ -3,6 +3,7 @@ steps/s beside a hand-written ``Game`` wrapper, memory per env — all in one ru
 
     python benchmarks/bench_rl.py                  # baibian, batch 1,024, 1 and 2 threads
     python benchmarks/bench_rl.py --rules qianbian --seconds 5
+    python benchmarks/bench_rl.py --instructions   # callgrind: instructions per step, exact
 
 A VecEnv step is one decision of every row (all four seats are the agent's): uniformly random
 legal actions chosen in numpy (the time to choose them is included and reported separately),
@@ -20,10 +21,12 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import Rules
 from shuangkou import batch as B
 from shuangkou.game import Game
@@ -65,14 +68,10 @@ def vecenv_rate(rules: str, n: int, threads: int, seconds: float) -> dict[str, f
             "plays_per_step": plays / (steps * n), "bytes_per_env": mem}
 
 
-def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
-    """``(steps/s wall, steps per CPU-second)`` of the AEC env, masked random actions."""
-    e = env(rules)
-    rng = np.random.default_rng(0)
-    e.reset(seed=0)
+def pettingzoo_deals(e: Any, rng: np.random.Generator, deals: int) -> int:
+    """``deals`` deals of the AEC env ``e`` with masked random actions; returns the steps."""
     steps = 0
-    t0, c0 = time.perf_counter(), time.process_time()
-    while time.perf_counter() - t0 < seconds:
+    for _ in range(deals):
         for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
@@ -82,7 +81,41 @@ def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
             e.step(int(legal[int(rng.random() * legal.shape[0])]))
             steps += 1
         e.reset()
+    return steps
+
+
+def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
+    """``(steps/s wall, steps per CPU-second)`` of the AEC env, masked random actions."""
+    e = env(rules)
+    rng = np.random.default_rng(0)
+    e.reset(seed=0)
+    steps = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - t0 < seconds:
+        steps += pettingzoo_deals(e, rng, 1)
     return steps / (time.perf_counter() - t0), steps / (time.process_time() - c0)
+
+
+def pettingzoo_workload(deals: int) -> int:
+    """Steps of ``deals`` seeded baibian deals of the AEC env (an instruction workload)."""
+    e = env("baibian")
+    e.reset(seed=0)
+    return pettingzoo_deals(e, np.random.default_rng(0), deals)
+
+
+def vecenv_workload(steps: int) -> int:
+    """Env steps of ``steps`` seeded steps of a 1,024-row baibian VecEnv on one thread, the
+    random actions included (an instruction workload)."""
+    venv = VecEnv("baibian", 1024)
+    rng = np.random.default_rng(0)
+    out = venv.reset(1)
+    for _ in range(steps):
+        out = venv.step(random_actions(out, rng))
+    return steps * 1024
+
+
+INSTRUCTION_WORKLOADS = {"VecEnv.step, 1 thread": vecenv_workload,
+                         "PettingZoo AEC env": pettingzoo_workload}
 
 
 def game_wrapper_rate(rules: str, seconds: float) -> tuple[float, float]:
@@ -113,7 +146,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions per env step under callgrind (baibian), nothing else")
     args = ap.parse_args(argv)
+    if args.instructions:
+        return instructions.report(Path(__file__), {
+            "VecEnv.step, 1 thread": ("env step", 20, 120),
+            "PettingZoo AEC env": ("step", 10, 60)})
     report: dict[str, Any] = {"rules": args.rules, "cpus": os.cpu_count(),
                               "load_before": os.getloadavg()}
     one = vecenv_rate(args.rules, args.batch, 1, args.seconds)
@@ -171,4 +210,5 @@ def test_bench_pettingzoo_step(benchmark) -> None:  # type: ignore[no-untyped-de
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if not instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        sys.exit(main())
