@@ -68,6 +68,29 @@ def vecenv_rate(rules: str, n: int, threads: int, seconds: float) -> dict[str, f
             "plays_per_step": plays / (steps * n), "bytes_per_env": mem}
 
 
+def thread_scaling(rules: str, n: int, seconds: float, slice_s: float = 0.2) -> dict[str, float]:
+    """1 and 2 threads alternated in short slices for ``seconds`` in all; the best slice's
+    wall rate of each (a shared machine's other jobs come and go: the best slices are the
+    ones where the cores were free, and both configurations had the same chances)."""
+    envs = {t: VecEnv(rules, n, threads=t) for t in (1, 2)}
+    outs = {t: e.reset(1) for t, e in envs.items()}
+    rng = np.random.default_rng(0)
+    best = {1: 0.0, 2: 0.0}
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        for t, e in envs.items():
+            out, steps, t0 = outs[t], 0, time.perf_counter()
+            while time.perf_counter() - t0 < slice_s:
+                out = e.step(random_actions(out, rng))
+                steps += 1
+            outs[t] = out
+            best[t] = max(best[t], steps * n / (time.perf_counter() - t0))
+    for e in envs.values():
+        e.close()
+    return {"best_1_thread": best[1], "best_2_threads": best[2],
+            "speedup": best[2] / best[1]}
+
+
 def pettingzoo_deals(e: Any, rng: np.random.Generator, deals: int) -> int:
     """``deals`` deals of the AEC env ``e`` with masked random actions; returns the steps."""
     steps = 0
@@ -160,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     report["vecenv"] = {"1 thread": one, "2 threads": two,
                         "speedup_2_threads": two["steps_per_s"] / one["steps_per_s"],
                         "cpu_efficiency_2_threads": two["steps_per_cpu_s"]
-                        / one["steps_per_cpu_s"]}
+                        / one["steps_per_cpu_s"],
+                        "alternated": thread_scaling(args.rules, args.batch, 2 * args.seconds)}
     pz, pz_cpu = pettingzoo_rate(args.rules, args.seconds)
     naive, naive_cpu = game_wrapper_rate(args.rules, args.seconds)
     report["pettingzoo_steps_per_s"] = pz
@@ -183,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"VecEnv speed-up on 2 threads: {report['vecenv']['speedup_2_threads']:.2f}x wall; "
           f"steps per CPU-second on 2 threads / on 1: "
           f"{report['vecenv']['cpu_efficiency_2_threads']:.2f}")
+    alt = report["vecenv"]["alternated"]
+    print(f"VecEnv 1 and 2 threads alternated in 0.2 s slices, best slice: "
+          f"{alt['best_1_thread']:,.0f} and {alt['best_2_threads']:,.0f} env steps/s wall, "
+          f"speed-up {alt['speedup']:.2f}x")
     print(f"VecEnv memory per env: {one['bytes_per_env'] / 1024:.1f} KiB "
           f"(action table {len(B.action_table(args.rules))} actions)")
     print(f"PettingZoo AEC env: {pz:,.0f} steps/s wall, {pz_cpu:,.0f} per CPU-second; "
