@@ -3,11 +3,16 @@ Python ``legal_plays`` API, and the oracle on the same hands.
 
     python -m pytest benchmarks/bench_kernel.py --benchmark-only
     python benchmarks/bench_kernel.py          # a plain summary table
-    PYTHONPATH=<other checkout>/src python benchmarks/bench_kernel.py   # the same, another build
+    python benchmarks/bench_kernel.py --against <other checkout>/src   # this build vs another
 
 ``floor ns`` is the cost of only storing as many 12-byte records as the kernel generates
 (``×floor``: the kernel's ns per play over it, same run); ``api ns/pl`` is ``legal_plays``
 (Play objects) per play.
+
+``--against`` compares the kernel of this checkout with another built one (``python setup.py
+build_ext --inplace`` there) on the same hands: lead and answer enumeration inside
+``generate_many``, each build in its own subprocess, the two alternating for several rounds
+(best of each), beside the store-only floor, so the ratios come from one run.
 
 Wall-clock figures are reported, never gating. ``extra_info`` of each benchmark carries the
 number of plays, so ns per generated play = time / plays.
@@ -15,7 +20,11 @@ number of plays, so ns per generated play = time / plays.
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -207,5 +216,62 @@ def summary() -> None:
               f"{ref_t / statistics.median(lead[:N_REF_HANDS]):>8.0f}")
 
 
+def kernel_ns() -> dict[str, dict[str, float]]:
+    """Per preset: ns per generated play of the lead, ns per hand of an answer (the mean over
+    the tables of ``TABLES``), kernel only (``generate_many`` over every hand), best of 5."""
+    out = {}
+    for preset in PRESETS:
+        flags = Rules.preset(preset).flags
+        row = {}
+        for name, tags in (("lead", [0]), ("answer", [table_tag(t, flags) for t in TABLES])):
+            total = 0.0
+            plays = 0
+            for tag in tags:
+                plays += core.generate_many(HANDS_ARRAY, flags, tag, False, WORDS, TAGS)
+                best = float("inf")
+                for _ in range(5):
+                    t0 = time.perf_counter_ns()
+                    core.generate_many(HANDS_ARRAY, flags, tag, False, WORDS, TAGS)
+                    best = min(best, time.perf_counter_ns() - t0)
+                total += best
+            row[name] = total / plays if name == "lead" else total / len(tags) / len(HANDS)
+            row[name + "_plays"] = plays
+        out[preset] = row
+    return out
+
+
+def compare(other_src: str, rounds: int = 5) -> None:
+    """This build vs the one in ``other_src``: alternating subprocesses, best per build."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    best: dict[str, dict[str, dict[str, float]]] = {}
+    for _ in range(rounds):
+        for label, src in (("this", here), ("other", other_src)):
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(src))
+            run = subprocess.run([sys.executable, __file__, "--measure"], env=env,
+                                 check=True, capture_output=True, text=True)
+            got = json.loads(run.stdout)
+            old = best.setdefault(label, got)
+            for preset, row in got.items():
+                for key, value in row.items():
+                    old[preset][key] = min(old[preset][key], value)
+    this, other = best["this"], best["other"]
+    print(f"{'preset':<9} {'lead ns/play':>12} {'floor ns':>8} {'×floor':>6} {'other ns':>8} "
+          f"{'speed-up':>8} {'answer ns/hand':>14} {'other ns':>8} {'speed-up':>8}")
+    for preset in PRESETS:
+        a, b = this[preset], other[preset]
+        if a["lead_plays"] != b["lead_plays"] or a["answer_plays"] != b["answer_plays"]:
+            print(f"{preset}: the builds generate different plays "
+                  f"({a['lead_plays']:.0f} vs {b['lead_plays']:.0f} on lead)")
+        floor = store_floor_ns(int(a["lead_plays"]))
+        print(f"{preset:<9} {a['lead']:>12.2f} {floor:>8.2f} {a['lead'] / floor:>6.1f} "
+              f"{b['lead']:>8.2f} {b['lead'] / a['lead']:>7.2f}× "
+              f"{a['answer']:>14.0f} {b['answer']:>8.0f} {b['answer'] / a['answer']:>7.2f}×")
+
+
 if __name__ == "__main__":
-    summary()
+    if sys.argv[1:2] == ["--measure"]:
+        print(json.dumps(kernel_ns()))
+    elif sys.argv[1:2] == ["--against"] and len(sys.argv) == 3:
+        compare(sys.argv[2])
+    else:
+        summary()

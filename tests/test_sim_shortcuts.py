@@ -8,22 +8,32 @@
   from the hand's readings (``classify``) before any list — exact only if the plays of the list
   made of the whole hand are its readings that beat the table, in ``classify``'s order.
 
-Both are checked on seeded deals' hands and on hands that are one play, for every preset and
-both wilds modes; the self-play results themselves are checked against the Python twins of
-the policies, which list every play (test_sim.py and below).
+* greedy without the list (``greedy_shortcut``): its clean play (no wild, no bomb rank) is
+  found from the hand's counts, and on a table with no clean answer it passes by its rule
+  while no one is close to finishing — exact only if that is the choice greedy makes on the
+  whole list.
+
+They are checked on seeded deals' hands and on hands that are one play (the first two) or on
+hands of every size and tables of every kind (the third), for every preset and both wilds
+modes; the self-play results themselves are checked against the Python twins of the
+policies, which list every play (test_sim.py and below).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from shuangkou import Hand, Rules, classify, legal_plays
+from shuangkou import Hand, Rules, _sim, classify, legal_plays
 from shuangkou.plays import Play
-from shuangkou.rng import deal
+from shuangkou.rng import SplitMix64, deal
 from shuangkou.sim import greedy_policy, simulate
+
+from .budget import budget
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 WILDS = ("all", "fewest")
@@ -121,3 +131,71 @@ def test_a_pass_in_the_list_is_no_play() -> None:
     """The narrowing keeps plays only: a pass (Play.PASS) beats nothing."""
     rules = Rules.preset("baibian")
     assert not Play.PASS.beats(Play.parse("3", rules), rules)
+
+
+def _bomb_heavy(rng: random.Random) -> Hand:
+    """A late-deal hand of bombs, jokers and a few strays: few or no clean plays, so greedy
+    must often fall back on the list (or on a bomb)."""
+    counts = [0] * 15
+    for r in rng.sample(range(13), rng.randint(1, 3)):
+        counts[r] = rng.randint(4, 6)
+    for r in rng.sample(range(13), rng.randint(0, 2)):
+        counts[r] = counts[r] or rng.randint(1, 3)
+    counts[13] = rng.randint(0, 2)
+    counts[14] = rng.randint(0, 2)
+    return Hand.from_counts(counts)
+
+
+def _greedy_cases(preset: str, n: int, seed: int) -> Iterator[tuple[Hand, Play | None, bool,
+                                                                   list[int]]]:
+    """(hand, table, partner_owns, card_counts) of seat 0: hands of every size, tables from
+    another hand's plays (every kind, bombs too) or none, opponents near or far from out."""
+    rules = Rules.preset(preset)
+    rng = random.Random(f"{preset}{seed}")
+    for i in range(n):
+        cards = list(deal(seed * 1000 + i, "random").hands[i % 4])
+        hands = [Hand.from_cards(rng.sample(cards, rng.randint(1, 27))), _bomb_heavy(rng)]
+        other = Hand.from_cards(list(deal(seed * 1000 + i, "random").hands[(i + 1) % 4]))
+        tables = rng.sample(legal_plays(other, rules, wilds="fewest"), 6)
+        for hand in hands:
+            for table in [None, *tables]:
+                counts = [len(hand), rng.choice([0, 3, 6, 7, 20]), rng.randint(1, 27),
+                          rng.choice([0, 2, 6, 7, 27])]
+                yield hand, table, rng.random() < 0.3, counts
+
+
+def _check_greedy_shortcut(preset: str, n: int, seed: int) -> tuple[int, int]:
+    rules = Rules.preset(preset)
+    decided = listed = 0
+    for hand, table, partner_owns, counts in _greedy_cases(preset, n, seed):
+        opp_min = min((c for c in counts[1::2] if c), default=99)
+        status, word, tag = _sim.greedy_shortcut_choice(
+            hand.packed, rules.flags, table.tag if table is not None else 0, partner_owns,
+            opp_min, counts[0])
+        if status == -2:
+            listed += 1
+            continue
+        decided += 1
+        view = SimpleNamespace(seat=0, hand=hand, rules=rules, table=table,
+                               table_owner=None if table is None else 2 if partner_owns else 1,
+                               card_counts=tuple(counts))
+        for wilds in WILDS:
+            plays = legal_plays(hand, rules, table, wilds)  # type: ignore[arg-type]
+            want = greedy_policy(view, plays, SplitMix64(0))  # greedy draws nothing
+            got = None if status == -1 else (word, tag)
+            assert got == (None if want is None else (want.packed, want.tag)), (
+                str(hand), str(table), partner_owns, counts, wilds)
+    return decided, listed
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_greedy_without_the_list_chooses_as_on_the_list(preset: str) -> None:
+    decided, listed = _check_greedy_shortcut(preset, 40, 7)
+    assert decided >= 300 and listed >= 50, (decided, listed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+def test_greedy_without_the_list_campaign(preset: str) -> None:
+    decided, listed = _check_greedy_shortcut(preset, budget(150, 5000), 8)
+    assert decided >= 1000 and listed >= 200, (decided, listed)

@@ -18,10 +18,12 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF
 
-from _generate cimport sk_count, sk_generate, sk_nth
+from _generate cimport generate_init, sk_count, sk_generate, sk_nth
 from _packed cimport valid_word
 cimport _readings as rd
 from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
+
+generate_init()  # this module's copy of the generators' tables (_generate.pxd)
 
 # The rules word and tag constants (docs/internals.md), as the kernel sees them.
 FLAG_WILD_SJ = rd.FLAG_WILD_SJ

@@ -22,6 +22,7 @@ from _state cimport (
     sk_equal, sk_init, sk_legal, sk_next_active, sk_params_init, sk_pass, sk_play,
     sk_rehash, sk_restore, sk_rng_bounded, sk_rng_next, sk_save, sk_score, sk_shuffle,
 )
+from _generate cimport generate_init
 
 from operator import index as _index
 
@@ -31,6 +32,8 @@ from .errors import IllegalPlayError
 from .plays import Play
 from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
+
+generate_init()  # this module's copy of the generators' tables (_generate.pxd)
 
 if sk_core_bytes() > sizeof(SkUndo):
     raise ImportError("SkUndo is smaller than the core of SkState (raise SK_UNDO_WORDS)")

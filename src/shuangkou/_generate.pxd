@@ -13,7 +13,8 @@ Every card set is emitted exactly once per reading, by construction rather than 
 
 * jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
 * one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
-  a nibble mask says can hold one;
+  a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
+  splits (``generate_init``);
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
   sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
   runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
@@ -33,16 +34,17 @@ that beat it (R4: filtered while generating). ``fewest`` keeps, per reading, the
 fewest wilds, then fewest big jokers, then the smallest word.
 """
 
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
     high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
 )
 from _readings cimport (
     FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_PAIR, K_STRAIGHT, NO_TABLE,
-    ChainShape, bomb_key, chain_best, chain_bomb_tag, jokers_tag, make_tag, sk_beats,
+    SK_CHAIN_STEP, ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape_of, chain_tag,
+    chain_x, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
 
@@ -86,11 +88,17 @@ ctypedef struct Fewest:
 
 
 # -- output -----------------------------------------------------------------------------------
+cdef inline void store(uint64_t* words, uint32_t* tags, long long i, long long cap,
+                       uint64_t word, uint32_t tag) noexcept nogil:
+    """Play ``i`` of the output, kept if it fits (``cap``)."""
+    if i < cap:
+        words[i] = word
+        tags[i] = tag
+
+
 cdef inline void put(Gen* g, uint64_t word, uint32_t tag) noexcept nogil:
     cdef long long i = g.n
-    if i < g.cap:
-        g.words[i] = word
-        g.tags[i] = tag
+    store(g.words, g.tags, i, g.cap, word, tag)
     g.n = i + 1
 
 
@@ -154,47 +162,94 @@ cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
     return make_tag(K_BOMB, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(0, 0, 1, 0, stars_on, 1, 0)
 
 
-cdef inline void one_rank_sets(Gen* g, int r, int n, uint32_t tag, bint simple) noexcept nogil:
-    """Every set of ``n`` cards made of rank ``r`` and wilds (at least one natural), by
-    natural count; ``simple``: one joker split per wild count (a constant, as for sequences)."""
-    cdef int hr = nib(g.hand, r), kmax = hr if hr < n else n, kmin, w
-    cdef uint64_t word
-    if g.wall == 0:
-        put(g, (<uint64_t>n) << (4 * r), tag)
+cdef extern from *:
+    """
+    /* The sets of one natural rank + wilds (see generate_init), for every (fewest, wilds in
+       hand, naturals of the rank): SK_ONE_RANK_FIRST[f][w][h][n] is the index of the first
+       set of >= n cards (n = 13: the end). */
+    typedef struct { unsigned int tag; unsigned char nat, wild; } SkOneRank;
+    static SkOneRank SK_ONE_RANK[810];
+    static unsigned short SK_ONE_RANK_FIRST[2][5][9][14];
+    """
+    ctypedef struct SkOneRank:
+        uint32_t tag
+        uint8_t nat
+        uint8_t wild
+    SkOneRank SK_ONE_RANK[810]
+    uint16_t SK_ONE_RANK_FIRST[2][5][9][14]
+
+
+cdef inline void generate_init() noexcept nogil:
+    """Fill the generators' static tables. Every extension module that cimports this file (or a
+    file that does) holds its own copy and must call this once at import, before any thread
+    can generate (``SK_ONE_RANK`` is empty before).
+
+    ``SK_ONE_RANK``: per (fewest, wilds in hand, naturals h of the rank), every set of
+    n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
+    ascending (``fewest``: only the largest k); the tag is that of rank 0 with the bomb's
+    stars (masked off without them)."""
+    cdef int few, wall, h, n, k, kmax, i = 0
+    for few in range(2):
+        for wall in range(5):
+            for h in range(9):
+                for n in range(14):
+                    SK_ONE_RANK_FIRST[few][wall][h][n] = <uint16_t>i
+                    if n == 0 or n > h + wall:
+                        continue
+                    kmax = h if h < n else n
+                    k = kmax if few else (n - wall if n - wall > 1 else 1)
+                    while k <= kmax:
+                        SK_ONE_RANK[i].tag = one_rank_tag(0, n, 1) | (<uint32_t>(n - k) << 28)
+                        SK_ONE_RANK[i].nat = <uint8_t>k
+                        SK_ONE_RANK[i].wild = <uint8_t>(n - k)
+                        i += 1
+                        k += 1
+
+
+cdef inline void one_rank_sets(Gen* g, int r, int i, int end, uint32_t stars_mask,
+                               bint simple) noexcept nogil:
+    """Emit sets ``i..end`` of ``SK_ONE_RANK`` for rank ``r``; ``simple``: one joker split per
+    wild count (a constant, as for sequences). The simple loop keeps the output cursor in
+    locals: through ``g`` the compiler reloads it after every store."""
+    cdef uint64_t u = unit(r)
+    cdef uint32_t rt = <uint32_t>r << 4
+    cdef long long n = g.n, cap = g.cap
+    cdef uint64_t* words = g.words
+    cdef uint32_t* tags = g.tags
+    cdef const SkOneRank* e
+    if not simple:
+        while i < end:
+            e = &SK_ONE_RANK[i]
+            put_wild(g, e.nat * u, e.wild, (e.tag & stars_mask) | rt)
+            i += 1
         return
-    if g.fewest:
-        kmin = kmax
-    else:
-        kmin = n - g.wall if n - g.wall > 1 else 1
-    word = (<uint64_t>kmin) << (4 * r)
-    tag |= <uint32_t>(n - kmin) << 28
-    for w in range(n - kmin, n - kmax - 1, -1):
-        if simple:
-            put(g, word | g.jw[w][0], tag)
-        else:
-            put_wild(g, word, w, tag)
-        word += unit(r)
-        tag -= 1u << 28
+    while i < end:
+        e = &SK_ONE_RANK[i]
+        store(words, tags, n, cap, e.nat * u | g.jw[e.wild][0], (e.tag & stars_mask) | rt)
+        n += 1
+        i += 1
+    g.n = n
 
 
 cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
-    """Singles, pairs, triples (sizes ``plo..phi`` over ranks from ``prmin``: all when
-    leading, the table's size over higher ranks when answering one) and X相 bombs (R2, R3);
-    per rank by size, as R3 orders them. Only the ranks that can hold one are visited (nibble
-    masks: any natural; ≥ 4 − wall naturals for a bomb). Answering a bomb starts at the
-    smallest size that beats it: a one-rank bomb's key grows with its size, and with its rank
-    at one size (R5), so that size only falls as the rank rises."""
-    cdef int r, n, nmax, nmin = 4, plo = 1, phi = 0, prmin = 0
+    """Singles, pairs, triples (all sizes when leading, the table's size over higher ranks when
+    answering one) and X相 bombs (R2, R3); per rank by size, as R3 orders them. Only the ranks
+    that can hold one are visited (nibble masks: any natural; ≥ 4 − wall naturals for a
+    bomb). Answering a bomb starts at the smallest size that beats it: a one-rank bomb's key
+    grows with its size, and with its rank at one size (R5), so that size only falls as the
+    rank rises."""
+    cdef int r, h, nmax, nmin = 4, psize = 0
     cdef int stars_on = (g.flags & FLAG_STARS) != 0
+    cdef uint32_t stars_mask = 0xFFFFFFFFu if stars_on else ~make_tag(0, 0, 0, 0, 31, 0, 0)
     cdef uint64_t plain = 0, bombs, todo
     cdef uint64_t nat = g.hand & SK_NAT_MASK
+    # the table's row of this hand: first[14 * h + n]
+    cdef const uint16_t* first = &SK_ONE_RANK_FIRST[g.fewest != 0][g.wall][0][0]
     if g.mode == GEN_LEAD:
-        phi = 3
         plain = ranks_ge(nat, 1)
     elif g.mode == GEN_PLAIN and g.tkind <= 2:
-        plo = phi = g.tkind + 1
-        prmin = g.ttop + 1
-        plain = ranks_ge(nat, 1) & ~(unit(prmin) - 1)
+        psize = g.tkind + 1
+        plain = ranks_ge(nat, 1) & ~(unit(g.ttop + 1) - 1)
     bombs = ranks_ge(nat, 4 - g.wall if g.wall < 3 else 1)
     todo = plain | bombs
     while todo:
@@ -202,19 +257,22 @@ cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
         todo &= todo - 1
         if done(g):
             return
-        nmax = nib(g.hand, r) + g.wall
+        h = nib(g.hand, r)
+        if g.mode == GEN_LEAD:
+            # every size: the ranks of ``bombs`` are those with h + wall ≥ 4
+            one_rank_sets(g, r, first[14 * h + 1], first[14 * h + 13], stars_mask, simple)
+            continue
         if plain & unit(r):
-            for n in range(plo, (phi if phi < nmax else nmax) + 1):
-                one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
+            one_rank_sets(g, r, first[14 * h + psize], first[14 * h + psize + 1], stars_mask, simple)
         if not bombs & unit(r):
             continue
+        nmax = h + g.wall
         if g.mode == GEN_BOMB:
             while nmin > 4 and bomb_key(one_rank_tag(r, nmin - 1, stars_on), g.flags) > g.tkey:
                 nmin -= 1
             while nmin <= nmax and bomb_key(one_rank_tag(r, nmin, stars_on), g.flags) <= g.tkey:
                 nmin += 1
-        for n in range(nmin, nmax + 1):
-            one_rank_sets(g, r, n, one_rank_tag(r, n, stars_on), simple)
+        one_rank_sets(g, r, first[14 * h + nmin], first[14 * h + 13], stars_mask, simple)
 
 
 cdef inline void gen_one_rank(Gen* g) noexcept nogil:
@@ -395,20 +453,6 @@ cdef inline void few_keep(Fewest* f, uint64_t nat, int w, int ws, uint32_t tag) 
     f.tag[i] = tag
 
 
-cdef extern from *:
-    """
-    /* chain_window's running figures of a window's counts, one uint64 (see chain_step):
-       bytes 0-3 ranks holding <= 4, 5, 6, 7 naturals; bits 32-39 the sum of max(c, 4);
-       bits 40-47 the wilds lacking for groups of 4; bits 48-56 one bit per count present.
-       SK_CHAIN_STEP[c]: what one rank holding c naturals adds to the first three fields. */
-    static const unsigned long long SK_CHAIN_STEP[9] = {
-        0x0000040401010101ULL, 0x0000030401010101ULL, 0x0000020401010101ULL,
-        0x0000010401010101ULL, 0x0000000401010101ULL, 0x0000000501010100ULL,
-        0x0000000601010000ULL, 0x0000000701000000ULL, 0x0000000800000000ULL};
-    """
-    const uint64_t SK_CHAIN_STEP[9]
-
-
 cdef inline int fig_need(uint64_t fig) noexcept nogil:
     return <int>((fig >> 40) & 255)
 
@@ -419,23 +463,27 @@ cdef inline void chain_leaf(Gen* g, Fewest* f, int a, int y, uint64_t nat,
     ``SK_CHAIN_STEP``): every wild count ≥ the wilds it lacks is one candidate set, kept only
     in the window of its biggest reading (R3.1, R3.4). The window's ranks outside the
     naturals' span are empty, which turns the window figures into the span's ``ChainShape``."""
-    cdef int w, n0 = nib_sum(nat), top = a + y - 1, empty, x
+    cdef int w, x, n0 = nib_sum(nat), top = a + y - 1, lo = low_rank(nat)
+    cdef int span = high_rank(nat) - lo + 1
     cdef uint32_t tag
     cdef ChainShape shape
-    shape.lo = low_rank(nat)
-    shape.span = high_rank(nat) - shape.lo + 1
-    empty = y - shape.span
-    shape.maxc = (63 - SK_CLZ64(fig)) - 48
-    shape.g4 = <int>((fig >> 32) & 255) - 4 * empty
-    for x in range(4, 8):
-        shape.le[x] = <int>((fig >> (8 * (x - 4))) & 255) - empty
+    chain_shape_of(&shape, fig, lo, span, y - span)
     for w in range(fig_need(fig), g.wall + 1):
         # equal groups (百变/JJ): a reading of y groups needs y | size
         if not (g.flags & FLAG_UNEVEN) and (n0 + w) % y:
             continue
-        tag = chain_best(&shape, n0 + w, w, g.flags)
-        if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
-            continue
+        if w < 4:
+            # a group without naturals takes ≥ 4 wilds: with fewer, every reading's groups are
+            # the naturals' span, which is this window (a rank short of 4 is lacking), so its
+            # reading is the set's only one
+            x = chain_x(&shape, y, n0 + w, g.flags)
+            if x == 0:
+                continue
+            tag = chain_tag(x, y, top, n0 + w, w)
+        else:
+            tag = chain_best(&shape, n0 + w, w, g.flags)
+            if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
+                continue
         if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
             continue
         if f != NULL:

@@ -12,7 +12,7 @@ C-level entry points for other kernel files (e.g. self-play):
 from libc.stdint cimport uint32_t, uint64_t
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SK_NAT_MASK, SK_SEQ_MASK, high_rank, low_rank, nib, nib_sum,
+    R_ACE, R_BJ, R_SJ, SK_CLZ64, SK_NAT_MASK, SK_SEQ_MASK, high_rank, low_rank, nib, nib_sum,
 )
 
 cdef enum:
@@ -133,72 +133,106 @@ cdef inline uint32_t jokers_tag(int sj, int bj, uint32_t flags) noexcept nogil:
     return 0
 
 
+cdef extern from *:
+    """
+    /* The chain-bomb figures of a run of ranks, one uint64 (chain_shape, and the generator's
+       odometer keeps them running): bytes 0-3 ranks holding <= 4, 5, 6, 7 naturals; bits
+       32-39 the sum of max(c, 4); bits 40-47 the wilds lacking for groups of 4; bits 48-56
+       one bit per count present. SK_CHAIN_STEP[c]: what one rank holding c naturals adds to
+       the first three fields. */
+    static const unsigned long long SK_CHAIN_STEP[9] = {
+        0x0000040401010101ULL, 0x0000030401010101ULL, 0x0000020401010101ULL,
+        0x0000010401010101ULL, 0x0000000401010101ULL, 0x0000000501010100ULL,
+        0x0000000601010000ULL, 0x0000000701000000ULL, 0x0000000800000000ULL};
+    """
+    const uint64_t SK_CHAIN_STEP[9]
+
+
 ctypedef struct ChainShape:
     # what the chain-bomb readings of a set depend on besides its size (R5)
     int lo          # lowest natural rank
     int span        # ranks lo..highest natural
     int maxc        # largest natural count
     int g4          # Σ max(c_r, 4) over lo..hi
-    int le[8]       # le[x]: ranks of lo..hi holding at most x naturals (x < 8; 8 or more: all)
+    uint32_t le     # byte x − 4 (x = 4..7): ranks of lo..hi holding at most x naturals
+
+
+cdef inline void chain_shape_of(ChainShape* s, uint64_t fig, int lo, int span,
+                                int empty) noexcept nogil:
+    """``s`` from the figures ``fig`` (``SK_CHAIN_STEP``) of a run of ranks that holds the
+    naturals lo..lo+span−1 and ``empty`` ranks without any (they count in every field but
+    the largest count; ranks ≤ 4 and ≤ x are bytes, so taking ``empty`` from each never
+    borrows)."""
+    s.lo = lo
+    s.span = span
+    s.maxc = (63 - SK_CLZ64(fig)) - 48
+    s.g4 = <int>((fig >> 32) & 255) - 4 * empty
+    s.le = <uint32_t>fig - <uint32_t>empty * 0x01010101u
 
 
 cdef inline bint chain_shape(uint64_t nat, ChainShape* s) noexcept nogil:
     """Fill ``s`` for the naturals ``nat`` (non-zero); False if no chain-bomb reading can hold
     them (a 2, or more than 6 ranks: R2)."""
-    cdef int r, c, x, hi
+    cdef int r, c, lo, hi
+    cdef uint64_t fig = 0
     if nat & ~SK_SEQ_MASK:
         return False
-    s.lo = low_rank(nat)
+    lo = low_rank(nat)
     hi = high_rank(nat)
-    s.span = hi - s.lo + 1
-    if s.span > 6:
+    if hi - lo + 1 > 6:
         return False
-    s.maxc = 0
-    s.g4 = 0
-    for x in range(8):
-        s.le[x] = 0
-    for r in range(s.lo, hi + 1):
+    for r in range(lo, hi + 1):
         c = nib(nat, r)
-        if c > s.maxc:
-            s.maxc = c
-        s.g4 += c if c > 4 else 4
-        if c < 8:
-            s.le[c] += 1
-    for x in range(1, 8):
-        s.le[x] += s.le[x - 1]
+        fig = (fig + SK_CHAIN_STEP[c]) | (<uint64_t>1 << (48 + c))
+    chain_shape_of(s, fig, lo, hi - lo + 1, 0)
     return True
+
+
+cdef inline int chain_x(const ChainShape* s, int y, int n, uint32_t flags) noexcept nogil:
+    """X, the smallest group, of the chain-bomb reading of ``y`` groups (span ≤ y, 4y ≤ n) of
+    a set of ``n`` cards whose naturals have the shape ``s``; 0 if there is none. Equal
+    groups (百变/JJ) make X = n / y, every natural group ≤ X; uneven groups (千变) place the
+    wilds freely, so X is the largest value with Σ max(c_r, X) ≤ n over the y ranks (the
+    ranks outside the span count X each): n // y when no natural group exceeds it, else grown
+    from 4 with ``le``."""
+    cdef int x, f, empty
+    if y * s.maxc <= n:
+        # every group can reach n // y (≥ 4): uneven groups take it, equal ones need y | n
+        if flags & FLAG_UNEVEN or n % y == 0:
+            return n // y
+        return 0
+    if not (flags & FLAG_UNEVEN):
+        return 0
+    # some natural group exceeds X: X < maxc ≤ 8, found by growing x from 4
+    empty = y - s.span
+    f = s.g4 + 4 * empty  # Σ max(c_r, 4) over the window
+    if f > n:
+        return 0
+    x = 4
+    while True:  # Σ max(c_r, x + 1) − Σ max(c_r, x) = ranks holding ≤ x
+        f += <int>((s.le >> (8 * (x - 4))) & 255) + empty
+        if f > n:
+            return x
+        x += 1
+
+
+cdef inline uint32_t chain_tag(int x, int y, int top, int n, int wilds) noexcept nogil:
+    """The chain-bomb reading of ``y`` groups of at least ``x`` (X相Y连, (X + Y)★, R2, R5)."""
+    return make_tag(K_CHAIN_BOMB, top, x, y, x + y, n, wilds)
 
 
 cdef inline uint32_t chain_best(const ChainShape* s, int n, int wilds, uint32_t flags) noexcept nogil:
     """The biggest chain-bomb reading of a set of ``n`` cards (``wilds`` wild) whose naturals
     have the shape ``s``; 0 if none. Flags must have FLAG_STARS.
 
-    Y runs over 3..6 (at least the span, 4Y ≤ n). X, the smallest group, depends only on Y:
-    equal groups (百变/JJ) make X = n / Y, every natural group ≤ X; uneven groups (千变) place
-    the wilds freely, so X is the largest value with Σ max(c_r, X) ≤ n over the Y ranks (the
-    ranks outside the span count X each): n // Y when no natural group exceeds it, else grown
-    from 4 with ``le`` (only le[4..7] are read). For each Y the window with the highest top weighs
-    most: top = min(A, lo + Y − 1). Best: most stars (X + Y), then highest top, then larger X
-    (R3.4: tied splits are one play reported with the larger X)."""
-    cdef int y, x, f, empty, top, key, best = 0
+    Y runs over 3..6 (at least the span, 4Y ≤ n), X is :func:`chain_x`. For each Y the
+    window with the highest top weighs most: top = min(A, lo + Y − 1). Best: most stars
+    (X + Y), then highest top, then larger X (R3.4: tied splits are one play reported with
+    the larger X)."""
+    cdef int y, x, top, key, best = 0
     y = s.span if s.span > 3 else 3
     while y <= 6 and 4 * y <= n:
-        x = 0
-        if y * s.maxc <= n:
-            # every group can reach n // y (≥ 4): uneven groups take it, equal ones need y | n
-            if flags & FLAG_UNEVEN or n % y == 0:
-                x = n // y
-        elif flags & FLAG_UNEVEN:
-            # some natural group exceeds X: X < maxc ≤ 8, found by growing x from 4
-            empty = y - s.span
-            f = s.g4 + 4 * empty  # Σ max(c_r, 4) over the window
-            if f <= n:
-                x = 4
-                while True:  # Σ max(c_r, x + 1) − Σ max(c_r, x) = ranks holding ≤ x
-                    f += s.le[x] + empty
-                    if f > n:
-                        break
-                    x += 1
+        x = chain_x(s, y, n, flags)
         if x:
             top = s.lo + y - 1 if s.lo + y - 1 < R_ACE else R_ACE
             key = (x + y) << 8 | top << 4 | x
@@ -208,7 +242,7 @@ cdef inline uint32_t chain_best(const ChainShape* s, int n, int wilds, uint32_t 
     if best == 0:
         return 0
     x = best & 15
-    return make_tag(K_CHAIN_BOMB, (best >> 4) & 15, x, (best >> 8) - x, best >> 8, n, wilds)
+    return chain_tag(x, (best >> 8) - x, (best >> 4) & 15, n, wilds)
 
 
 cdef inline uint32_t chain_bomb_tag(uint64_t nat, int n, int wilds, uint32_t flags) noexcept nogil:

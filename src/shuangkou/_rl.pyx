@@ -46,6 +46,9 @@ from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
     sk_pass, sk_play, sk_rng_bounded, sk_score,
 )
+from _generate cimport generate_init
+
+generate_init()  # this module's copy of the generators' tables (_generate.pxd)
 
 cdef enum:
     POL_AGENT = 2           # the seat is played by the caller

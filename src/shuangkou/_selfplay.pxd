@@ -12,8 +12,10 @@
 * It lists only what the policy needs, with the same choices as listing every play (the
   Python twins of the policies do; tests/test_sim_shortcuts.py checks the properties used):
   a seat that passed keeps its answer list for the rest of the trick and narrows it to the
-  plays beating each later table (``narrow``); greedy decides "empty the hand" from the
-  hand's readings when leading or over its partner, and never lists over its partner.
+  plays beating each later table (``narrow``); greedy (``greedy_shortcut``) decides "empty
+  the hand" from the hand's readings, finds its clean play (no wild, no bomb rank) from the
+  hand's counts, and lists only when neither decides: leading with no clean play, answering
+  with none when an opponent or its own hand is close to finishing.
 
 Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answering);
 ``POL_GREEDY`` – a heuristic (see ``greedy_choose``).
@@ -22,8 +24,10 @@ Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answer
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+from _packed cimport R_BJ, R_SJ, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, low_rank, nib, ranks_ge, unit
 from _readings cimport (
-    K_BOMB, sk_beats, sk_classify, tag_kind, tag_size, tag_stars, tag_top, tag_wilds,
+    K_BOMB, K_STRAIGHT, K_TRIPLE, make_tag, sk_beats, sk_classify, tag_kind, tag_length,
+    tag_size, tag_stars, tag_top, tag_wilds,
 )
 from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_deal, sk_init, sk_legal, sk_pass_unhashed,
@@ -36,6 +40,7 @@ cdef enum:
     SP_MAX_STARS = 16
     POL_RANDOM = 0
     POL_GREEDY = 1
+    SP_LIST = -2            # greedy_shortcut: only the list of plays decides
 
 cdef extern from *:
     """
@@ -200,8 +205,8 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
        own hand is small (≤ 6), any beating plain play (the lowest top, then the fewest
        wilds), else the smallest bomb; otherwise pass (bombs are kept for later).
 
-    Ties go to the first play in list order. Self-play decides rule 1 for a lead and over
-    the partner without the list (``greedy_whole_hand``) and calls the parts itself."""
+    Ties go to the first play in list order. Self-play decides without the list where it can
+    (``greedy_shortcut``) and calls the parts itself."""
     cdef int i
     if table != 0 and not partner_owns:
         return greedy_answer(hand, opp_min, my_cards, words, tags, n, flags)
@@ -211,6 +216,132 @@ cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, 
     if table != 0:
         return -1
     return greedy_lead(hand, words, tags, n, flags)
+
+
+# -- greedy without the list: its clean plays are natural sets found from the hand's counts --
+# A clean play (no wild, no bomb rank) is a natural set of ranks held 1-3 times, or a joker
+# single or pair (read naturally, R3: no wild). Its reading is its one plain kind (no wild
+# card leaves a choice), and the generators list it once, under that reading, in both wilds
+# modes (``fewest`` keeps a reading's set with the fewest wilds: the natural one). So when a
+# clean play exists greedy's choice among the clean plays can be found from the counts.
+
+cdef inline uint64_t clean_naturals(uint64_t hand) noexcept nogil:
+    """The naturals of the ranks ``hand`` holds 1–3 times: the cards of its clean plays besides
+    jokers."""
+    return hand & SK_NAT_MASK & ~(bomb_ranks(hand) * 15)
+
+
+cdef inline void put_natural(int width, int length, int top, uint64_t* words,
+                             uint32_t* tags) noexcept nogil:
+    """``words[0]``/``tags[0]``: ``width`` natural cards of each rank top − length + 1 .. top,
+    read (as the generators tag it) as single / pair / triple (length 1) or straight / pair
+    chain / triple chain."""
+    cdef int kind = width - 1 if length == 1 else K_STRAIGHT + width - 1
+    words[0] = <uint64_t>width * (SK_NIB1 & ((unit(top) << 4) - unit(top - length + 1)))
+    tags[0] = make_tag(kind, top, width, length, 0, width * length, 0)
+
+
+cdef inline int clean_rank(uint64_t hand, uint64_t clean, int n, int rmin) noexcept nogil:
+    """The lowest rank ≥ ``rmin`` of a clean single, pair or triple (``n`` cards), -1 if none:
+    natural ranks (``clean``: ``clean_naturals(hand)``), then SJ, then BJ (two of a kind at
+    most)."""
+    cdef uint64_t m = ranks_ge(clean, n) & ~(unit(rmin) - 1)
+    if m:
+        return low_rank(m)
+    if n <= 2:
+        if rmin <= R_SJ and nib(hand, R_SJ) >= n:
+            return R_SJ
+        if rmin <= R_BJ and nib(hand, R_BJ) >= n:
+            return R_BJ
+    return -1
+
+
+cdef inline bint greedy_clean_lead(uint64_t hand, uint64_t* words, uint32_t* tags) noexcept nogil:
+    """``greedy_lead``'s choice when a clean play exists (it is then the best): the clean play
+    with the most cards, then the lowest top, written to ``words[0]``/``tags[0]``; False if
+    there is none. The biggest clean sequence of width W is a whole run of ranks holding ≥ W
+    clean cards, the longest (``y &= y << 4`` keeps the tops of runs one rank longer); at equal
+    size and top the smaller width comes first in the list (sequences are listed width by
+    width), and any sequence (≥ 5 cards) is bigger than a triple."""
+    cdef uint64_t clean = clean_naturals(hand), y, z
+    cdef int width, length, size, top, n, bsize = 0, btop = 0, bwidth = 0, blength = 0
+    for width in range(1, 4):
+        y = ranks_ge(clean & SK_SEQ_MASK, width)
+        if y == 0:
+            continue
+        length = 1
+        z = y & (y << 4)
+        while z:
+            y = z
+            length += 1
+            z = y & (y << 4)
+        if length < (5 if width == 1 else 3):
+            continue
+        size = width * length
+        top = low_rank(y)
+        if size > bsize or (size == bsize and top < btop):
+            bsize = size
+            btop = top
+            bwidth = width
+            blength = length
+    if bsize:
+        put_natural(bwidth, blength, btop, words, tags)
+        return True
+    for n in range(3, 0, -1):
+        top = clean_rank(hand, clean, n, 0)
+        if top >= 0:
+            put_natural(n, 1, top, words, tags)
+            return True
+    return False
+
+
+cdef inline bint greedy_clean_answer(uint64_t hand, uint32_t table, uint64_t* words,
+                                     uint32_t* tags) noexcept nogil:
+    """``greedy_answer``'s clean choice on a plain table: the clean play of its kind and size
+    with the lowest higher top (R4), written to ``words[0]``/``tags[0]``; False if there is
+    none (or the table is a bomb: no plain play beats it). One natural set per top: no ties."""
+    cdef uint64_t clean = clean_naturals(hand), full, tops
+    cdef int kind = tag_kind(table), top = tag_top(table), width, length, i
+    if kind >= K_BOMB:
+        return False
+    if kind <= K_TRIPLE:
+        top = clean_rank(hand, clean, kind + 1, top + 1)
+        if top < 0:
+            return False
+        put_natural(kind + 1, 1, top, words, tags)
+        return True
+    width = kind - K_STRAIGHT + 1
+    length = tag_length(table)
+    full = ranks_ge(clean & SK_SEQ_MASK, width)
+    tops = full
+    for i in range(1, length):
+        tops &= full << (4 * i)
+    tops &= ~(unit(top + 1) - 1)
+    if tops == 0:
+        return False
+    put_natural(width, length, low_rank(tops), words, tags)
+    return True
+
+
+cdef inline int greedy_shortcut(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
+                                int my_cards, uint64_t* words, uint32_t* tags,
+                                uint32_t flags) noexcept nogil:
+    """``greedy_choose`` where it needs no list of plays: 0 with its play written to
+    ``words[0]``/``tags[0]``, -1 to pass, ``SP_LIST`` when only the list decides (leading
+    with no clean play; answering with none when an opponent or the hand is close to
+    finishing): then ``greedy_lead`` / ``greedy_answer`` on ``sk_legal``'s list. Rule 1
+    (``greedy_whole_hand``) comes first, as it does in the list."""
+    if greedy_whole_hand(hand, table, words, tags, flags) == 0:
+        return 0
+    if table == 0:
+        return 0 if greedy_clean_lead(hand, words, tags) else SP_LIST
+    if partner_owns:
+        return -1
+    if greedy_clean_answer(hand, table, words, tags):
+        return 0
+    if opp_min > 6 and my_cards > 6:
+        return -1
+    return SP_LIST
 
 
 # -- one deal ---------------------------------------------------------------------------------
@@ -233,6 +364,23 @@ cdef inline int narrow(uint64_t* words, uint32_t* tags, int n, uint32_t table,
             tags[k] = tags[i]
             k += 1
     return k
+
+
+cdef inline int list_plays(const SimParams* p, const SkState* st, int seat, Work* wk,
+                           DealRecord* out) noexcept nogil:
+    """The plays of ``seat`` (to act) into its buffers: its answer list narrowed to the table
+    when it kept one in this trick, else ``sk_legal``'s (at most ``SP_CAP``, an overflow
+    counted in ``out``). Returns how many."""
+    cdef int n
+    if wk.list_trick[seat] == st.trick:
+        n = narrow(wk.words[seat], wk.tags[seat], wk.n[seat], st.table, p.rules.flags)
+    else:
+        n = sk_legal(&p.rules, st, p.fewest[seat], wk.words[seat], wk.tags[seat], SP_CAP)
+        if n > SP_CAP:
+            out.overflow += 1
+            n = SP_CAP
+    wk.n[seat] = n
+    return n
 
 
 cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealRecord* out) noexcept nogil:
@@ -266,19 +414,13 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
         words = wk.words[seat]
         tags = wk.tags[seat]
         listed = True
-        if p.policy[seat] == POL_GREEDY and (st.table == 0 or st.owner == (seat ^ 2)):
-            # leading or over the partner: rule 1 first, without the list
-            choice = greedy_whole_hand(st.hand[seat], st.table, words, tags, p.rules.flags)
-            listed = choice < 0 and st.table == 0
+        if p.policy[seat] == POL_GREEDY:
+            opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
+            choice = greedy_shortcut(st.hand[seat], st.table, st.owner == (seat ^ 2), opp_min,
+                                st.ncards[seat], words, tags, p.rules.flags)
+            listed = choice == SP_LIST
         if listed:
-            if wk.list_trick[seat] == st.trick:
-                nplays = narrow(words, tags, wk.n[seat], st.table, p.rules.flags)
-            else:
-                nplays = sk_legal(&p.rules, &st, p.fewest[seat], words, tags, SP_CAP)
-                if nplays > SP_CAP:
-                    out.overflow += 1
-                    nplays = SP_CAP
-            wk.n[seat] = nplays
+            nplays = list_plays(p, &st, seat, wk, out)
             if p.policy[seat] == POL_RANDOM:
                 if st.table == 0:
                     choice = sk_rng_bounded(&rng, nplays)
@@ -286,13 +428,11 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
                     choice = sk_rng_bounded(&rng, nplays + 1)
                     if choice == nplays:
                         choice = -1
+            elif st.table == 0:
+                choice = greedy_lead(st.hand[seat], words, tags, nplays, p.rules.flags)
             else:
-                if st.table == 0:
-                    choice = greedy_lead(st.hand[seat], words, tags, nplays, p.rules.flags)
-                else:
-                    opp_min = fewest_cards(st.ncards[(seat + 1) & 3], st.ncards[(seat + 3) & 3])
-                    choice = greedy_answer(st.hand[seat], opp_min, st.ncards[seat], words, tags,
-                                           nplays, p.rules.flags)
+                choice = greedy_answer(st.hand[seat], opp_min, st.ncards[seat], words, tags,
+                                       nplays, p.rules.flags)
         if wk.logging and wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
             wk.log_word[wk.n_log] = words[choice] if choice >= 0 else 0
@@ -305,8 +445,11 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
             sk_play_unhashed(&st, words[choice], tags[choice])
         else:
             # the hand stays and every later table of this trick beats this one (R4), so the
-            # seat's next answers are these plays that beat it (nplays < SP_CAP: all of them)
-            wk.list_trick[seat] = st.trick if listed and nplays < SP_CAP else -1
+            # seat's next answers are these plays that beat it (nplays < SP_CAP: all of them);
+            # a pass without listing keeps the list of an earlier pass of the trick (the
+            # shortcuts write into the buffers only when they play)
+            if listed:
+                wk.list_trick[seat] = st.trick if nplays < SP_CAP else -1
             sk_pass_unhashed(&st)
     out.tricks = st.trick + 1
     for i in range(st.nbombs):

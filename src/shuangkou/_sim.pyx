@@ -10,8 +10,13 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from _selfplay cimport SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, play_deal
+from _selfplay cimport (
+    SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, greedy_shortcut, play_deal,
+)
 from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
+from _generate cimport generate_init
+
+generate_init()  # this module's copy of the generators' tables (_generate.pxd)
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP
@@ -198,6 +203,19 @@ def held_split(uint64_t hand, uint32_t flags, int mode):
     with nogil:
         n = sk_held_split(hand, flags, mode, words, tags, SK_MAX_HELD, &v)
     return v, [(int(words[i]), int(tags[i])) for i in range(n)]
+
+
+def greedy_shortcut_choice(uint64_t hand, uint32_t flags, uint32_t table, bint partner_owns,
+                           int opp_min, int my_cards):
+    """Greedy's decision as self-play makes it before listing any play (``greedy_shortcut``,
+    for tests): ``(0, cards word, tag)`` to play, ``(-1, 0, 0)`` to pass, ``(-2, 0, 0)`` when
+    only the list of plays decides."""
+    cdef uint64_t word = 0
+    cdef uint32_t tag = 0
+    cdef int status
+    with nogil:
+        status = greedy_shortcut(hand, table, partner_owns, opp_min, my_cards, &word, &tag, flags)
+    return status, int(word), int(tag)
 
 
 def deal_seed(uint64_t seed, uint64_t index):

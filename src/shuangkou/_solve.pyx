@@ -20,6 +20,9 @@ from _solve cimport (
     DECO_COUNT, DECO_KEEP_BOMBS, DECO_UNIT, Deco, deco_best, deco_cost, deco_free, deco_init,
     deco_plays,
 )
+from _generate cimport generate_init
+
+generate_init()  # this module's copy of the generators' tables (_generate.pxd)
 
 DECO_SLOTS_LOG2 = 18
 """The Python-level memo: 2**18 entries (8 MiB), shared by every call (values depend only on
