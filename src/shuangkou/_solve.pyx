@@ -10,7 +10,7 @@ from libc.string cimport memset
 
 from shuangkou._engine cimport State
 from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
-from _selfplay cimport fewest_cards, greedy_choose
+from _selfplay cimport SP_LIST, fewest_cards, greedy_choose, greedy_shortcut
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
     sk_score,
@@ -224,22 +224,33 @@ cdef inline int32_t sv_eval(Search* s, const SkState* st, int seat) noexcept nog
 
 cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept nogil:
     """Horizon evaluation by a playout: every seat plays the kernel's greedy policy
-    (``_selfplay.greedy_choose``, its plays listed with the fewest wilds) to the end."""
+    (``_selfplay.greedy_choose``, its plays listed with the fewest wilds when it needs them)
+    to the end."""
     cdef SkState play = st[0]
     cdef long long start = s.top
     cdef int n, me, choice, opp_min
+    cdef bint partner_owns
+    if s.cap - start < 1 and not sv_grow(s, 1):
+        s.stopped = True
+        return 0
     while not play.over:
         me = play.to_act
-        n = sk_legal(&s.p, &play, True, s.words + start, s.tags + start, <int>(s.cap - start))
-        if n > s.cap - start:
-            if not sv_grow(s, n):
-                s.stopped = True
-                return 0
-            sk_legal(&s.p, &play, True, s.words + start, s.tags + start, n)
         opp_min = fewest_cards(play.ncards[(me + 1) & 3], play.ncards[(me + 3) & 3])
-        choice = greedy_choose(play.hand[me], play.table,
-                               play.table != 0 and play.owner == (me ^ 2), opp_min,
-                               play.ncards[me], s.words + start, s.tags + start, n, s.p.flags)
+        partner_owns = play.table != 0 and play.owner == (me ^ 2)
+        # most decisions need no list (greedy_shortcut writes its play to the first slot)
+        choice = greedy_shortcut(play.hand[me], play.table, partner_owns, opp_min,
+                                 play.ncards[me], s.words + start, s.tags + start, s.p.flags)
+        if choice == SP_LIST:
+            n = sk_legal(&s.p, &play, True, s.words + start, s.tags + start,
+                         <int>(s.cap - start))
+            if n > s.cap - start:
+                if not sv_grow(s, n):
+                    s.stopped = True
+                    return 0
+                sk_legal(&s.p, &play, True, s.words + start, s.tags + start, n)
+            choice = greedy_choose(play.hand[me], play.table, partner_owns, opp_min,
+                                   play.ncards[me], s.words + start, s.tags + start, n,
+                                   s.p.flags)
         if choice >= 0:
             sk_play(&play, s.words[start + choice], s.tags[start + choice])
         else:
