@@ -19,17 +19,27 @@ Through :class:`~shuangkou.game.Game` (physical cards, validation, log):
 
 Run ``pytest benchmarks/bench_game.py --benchmark-only`` or ``python benchmarks/bench_game.py``
 for a plain table (all rows of one run, so their ratios hold on a loaded machine; the table
-times by CPU time, and the loops by the wall clock too).
+times by CPU time, and the loops by the wall clock too). It ends with the README's table, 百变,
+built from the CPU-time figures of the same run: copy it whole (mixing a wall-clock figure into
+a CPU-time row, or rows of two runs, made a 0.7× "regression" of the ``Game`` loop appear in
+one round's README that no instruction count shows).
+
+``python benchmarks/bench_game.py --instructions`` prints instead the exact instructions per
+decision of the 百变 random loops through ``State`` and ``Game`` (``instructions.py``, callgrind;
+about a minute): the figure to compare between builds.
 """
 
 from __future__ import annotations
 
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
+import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import Rules, State
 from shuangkou.game import Game
 from shuangkou.rng import SplitMix64
@@ -249,15 +259,19 @@ def rate(fn: Callable[[int], int], seconds: float = 2.0) -> tuple[float, float]:
     return units / (time.perf_counter() - t0), units / (time.process_time() - c0)
 
 
-def loop_row(preset: str) -> None:
+def loop_row(preset: str) -> tuple[float, float]:
+    """Prints the row; returns the CPU-time rates ``(State, Game)``."""
     rules = Rules.preset(preset)
     s_wall, s_cpu = rate(lambda i: random_state_game(rules, i))
     g_wall, g_cpu = rate(lambda i: len(random_game(rules, i).actions))
     print(f"{preset:9s} {s_wall:10,.0f} {s_cpu:10,.0f} {g_wall:9,.0f} {g_cpu:9,.0f} "
           f"{s_cpu / g_cpu:5.1f}×")
+    return s_cpu, g_cpu
 
 
-def primitives_row(preset: str) -> None:
+def primitives_row(preset: str) -> tuple[float, float, float, float]:
+    """Prints the row; returns µs of ``(State play+undo, State copy, Game play+undo, Game
+    copy)``."""
     rules = Rules.preset(preset)
     st = state_midgame(rules)
     while not len(st.legal()):
@@ -294,9 +308,11 @@ def primitives_row(preset: str) -> None:
     gc = per_call(game_copy, 2000)
     print(f"{preset:9s} {su:13.3f} µs {sc:8.3f} µs {gu:12.3f} µs {gc:7.3f} µs "
           f"{gu / su:6.0f}× {gc / sc:6.0f}×")
+    return su, sc, gu, gc
 
 
-def perft_row(preset: str) -> None:
+def perft_row(preset: str) -> tuple[float, float]:
+    """Prints the row; returns the leaf rates ``(Python loop, C)``."""
     st = perft_position(Rules.preset(preset))
     t0 = time.process_time()
     leaves = perft(st, PERFT_DEPTH)
@@ -307,6 +323,7 @@ def perft_row(preset: str) -> None:
     assert c_leaves == leaves
     print(f"{preset:9s} {PERFT_DEPTH:>6d} {leaves:>8,d} {leaves / py:>16,.0f} "
           f"{c_leaves / c:>13,.0f} {c_leaves / c / (leaves / py):5.0f}×")
+    return leaves / py, c_leaves / c
 
 
 def game_index_row(preset: str) -> None:
@@ -356,21 +373,59 @@ def main() -> None:
     print("random-policy loops, decisions/s (wall clock, CPU time)")
     print(f"{'preset':9s} {'State wall':>10s} {'State CPU':>10s} {'Game wall':>9s} "
           f"{'Game CPU':>9s} {'ratio':>6s}")
-    for preset in PRESETS:
-        loop_row(preset)
+    loops = {preset: loop_row(preset) for preset in PRESETS}
     print()
     print(f"{'preset':9s} {'State play+undo':>16s} {'State copy':>11s} {'Game play+undo':>15s} "
           f"{'Game copy':>10s} {'ratios':>14s}")
-    for preset in ("baibian", "qianbian"):
-        primitives_row(preset)
+    prims = {preset: primitives_row(preset) for preset in ("baibian", "qianbian")}
     print()
     print(f"{'preset':9s} {'perft':>6s} {'leaves':>8s} {'Python leaves/s':>16s} "
           f"{'C leaves/s':>13s} {'ratio':>6s}")
-    for preset in ("baibian", "qianbian"):
-        perft_row(preset)
+    perfts = {preset: perft_row(preset) for preset in ("baibian", "qianbian")}
+    readme_table(loops["baibian"], prims["baibian"], perfts["baibian"])
+
+
+def readme_table(
+    loop: tuple[float, float], prims: tuple[float, float, float, float],
+    perfts: tuple[float, float],
+) -> None:
+    """The README's table, 百变, from the rows above (all CPU-time figures of this run: copy
+    it whole, so that its ratios hold)."""
+    s_loop, g_loop = loop
+    su, sc, gu, gc = prims
+    py, c = perfts
+    print()
+    print("README table (百变, CPU time, this run)")
+    print("| | `State` | `Game` | ratio |")
+    print("|---|---|---|---|")
+    print(f"| random loop, decisions/s (百变) | {s_loop / 1e6:.2f} M | {g_loop / 1e3:.0f} k | "
+          f"{s_loop / g_loop:.0f}× |")
+    print(f"| `play` + `undo` | {su:.3f} µs | {gu:.2f} µs | {gu / su:.0f}× |")
+    print(f"| `copy()` | {sc:.3f} µs | {gc:.3f} µs | {gc / sc:.0f}× |")
+    print(f"| perft depth {PERFT_DEPTH}, leaves/s (百变) | {py / 1e6:.1f} M (Python loop) | "
+          f"{c / 1e6:.1f} M (C) | {c / py:.0f}× |")
+
+
+def decisions(loop: Callable[[Rules, int], int]) -> Callable[[int], int]:
+    """The 百变 loop over deals ``0..size-1``, returning its decisions (an instruction
+    workload)."""
+    return lambda size: sum(loop(Rules.preset("baibian"), seed) for seed in range(size))
+
+
+INSTRUCTION_WORKLOADS = {
+    "State random loop (百变)": decisions(random_state_game),
+    "Game random loop (百变)": decisions(lambda r, seed: len(random_game(r, seed).actions)),
+}
 
 
 if __name__ == "__main__":
-    main()
-    print()
-    game_rows()
+    if instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        pass
+    elif sys.argv[1:] == ["--instructions"]:
+        sys.exit(instructions.report(Path(__file__), {  # deals: ~144 decisions each
+            "State random loop (百变)": ("decision", 100, 1100),
+            "Game random loop (百变)": ("decision", 20, 120)}))
+    else:
+        main()
+        print()
+        game_rows()

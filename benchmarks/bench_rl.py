@@ -3,6 +3,7 @@ steps/s beside a hand-written ``Game`` wrapper, memory per env — all in one ru
 
     python benchmarks/bench_rl.py                  # baibian, batch 1,024, 1 and 2 threads
     python benchmarks/bench_rl.py --rules qianbian --seconds 5
+    python benchmarks/bench_rl.py --instructions   # callgrind: instructions per step, exact
 
 A VecEnv step is one decision of every row (all four seats are the agent's): uniformly random
 legal actions chosen in numpy (the time to choose them is included and reported separately),
@@ -20,10 +21,12 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import Rules
 from shuangkou import batch as B
 from shuangkou.game import Game
@@ -65,14 +68,33 @@ def vecenv_rate(rules: str, n: int, threads: int, seconds: float) -> dict[str, f
             "plays_per_step": plays / (steps * n), "bytes_per_env": mem}
 
 
-def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
-    """``(steps/s wall, steps per CPU-second)`` of the AEC env, masked random actions."""
-    e = env(rules)
+def thread_scaling(rules: str, n: int, seconds: float, slice_s: float = 0.2) -> dict[str, float]:
+    """1 and 2 threads alternated in short slices for ``seconds`` in all; the best slice's
+    wall rate of each (a shared machine's other jobs come and go: the best slices are the
+    ones where the cores were free, and both configurations had the same chances)."""
+    envs = {t: VecEnv(rules, n, threads=t) for t in (1, 2)}
+    outs = {t: e.reset(1) for t, e in envs.items()}
     rng = np.random.default_rng(0)
-    e.reset(seed=0)
+    best = {1: 0.0, 2: 0.0}
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        for t, e in envs.items():
+            out, steps, t0 = outs[t], 0, time.perf_counter()
+            while time.perf_counter() - t0 < slice_s:
+                out = e.step(random_actions(out, rng))
+                steps += 1
+            outs[t] = out
+            best[t] = max(best[t], steps * n / (time.perf_counter() - t0))
+    for e in envs.values():
+        e.close()
+    return {"best_1_thread": best[1], "best_2_threads": best[2],
+            "speedup": best[2] / best[1]}
+
+
+def pettingzoo_deals(e: Any, rng: np.random.Generator, deals: int) -> int:
+    """``deals`` deals of the AEC env ``e`` with masked random actions; returns the steps."""
     steps = 0
-    t0, c0 = time.perf_counter(), time.process_time()
-    while time.perf_counter() - t0 < seconds:
+    for _ in range(deals):
         for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
@@ -82,7 +104,41 @@ def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
             e.step(int(legal[int(rng.random() * legal.shape[0])]))
             steps += 1
         e.reset()
+    return steps
+
+
+def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
+    """``(steps/s wall, steps per CPU-second)`` of the AEC env, masked random actions."""
+    e = env(rules)
+    rng = np.random.default_rng(0)
+    e.reset(seed=0)
+    steps = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - t0 < seconds:
+        steps += pettingzoo_deals(e, rng, 1)
     return steps / (time.perf_counter() - t0), steps / (time.process_time() - c0)
+
+
+def pettingzoo_workload(deals: int) -> int:
+    """Steps of ``deals`` seeded baibian deals of the AEC env (an instruction workload)."""
+    e = env("baibian")
+    e.reset(seed=0)
+    return pettingzoo_deals(e, np.random.default_rng(0), deals)
+
+
+def vecenv_workload(steps: int) -> int:
+    """Env steps of ``steps`` seeded steps of a 1,024-row baibian VecEnv on one thread, the
+    random actions included (an instruction workload)."""
+    venv = VecEnv("baibian", 1024)
+    rng = np.random.default_rng(0)
+    out = venv.reset(1)
+    for _ in range(steps):
+        out = venv.step(random_actions(out, rng))
+    return steps * 1024
+
+
+INSTRUCTION_WORKLOADS = {"VecEnv.step, 1 thread": vecenv_workload,
+                         "PettingZoo AEC env": pettingzoo_workload}
 
 
 def game_wrapper_rate(rules: str, seconds: float) -> tuple[float, float]:
@@ -113,7 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions per env step under callgrind (baibian), nothing else")
     args = ap.parse_args(argv)
+    if args.instructions:
+        return instructions.report(Path(__file__), {
+            "VecEnv.step, 1 thread": ("env step", 20, 120),
+            "PettingZoo AEC env": ("step", 10, 60)})
     report: dict[str, Any] = {"rules": args.rules, "cpus": os.cpu_count(),
                               "load_before": os.getloadavg()}
     one = vecenv_rate(args.rules, args.batch, 1, args.seconds)
@@ -121,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     report["vecenv"] = {"1 thread": one, "2 threads": two,
                         "speedup_2_threads": two["steps_per_s"] / one["steps_per_s"],
                         "cpu_efficiency_2_threads": two["steps_per_cpu_s"]
-                        / one["steps_per_cpu_s"]}
+                        / one["steps_per_cpu_s"],
+                        "alternated": thread_scaling(args.rules, args.batch, 2 * args.seconds)}
     pz, pz_cpu = pettingzoo_rate(args.rules, args.seconds)
     naive, naive_cpu = game_wrapper_rate(args.rules, args.seconds)
     report["pettingzoo_steps_per_s"] = pz
@@ -144,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"VecEnv speed-up on 2 threads: {report['vecenv']['speedup_2_threads']:.2f}x wall; "
           f"steps per CPU-second on 2 threads / on 1: "
           f"{report['vecenv']['cpu_efficiency_2_threads']:.2f}")
+    alt = report["vecenv"]["alternated"]
+    print(f"VecEnv 1 and 2 threads alternated in 0.2 s slices, best slice: "
+          f"{alt['best_1_thread']:,.0f} and {alt['best_2_threads']:,.0f} env steps/s wall, "
+          f"speed-up {alt['speedup']:.2f}x")
     print(f"VecEnv memory per env: {one['bytes_per_env'] / 1024:.1f} KiB "
           f"(action table {len(B.action_table(args.rules))} actions)")
     print(f"PettingZoo AEC env: {pz:,.0f} steps/s wall, {pz_cpu:,.0f} per CPU-second; "
@@ -171,4 +238,5 @@ def test_bench_pettingzoo_step(benchmark) -> None:  # type: ignore[no-untyped-de
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if not instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        sys.exit(main())

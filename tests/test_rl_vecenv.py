@@ -148,6 +148,23 @@ def test_threads_do_not_change_anything() -> None:
     assert a == b
 
 
+def test_three_threads_and_after_close_the_same_steps() -> None:
+    """Uneven blocks (7 rows on 3 threads: each region's plays moved down in the CSR), and the
+    env stepping on in the caller's thread alone after close(), give the one-thread bytes."""
+    a = _record(VecEnv("qianbian", 7, opponents={1: "random"}), 120, 4)
+    env = VecEnv("qianbian", 7, threads=3, opponents={1: "random"})
+    rng = np.random.default_rng(1)  # as _record's
+    out = env.reset(4)
+    b = []
+    for k in range(120):
+        if k == 60:
+            env.close()
+        out = env.step(random_actions(out, rng))
+        b.append(b"".join(np.ascontiguousarray(getattr(out, f)).tobytes()
+                          for f in Step.FIELDS))
+    assert a == b
+
+
 def _per_deal(n: int, threads: int) -> dict[int, tuple[float, ...]]:
     """Rewards of each finished deal index, with actions that depend only on the deal's own
     history (deal index and how many decisions it has had)."""

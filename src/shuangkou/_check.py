@@ -22,14 +22,17 @@ def as_int(
 ) -> int:
     """``value`` as a plain ``int`` in ``lo..hi`` (inclusive, either bound optional); else
     ``error`` (an :class:`ArgumentError` unless the caller's domain has its own class)."""
-    if isinstance(value, bool):
+    if type(value) is int:  # a plain int (bool, a subclass, is not): nothing to convert
+        n = value
+    elif isinstance(value, bool):
         raise error(f"{what} must be an integer, not a bool ({value!r})")
-    try:
-        n = index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise error(
-            f"{what} must be an integer, not {type(value).__name__} ({_short(value)})"
-        ) from None
+    else:
+        try:
+            n = index(value)  # type: ignore[arg-type]
+        except TypeError:
+            raise error(
+                f"{what} must be an integer, not {type(value).__name__} ({_short(value)})"
+            ) from None
     if (lo is not None and n < lo) or (hi is not None and n > hi):
         lo_s = "" if lo is None else str(lo)
         hi_s = "" if hi is None else str(hi)

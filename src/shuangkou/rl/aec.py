@@ -90,6 +90,7 @@ class ShuangkouAEC(_AECBase):
             a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng()
         self._zero_mask = np.zeros(n, np.int8)
+        self._action = np.zeros(1, np.int64)  # the one-row action array of every step
         self._to_act = -1
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -127,7 +128,8 @@ class ShuangkouAEC(_AECBase):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        out = self._vec.step(np.array([as_int(action, "action")], np.int64), table_ids=True)
+        self._action[0] = as_int(action, "action")
+        out = self._vec._step(self._action, True)
         self._to_act = int(out.to_act[0])
         if out.done[0]:
             for s, a in enumerate(self.possible_agents):

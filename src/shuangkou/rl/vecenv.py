@@ -15,8 +15,9 @@ Every array of a :class:`Step` is a view of a preallocated buffer, overwritten b
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -189,11 +190,20 @@ class VecEnv:
             self._buf["last_n"] = np.zeros(n, np.int32)
             self._buf["last_deal"] = np.full(n, -1, np.int64)
         self._kernel = _rl.VecKernel(params, self._buf)
-        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        # workers 1..threads-1 wait in the kernel (GIL released) for each step's share; the
+        # caller's thread does share 0. The finalizer stops them if close() is never called.
+        self._workers = [
+            threading.Thread(target=self._kernel.serve, args=(t,), daemon=True,
+                             name=f"shuangkou-vecenv-{t}")
+            for t in range(1, threads)]
+        for w in self._workers:
+            w.start()
+        self._stop = weakref.finalize(self, self._kernel.stop)
         self._last: Step | None = None
 
     def _grow(self, capacity: int) -> None:
-        """Output and per-thread region buffers for ``capacity`` legal plays in all."""
+        """Play arrays for ``capacity`` legal plays in all (thread ``t`` lists into its
+        ``1/threads`` region of them; the kernel then compacts them into the CSR)."""
         self._capacity = capacity
         b = self._buf
         b["words"] = np.zeros(capacity, np.uint64)
@@ -201,21 +211,12 @@ class VecEnv:
         b["action_ids"] = np.zeros(capacity, np.int32)
         b["cards"] = np.zeros((capacity, 15), np.uint8)
         b["features"] = np.zeros((capacity, 7), np.uint8)
-        b["region_words"] = np.zeros(capacity, np.uint64)
-        b["region_tags"] = np.zeros(capacity, np.uint32)
-        b["region_action_ids"] = np.zeros(capacity, np.int32)
 
     def _run(self, mode: int) -> Step:
         k = self._kernel
         grown = False
         while True:
-            if self._pool is None:
-                total = k.run_serial(mode)
-            else:
-                list(self._pool.map(k.advance, range(self.threads), [mode] * self.threads))
-                total = k.compact()
-                if total >= 0:
-                    list(self._pool.map(k.finish, range(self.threads)))
+            total = k.run(mode)
             if total >= 0:
                 break
             # a thread's region overflowed: grow, list again (the deals do not move twice)
@@ -253,7 +254,11 @@ class VecEnv:
         a = np.asarray(actions)
         if a.shape != (self.n,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.n} ints, got {a.dtype} {a.shape}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
+        return self._step(np.ascontiguousarray(a, dtype=np.int64), table_ids)
+
+    def _step(self, a: np.ndarray, table_ids: bool) -> Step:
+        """``step`` past its argument checks: ``a`` is a contiguous (N,) int64 array (the
+        single-deal envs build theirs once and call this each step)."""
         bad, why = self._kernel.resolve(a, table_ids)
         if bad >= 0:
             raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
@@ -316,10 +321,11 @@ class VecEnv:
         return arrays + self.n * _rl.SLOT_BYTES + self.threads * _rl.OPPONENT_BUFFER * 12
 
     def close(self) -> None:
-        """Stop the worker threads."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        """Stop the worker threads (later steps run in the caller's thread alone)."""
+        self._stop()
+        for w in self._workers:
+            w.join()
+        self._workers = []
 
     def __repr__(self) -> str:
         return (f"VecEnv({self.rules.name!r}, n={self.n}, threads={self.threads}, "

@@ -1,0 +1,62 @@
+"""Instructions per unit of work of a Python-level loop, counted by callgrind: noise-free.
+
+On a shared machine even CPU-time rates move by ±20% with the other jobs (cache and core
+sharing), so a slower figure in one round's table need not mean slower code. Two runs of the
+same seeded workload at two sizes, under ``valgrind --tool=callgrind``, give its exact cost per
+unit (per decision, per env step): the difference of the totals over the difference of the
+units — start-up, imports and warm-up cancel out. Used by ``bench_game.py --instructions`` and
+``bench_rl.py --instructions``; compare two builds by running the same command in each.
+
+A workload is a script and a name: ``python SCRIPT --count NAME SIZE`` runs it at ``SIZE`` and
+prints the units it did (the scripts' ``count_main``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+
+def _run(script: Path, name: str, size: int) -> tuple[int, int]:
+    """``(instructions, units)`` of one callgrind run of the workload at ``size``."""
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         sys.executable, str(script), "--count", name, str(size)],
+        capture_output=True, text=True, check=True,
+        env=dict(os.environ, PYTHONHASHSEED="0"),  # the same dict layouts every run
+    )
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if found is None:
+        raise RuntimeError(f"no callgrind total in the output of {name}: {run.stderr[-400:]}")
+    return int(found.group(1)), int(run.stdout.split()[-1])
+
+
+def per_unit(script: Path, name: str, small: int, large: int) -> float:
+    """Instructions per unit of the workload, from its runs at ``small`` and ``large``."""
+    i0, u0 = _run(script, name, small)
+    i1, u1 = _run(script, name, large)
+    return (i1 - i0) / (u1 - u0)
+
+
+def report(script: Path, workloads: Mapping[str, tuple[str, int, int]]) -> int:
+    """Print instructions per unit of each workload (name -> (unit, small, large))."""
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (apt-get install valgrind)")
+        return 1
+    for name, (unit, small, large) in workloads.items():
+        print(f"{name:28s} {per_unit(script, name, small, large):>10,.0f} instructions/{unit}")
+    return 0
+
+
+def count_main(argv: list[str], workloads: Mapping[str, Callable[[int], int]]) -> bool:
+    """If ``argv`` is ``[--count, NAME, SIZE]``, run the workload and print its units (what
+    :func:`per_unit` runs under valgrind); returns whether it did."""
+    if len(argv) != 3 or argv[0] != "--count":
+        return False
+    print(workloads[argv[1]](int(argv[2])))
+    return True
