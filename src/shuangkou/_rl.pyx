@@ -10,11 +10,11 @@ A step has three phases, so that a bad action changes nothing and threads never 
    from the output CSR of the previous step. An illegal action is reported before any deal
    moves.
 2. ``run``: thread ``t`` (deals ``lo[t]:hi[t]``; the caller's thread is thread 0, the others
-   wait in ``serve``) applies the action, lets the built-in
-   opponents (``_selfplay.greedy_choose``, or uniform random) play the seats the agent does not
-   control, score a finished deal (``sk_score``) and start the next one from the seeded stream
-   (deal ``k`` of env ``i`` is deal index ``i + k·N``: ``sk_deal(sk_deal_seed(seed, index))``,
-   the same whatever N and threads), then list the legal plays of the seat to act
+   wait in ``serve``) applies the action, lets the built-in opponents
+   (``_selfplay.greedy_choose``, deciding without the list where it can, or uniform random)
+   play the seats the agent does not control, score a finished deal (``sk_score``) and start
+   the next one from the seeded stream (deal ``k`` of env ``i`` is deal index ``i + k·N``:
+   ``sk_deal(sk_deal_seed(seed, index))``, the same whatever N and threads), then list the legal plays of the seat to act
    (``sk_legal``) into thread ``t``'s region of the play arrays, set the mask row, write the
    observation from the deal's incrementally kept state and each play's card counts and
    reading features.
@@ -40,7 +40,9 @@ from _readings cimport (
     K_BOMB, K_FOUR_JOKERS, tag_kind, tag_length, tag_size, tag_stars, tag_top, tag_width,
     tag_wilds,
 )
-from _selfplay cimport POL_GREEDY, POL_RANDOM, SP_CAP, fewest_cards, greedy_choose
+from _selfplay cimport (
+    POL_GREEDY, POL_RANDOM, SP_CAP, SP_LIST, fewest_cards, greedy_choose, greedy_shortcut,
+)
 from shuangkou._engine cimport State
 from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
@@ -450,6 +452,7 @@ cdef class VecKernel:
     cdef void _run_opponents(self, Slot* e, int i, int t) noexcept nogil:
         """Play the built-in seats until an agent seat is to act (finished deals restart)."""
         cdef int seat, n, c, opp_min
+        cdef bint partner_owns
         cdef uint64_t* w = self.owords + <size_t>t * SP_CAP
         cdef uint32_t* g = self.otags + <size_t>t * SP_CAP
         while True:
@@ -461,10 +464,10 @@ cdef class VecKernel:
             seat = e.st.to_act
             if self.policy[seat] == POL_AGENT:
                 return
-            n = sk_legal(&self.p, &e.st, False, w, g, SP_CAP)
-            if n > SP_CAP:
-                n = SP_CAP
             if self.policy[seat] == POL_RANDOM:
+                n = sk_legal(&self.p, &e.st, False, w, g, SP_CAP)
+                if n > SP_CAP:
+                    n = SP_CAP
                 if e.st.table == 0:
                     c = sk_rng_bounded(&e.rng, n)
                 else:
@@ -473,9 +476,16 @@ cdef class VecKernel:
                         c = -1
             else:
                 opp_min = fewest_cards(e.st.ncards[(seat + 1) & 3], e.st.ncards[(seat + 3) & 3])
-                c = greedy_choose(e.st.hand[seat], e.st.table,
-                                  e.st.table != 0 and e.st.owner == (seat ^ 2), opp_min,
-                                  e.st.ncards[seat], w, g, n, self.p.flags)
+                partner_owns = e.st.table != 0 and e.st.owner == (seat ^ 2)
+                # most decisions need no list (greedy_shortcut writes its play to the first slot)
+                c = greedy_shortcut(e.st.hand[seat], e.st.table, partner_owns, opp_min,
+                                    e.st.ncards[seat], w, g, self.p.flags)
+                if c == SP_LIST:
+                    n = sk_legal(&self.p, &e.st, False, w, g, SP_CAP)
+                    if n > SP_CAP:
+                        n = SP_CAP
+                    c = greedy_choose(e.st.hand[seat], e.st.table, partner_owns, opp_min,
+                                      e.st.ncards[seat], w, g, n, self.p.flags)
             if c >= 0:
                 self._apply(e, i, w[c], g[c])
             else:
