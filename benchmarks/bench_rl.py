@@ -126,10 +126,10 @@ def pettingzoo_workload(deals: int) -> int:
     return pettingzoo_deals(e, np.random.default_rng(0), deals)
 
 
-def vecenv_workload(steps: int) -> int:
+def vecenv_workload(steps: int, opponents: dict[int, str] | None = None) -> int:
     """Env steps of ``steps`` seeded steps of a 1,024-row baibian VecEnv on one thread, the
-    random actions included (an instruction workload)."""
-    venv = VecEnv("baibian", 1024)
+    random actions included (an instruction workload); ``opponents``: built-in seats."""
+    venv = VecEnv("baibian", 1024, opponents=opponents)
     rng = np.random.default_rng(0)
     out = venv.reset(1)
     for _ in range(steps):
@@ -137,8 +137,12 @@ def vecenv_workload(steps: int) -> int:
     return steps * 1024
 
 
-INSTRUCTION_WORKLOADS = {"VecEnv.step, 1 thread": vecenv_workload,
-                         "PettingZoo AEC env": pettingzoo_workload}
+INSTRUCTION_WORKLOADS = {
+    "VecEnv.step, 1 thread": vecenv_workload,
+    "VecEnv.step, greedy seats 1+3": lambda steps: vecenv_workload(steps, {1: "greedy",
+                                                                            3: "greedy"}),
+    "PettingZoo AEC env": pettingzoo_workload,
+}
 
 
 def game_wrapper_rate(rules: str, seconds: float) -> tuple[float, float]:
@@ -175,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.instructions:
         return instructions.report(Path(__file__), {
             "VecEnv.step, 1 thread": ("env step", 20, 120),
+            "VecEnv.step, greedy seats 1+3": ("env step", 20, 120),
             "PettingZoo AEC env": ("step", 10, 60)})
     report: dict[str, Any] = {"rules": args.rules, "cpus": os.cpu_count(),
                               "load_before": os.getloadavg()}
