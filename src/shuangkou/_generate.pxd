@@ -39,11 +39,11 @@ from libc.string cimport memset
 
 from _packed cimport (
     R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
-    high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, unit,
+    high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, run_tops, unit,
 )
 from _readings cimport (
     FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_PAIR, K_STRAIGHT, NO_TABLE,
-    SK_CHAIN_STEP, ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape_of, chain_tag,
+    ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape_of, chain_step, chain_tag,
     chain_x, jokers_tag, make_tag, sk_beats,
     tag_kind, tag_length, tag_size, tag_top, tag_width,
 )
@@ -202,21 +202,19 @@ cdef extern from *:
 
 cdef inline void generate_init() noexcept nogil:
     """Make sure the generators' static tables are filled. Every extension module that cimports
-    this file (or a file that does) holds its own copy: the generators call this on every run
-    (one load once filled), and this package's modules call it at import so that their first
-    generation does not pay for the filling. The first thread to claim the tables fills them;
-    one arriving meanwhile waits for them.
+    this file (or a file that does) holds its own copy: the generators read its flag on every
+    run (one load) and call this while it is not set, and this package's modules call it at
+    import so that their first generation does not pay for the filling. The first thread to
+    claim the tables fills them; one arriving meanwhile waits for them.
 
     ``SK_ONE_RANK``: per (fewest, wilds in hand, naturals h of the rank), every set of
     n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
     ascending (``fewest``: only the largest k); the tag is that of rank 0 with the bomb's
     stars (masked off without them)."""
     cdef int few, wall, h, n, k, kmax, i = 0
-    if SK_TABLES_STATE() == 2:
-        return
-    if not SK_TABLES_CLAIM():
+    if not SK_TABLES_CLAIM():  # filled, or being filled by another thread (microseconds)
         while SK_TABLES_STATE() != 2:
-            pass  # another thread is filling them (a few microseconds)
+            pass
         return
     for few in range(2):
         for wall in range(5):
@@ -384,11 +382,9 @@ cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int l
     ≥ W (``full``: a 1 per nibble), one set each (W cards per rank). The tops, from A down,
     are the ranks whose ``lmin`` ranks down are all full; each takes the lengths from lmin up
     to the bottom of its stretch."""
-    cdef uint64_t tops = full & ~(unit(tmin) - 1), gaps, word
-    cdef int i, t, length, lmax
+    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, word
+    cdef int t, length, lmax
     cdef uint32_t tag
-    for i in range(1, lmin):
-        tops &= full << (4 * i)
     while tops:
         if done(g):
             return
@@ -547,7 +543,7 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
                 break
             c[i] = cm
             nat[i + 1] = nat[i] | ((<uint64_t>cm) << (4 * (a + i)))
-            fig[i + 1] = (fig[i] + SK_CHAIN_STEP[cm]) | (<uint64_t>1 << (48 + cm))
+            fig[i + 1] = chain_step(fig[i], cm)
             i += 1
         if i == y:
             chain_leaf(g, f, a, y, nat[y], fig[y])
@@ -561,7 +557,7 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
             return
         c[i] += 1
         nat[i + 1] = nat[i + 1] + unit(a + i)
-        fig[i + 1] = (fig[i] + SK_CHAIN_STEP[c[i]]) | (<uint64_t>1 << (48 + c[i]))
+        fig[i + 1] = chain_step(fig[i], c[i])
         i += 1
 
 

@@ -84,6 +84,16 @@ cdef inline uint64_t ranks_ge(uint64_t nat, int k) noexcept nogil:
     return ((nat + <uint64_t>(8 - k) * SK_NIB1) >> 3) & SK_NIB1 & SK_NAT_MASK
 
 
+cdef inline uint64_t run_tops(uint64_t full, int length) noexcept nogil:
+    """The ranks of ``full`` (a 1 in the low bit of a nibble per rank) whose ``length`` − 1
+    ranks below are in ``full`` too: the tops of its runs of ``length`` consecutive ranks."""
+    cdef uint64_t tops = full
+    cdef int i
+    for i in range(1, length):
+        tops &= full << (4 * i)
+    return tops
+
+
 cdef inline bint valid_word(uint64_t word) noexcept nogil:
     """A well-formed cards word: naturals ≤ 8, jokers ≤ 2, nothing above BJ (R1). A nibble is
     over 8 when bit 3 and one of bits 0–2 are set; a joker nibble over 2 has bit 2 or 3, or

@@ -148,6 +148,11 @@ cdef extern from *:
     const uint64_t SK_CHAIN_STEP[9]
 
 
+cdef inline uint64_t chain_step(uint64_t fig, int c) noexcept nogil:
+    """The figures ``fig`` of a run of ranks extended by one rank holding ``c`` naturals."""
+    return (fig + SK_CHAIN_STEP[c]) | (<uint64_t>1 << (48 + c))
+
+
 ctypedef struct ChainShape:
     # what the chain-bomb readings of a set depend on besides its size (R5)
     int lo          # lowest natural rank
@@ -183,7 +188,7 @@ cdef inline bint chain_shape(uint64_t nat, ChainShape* s) noexcept nogil:
         return False
     for r in range(lo, hi + 1):
         c = nib(nat, r)
-        fig = (fig + SK_CHAIN_STEP[c]) | (<uint64_t>1 << (48 + c))
+        fig = chain_step(fig, c)
     chain_shape_of(s, fig, lo, hi - lo + 1, 0)
     return True
 

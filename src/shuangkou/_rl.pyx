@@ -11,7 +11,7 @@ A step has three phases, so that a bad action changes nothing and threads never 
    moves.
 2. ``run``: thread ``t`` (deals ``lo[t]:hi[t]``; the caller's thread is thread 0, the others
    wait in ``serve``) applies the action, lets the built-in opponents
-   (``_selfplay.greedy_choose``, deciding without the list where it can, or uniform random)
+   (``_selfplay.greedy_shortcut``, listing plays only when it must, or uniform random)
    play the seats the agent does not control, score a finished deal (``sk_score``) and start
    the next one from the seeded stream (deal ``k`` of env ``i`` is deal index ``i + k·N``:
    ``sk_deal(sk_deal_seed(seed, index))``, the same whatever N and threads), then list the legal plays of the seat to act
@@ -41,7 +41,7 @@ from _readings cimport (
     tag_wilds,
 )
 from _selfplay cimport (
-    POL_GREEDY, POL_RANDOM, SP_CAP, SP_LIST, fewest_cards, greedy_choose, greedy_shortcut,
+    POL_GREEDY, POL_RANDOM, SP_CAP, SP_LIST, fewest_cards, greedy_listed, greedy_shortcut,
 )
 from shuangkou._engine cimport State
 from _state cimport (
@@ -484,8 +484,8 @@ cdef class VecKernel:
                     n = sk_legal(&self.p, &e.st, False, w, g, SP_CAP)
                     if n > SP_CAP:
                         n = SP_CAP
-                    c = greedy_choose(e.st.hand[seat], e.st.table, partner_owns, opp_min,
-                                      e.st.ncards[seat], w, g, n, self.p.flags)
+                    c = greedy_listed(e.st.hand[seat], e.st.table, opp_min, e.st.ncards[seat],
+                                      w, g, n, self.p.flags)
             if c >= 0:
                 self._apply(e, i, w[c], g[c])
             else:

@@ -18,13 +18,15 @@
   with none when an opponent or its own hand is close to finishing.
 
 Policies: ``POL_RANDOM`` – uniform over the legal plays (plus pass when answering);
-``POL_GREEDY`` – a heuristic (see ``greedy_choose``).
+``POL_GREEDY`` – a heuristic (see ``greedy_shortcut``).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from _packed cimport R_BJ, R_SJ, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, low_rank, nib, ranks_ge, unit
+from _packed cimport (
+    R_BJ, R_SJ, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK, low_rank, nib, ranks_ge, run_tops, unit,
+)
 from _readings cimport (
     K_BOMB, K_STRAIGHT, K_TRIPLE, make_tag, sk_beats, sk_classify, tag_kind, tag_length,
     tag_size, tag_stars, tag_top, tag_wilds,
@@ -137,7 +139,7 @@ cdef inline int greedy_whole_hand(uint64_t hand, uint32_t table, uint64_t* words
 
 cdef inline int greedy_lead(uint64_t hand, const uint64_t* words, const uint32_t* tags, int n,
                             uint32_t flags) noexcept nogil:
-    """``greedy_choose``'s rule 2 (leading, no play empties the hand)."""
+    """Greedy's rule 2 (leading, no play empties the hand; ``greedy_shortcut``)."""
     cdef int i, best = -1, bsize = -1, btop = 99, bclean = -1, clean, size, top
     cdef bint bigger
     cdef uint64_t brk = bomb_ranks(hand)
@@ -164,8 +166,8 @@ cdef inline int greedy_lead(uint64_t hand, const uint64_t* words, const uint32_t
 
 cdef inline int greedy_answer(uint64_t hand, int opp_min, int my_cards, const uint64_t* words,
                               const uint32_t* tags, int n, uint32_t flags) noexcept nogil:
-    """``greedy_choose``'s rules 1 and 3 on a table the partner does not own, in one pass over
-    the list (bombs again if one is played)."""
+    """Greedy's rules 1 and 3 (``greedy_shortcut``) on a table the partner does not own, in one
+    pass over the list (bombs again if one is played)."""
     cdef int i, best = -1, btop = 99, anyp = -1, atop = 99, top
     cdef uint64_t brk = bomb_ranks(hand)
     cdef uint32_t tag
@@ -189,33 +191,6 @@ cdef inline int greedy_answer(uint64_t hand, int opp_min, int my_cards, const ui
     if anyp >= 0:
         return anyp
     return smallest_bomb(words, tags, n, flags)
-
-
-cdef inline int greedy_choose(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
-                              int my_cards, const uint64_t* words, const uint32_t* tags, int n,
-                              uint32_t flags) noexcept nogil:
-    """The greedy heuristic. Returns an index into the plays, or -1 to pass.
-
-    1. A play that empties the hand is made at once.
-    2. Leading: the plain play that sheds the most cards, preferring plays that use no wild
-       and break no bomb rank (a rank held ≥ 4 times), then the lowest top; a bomb only if
-       nothing plain is left.
-    3. Answering: never over the partner. Otherwise the smallest beating plain play that uses
-       no wild and breaks no bomb; when an opponent is close to finishing (≤ 6 cards) or our
-       own hand is small (≤ 6), any beating plain play (the lowest top, then the fewest
-       wilds), else the smallest bomb; otherwise pass (bombs are kept for later).
-
-    Ties go to the first play in list order. Self-play decides without the list where it can
-    (``greedy_shortcut``) and calls the parts itself."""
-    cdef int i
-    if table != 0 and not partner_owns:
-        return greedy_answer(hand, opp_min, my_cards, words, tags, n, flags)
-    for i in range(n):
-        if words[i] == hand:
-            return i
-    if table != 0:
-        return -1
-    return greedy_lead(hand, words, tags, n, flags)
 
 
 # -- greedy without the list: its clean plays are natural sets found from the hand's counts --
@@ -301,7 +276,7 @@ cdef inline bint greedy_clean_answer(uint64_t hand, uint32_t table, uint64_t* wo
     with the lowest higher top (R4), written to ``words[0]``/``tags[0]``; False if there is
     none (or the table is a bomb: no plain play beats it). One natural set per top: no ties."""
     cdef uint64_t clean = clean_naturals(hand), full, tops
-    cdef int kind = tag_kind(table), top = tag_top(table), width, length, i
+    cdef int kind = tag_kind(table), top = tag_top(table), width, length
     if kind >= K_BOMB:
         return False
     if kind <= K_TRIPLE:
@@ -313,10 +288,7 @@ cdef inline bint greedy_clean_answer(uint64_t hand, uint32_t table, uint64_t* wo
     width = kind - K_STRAIGHT + 1
     length = tag_length(table)
     full = ranks_ge(clean & SK_SEQ_MASK, width)
-    tops = full
-    for i in range(1, length):
-        tops &= full << (4 * i)
-    tops &= ~(unit(top + 1) - 1)
+    tops = run_tops(full, length) & ~(unit(top + 1) - 1)
     if tops == 0:
         return False
     put_natural(width, length, low_rank(tops), words, tags)
@@ -326,11 +298,21 @@ cdef inline bint greedy_clean_answer(uint64_t hand, uint32_t table, uint64_t* wo
 cdef inline int greedy_shortcut(uint64_t hand, uint32_t table, bint partner_owns, int opp_min,
                                 int my_cards, uint64_t* words, uint32_t* tags,
                                 uint32_t flags) noexcept nogil:
-    """``greedy_choose`` where it needs no list of plays: 0 with its play written to
-    ``words[0]``/``tags[0]``, -1 to pass, ``SP_LIST`` when only the list decides (leading
+    """The greedy heuristic, as far as it can decide without the list of plays.
+
+    1. A play that empties the hand is made at once.
+    2. Leading: the plain play that sheds the most cards, preferring plays that use no wild
+       and break no bomb rank (a rank held ≥ 4 times), then the lowest top; a bomb only if
+       nothing plain is left.
+    3. Answering: never over the partner. Otherwise the smallest beating plain play that uses
+       no wild and breaks no bomb; when an opponent is close to finishing (≤ 6 cards) or our
+       own hand is small (≤ 6), any beating plain play (the lowest top, then the fewest
+       wilds), else the smallest bomb; otherwise pass (bombs are kept for later).
+
+    Ties go to the first play in ``sk_legal``'s list order. Returns 0 with the play written
+    to ``words[0]``/``tags[0]``, -1 to pass, ``SP_LIST`` when only the list decides (leading
     with no clean play; answering with none when an opponent or the hand is close to
-    finishing): then ``greedy_lead`` / ``greedy_answer`` on ``sk_legal``'s list. Rule 1
-    (``greedy_whole_hand``) comes first, as it does in the list."""
+    finishing): then :func:`greedy_listed` on ``sk_legal``'s list."""
     if greedy_whole_hand(hand, table, words, tags, flags) == 0:
         return 0
     if table == 0:
@@ -342,6 +324,17 @@ cdef inline int greedy_shortcut(uint64_t hand, uint32_t table, bint partner_owns
     if opp_min > 6 and my_cards > 6:
         return -1
     return SP_LIST
+
+
+cdef inline int greedy_listed(uint64_t hand, uint32_t table, int opp_min, int my_cards,
+                              const uint64_t* words, const uint32_t* tags, int n,
+                              uint32_t flags) noexcept nogil:
+    """Greedy's choice among the ``n`` plays listed after :func:`greedy_shortcut` returned
+    ``SP_LIST`` (rule 1 and the partner's table are decided there): an index, or -1 to
+    pass."""
+    if table == 0:
+        return greedy_lead(hand, words, tags, n, flags)
+    return greedy_answer(hand, opp_min, my_cards, words, tags, n, flags)
 
 
 # -- one deal ---------------------------------------------------------------------------------
@@ -428,11 +421,9 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
                     choice = sk_rng_bounded(&rng, nplays + 1)
                     if choice == nplays:
                         choice = -1
-            elif st.table == 0:
-                choice = greedy_lead(st.hand[seat], words, tags, nplays, p.rules.flags)
             else:
-                choice = greedy_answer(st.hand[seat], opp_min, st.ncards[seat], words, tags,
-                                       nplays, p.rules.flags)
+                choice = greedy_listed(st.hand[seat], st.table, opp_min, st.ncards[seat], words,
+                                       tags, nplays, p.rules.flags)
         if wk.logging and wk.n_log < SP_LOG_CAP:
             wk.log_seat[wk.n_log] = <int8_t>seat
             wk.log_word[wk.n_log] = words[choice] if choice >= 0 else 0

@@ -10,7 +10,7 @@ from libc.string cimport memset
 
 from shuangkou._engine cimport State
 from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
-from _selfplay cimport SP_LIST, fewest_cards, greedy_choose, greedy_shortcut
+from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
     sk_score,
@@ -224,7 +224,7 @@ cdef inline int32_t sv_eval(Search* s, const SkState* st, int seat) noexcept nog
 
 cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept nogil:
     """Horizon evaluation by a playout: every seat plays the kernel's greedy policy
-    (``_selfplay.greedy_choose``, its plays listed with the fewest wilds when it needs them)
+    (``_selfplay.greedy_shortcut``, its plays listed with the fewest wilds when it needs them)
     to the end."""
     cdef SkState play = st[0]
     cdef long long start = s.top
@@ -248,9 +248,8 @@ cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept 
                     s.stopped = True
                     return 0
                 sk_legal(&s.p, &play, True, s.words + start, s.tags + start, n)
-            choice = greedy_choose(play.hand[me], play.table, partner_owns, opp_min,
-                                   play.ncards[me], s.words + start, s.tags + start, n,
-                                   s.p.flags)
+            choice = greedy_listed(play.hand[me], play.table, opp_min, play.ncards[me],
+                                   s.words + start, s.tags + start, n, s.p.flags)
         if choice >= 0:
             sk_play(&play, s.words[start + choice], s.tags[start + choice])
         else:
