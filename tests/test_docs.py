@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 import shuangkou
+from tests.conftest import needs, require
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -180,6 +181,8 @@ def test_docstring_examples_run() -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    for module in ("sphinx", "myst_parser", "furo"):  # the docs extra
+        require(module=module)
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q", "-b", "html",
@@ -212,6 +215,7 @@ def test_every_public_name_is_documented(site: Path) -> None:
     assert set(homes) == set(shuangkou.__all__)
 
 
+@needs(module="pyright")
 def test_public_api_typed() -> None:
     """``pyright --verifytypes``: prints the score; fails if it drops below TYPED_FLOOR."""
     pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")

@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require
+
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.py"))
+# the optional package each script needs beyond the lean test extra
+NEEDS = {"dask_run.py": "dask", "ray_run.py": "ray", "simulate_rules.py": "matplotlib",
+         "train_dmc.py": "matplotlib"}
 
 
 def test_there_are_examples() -> None:
@@ -24,6 +29,8 @@ def test_there_are_examples() -> None:
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(script: Path, tmp_path: Path) -> None:
+    if script.name in NEEDS:
+        require(module=NEEDS[script.name])
     env = dict(os.environ, SK_SMOKE="1", MPLBACKEND="Agg")
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)

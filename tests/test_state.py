@@ -1,6 +1,7 @@
 """``sk.State`` (the C game state of ``_state.pxd``) against the Python ``Game`` (R7 flow, R8
-scoring through ``scoring.score``): seeded random games of every preset step by step, results
-and their parts, undo/copy, hashing, set-up positions, seat views and every error path."""
+scoring through ``_reference_scoring.score``): seeded random games of every preset step by
+step, results and their parts, undo/copy, hashing, set-up positions, seat views and every
+error path."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 
 from shuangkou import Hand, IllegalPlayError, Play, Rules, State, _sim, classify
+from shuangkou._reference_scoring import best_held_bombs, contribution_units
 from shuangkou.game import Game
 from shuangkou.plays import PASS, legal_plays
 from shuangkou.rng import deal_seed
-from shuangkou.scoring import Outcome, best_held_bombs, contribution_units
+from shuangkou.scoring import Outcome
 from shuangkou.sim import kernel_log
 from tests.budget import budget
 from tests.conftest import PRESET_NAMES, hands
