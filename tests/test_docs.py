@@ -231,6 +231,56 @@ def test_public_api_typed() -> None:
     assert score >= TYPED_FLOOR, f"typed share {score:.1f}% < {TYPED_FLOOR}%"
 
 
+def readme_section(marker: str) -> str:
+    """The part of README.md between ``<!-- marker -->`` and ``<!-- /marker -->``."""
+    text = (ROOT / "README.md").read_text()
+    start, end = text.index(f"<!-- {marker} -->"), text.index(f"<!-- /{marker} -->")
+    return text[start:end]
+
+
+def ticked_words(text: str) -> set[str]:
+    """The dotted names inside the ``code`` spans of ``text``."""
+    return {w for span in re.findall(r"`([^`]+)`", text)
+            for w in re.findall(r"[A-Za-z_][\w./]*", span)}
+
+
+def test_readme_api_table_names_every_public_name() -> None:
+    """Every name of ``shuangkou.__all__``, every public submodule with names of its own,
+    every name of the audience packages ``shuangkou.rl`` and ``shuangkou.server``, and every
+    CLI subcommand is in README.md's API table (docs/index.md shows the same table)."""
+    from shuangkou.cli import _parser
+
+    table = readme_section("api-table")
+    words = ticked_words(table)
+    missing = [n for n in shuangkou.__all__ if n not in words]
+    for info in pkgutil.iter_modules(shuangkou.__path__):
+        if info.name.startswith("_") or info.name == "cli":
+            continue
+        module = importlib.import_module(f"shuangkou.{info.name}")
+        own = [n for n in getattr(module, "__all__", []) if n not in shuangkou.__all__]
+        if own and f"shuangkou.{info.name}" not in words:
+            missing.append(f"shuangkou.{info.name}")
+        if info.ispkg:
+            missing += [f"shuangkou.{info.name}.{n}" for n in module.__all__ if n not in words]
+    (commands,) = [a.choices for a in _parser()._actions if isinstance(a.choices, dict)]
+    missing += [f"shuangkou {c}" for c in commands if f"`shuangkou {c}`" not in table]
+    assert missing == []
+
+
+def test_readme_layout_table_lists_every_source_file() -> None:
+    """Every module, extension and .pxd of the package, and every subpackage (as ``name/``),
+    is in README.md's Layout table; everything it names under the package exists."""
+    layout = {w.removeprefix("src/shuangkou/") for w in ticked_words(readme_section("layout"))}
+    package = ROOT / "src" / "shuangkou"
+    files = {p.name for p in package.iterdir() if p.suffix in (".py", ".pyx", ".pxd")
+             and p.name not in ("__init__.py", "__main__.py")}
+    files |= {f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(files - layout) == []
+    named = {w for w in layout if w.endswith((".py", ".pyx", ".pxd")) and "/" not in w}
+    subpackage_files = {p.name for p in package.glob("*/*.py")}
+    assert sorted(named - files - subpackage_files) == []
+
+
 def test_no_references_outside_the_repo() -> None:
     """The repo stands alone: no code or page cites a design file or a folder beside it."""
     outside = re.compile("DESI" + r"GN(\.md|\b)|\.\./shared")  # split: this file is scanned too
