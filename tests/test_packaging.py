@@ -154,3 +154,23 @@ def test_rl_envs_without_the_extra_name_it(make: str, monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "gymnasium", None)  # import gymnasium: ModuleNotFoundError
     with pytest.raises(ImportError, match=re.escape("pip install 'shuangkou[rl]'")):
         getattr(shuangkou.rl, make)() if make == "env" else shuangkou.rl.SingleAgentEnv
+
+
+def test_needs_skips_with_the_install_line_and_fails_under_ci(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/conftest.py's ``require``: a skip naming the install command on a user's
+    machine, a failure under ``CI=true`` (where .ci/run installed everything)."""
+    from tests import conftest
+
+    assert conftest.missing(program="sh", module="pytest") is None
+    assert conftest.missing(program="sk-no-such-tool", apt="sk-tools") == \
+        "needs sk-no-such-tool: apt-get install sk-tools"
+    assert conftest.missing(module="sk_no_such_module") == \
+        "needs sk_no_such_module: pip install -e '.[test-all]'"
+    monkeypatch.setattr(conftest, "IN_CI", False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install sk-tools"):
+        conftest.require(program="sk-no-such-tool", apt="sk-tools")
+    monkeypatch.setattr(conftest, "IN_CI", True)
+    with pytest.raises(pytest.fail.Exception, match="CI=true: needs sk_no_such_module"):
+        conftest.require(module="sk_no_such_module")
+    conftest.require(program="sh")  # present: returns
