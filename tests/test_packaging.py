@@ -174,3 +174,16 @@ def test_needs_skips_with_the_install_line_and_fails_under_ci(
     with pytest.raises(pytest.fail.Exception, match="CI=true: needs sk_no_such_module"):
         conftest.require(module="sk_no_such_module")
     conftest.require(program="sh")  # present: returns
+
+
+@pytest.mark.parametrize(("missing", "args", "extra"), [
+    ("pyarrow", ["--out", "x.parquet"], "parquet"),
+    ("matplotlib", ["--plot", "x.png"], "plot"),
+])
+def test_cli_options_without_their_extra_name_it(
+        missing: str, args: list[str], extra: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, missing, None)  # import: ModuleNotFoundError
+    assert main(["simulate", "-n", "3", "--no-progress", *args]) == 2
+    assert f"pip install 'shuangkou[{extra}]'" in capsys.readouterr().err

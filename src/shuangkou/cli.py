@@ -122,7 +122,7 @@ def _simulate(args: argparse.Namespace) -> int:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise ValueError("--out .parquet needs pyarrow: pip install pyarrow") from None
+            raise ValueError("--out .parquet needs pyarrow: pip install 'shuangkou[parquet]'") from None
     if args.plot:
         try:
             import matplotlib  # noqa: F401
