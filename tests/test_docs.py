@@ -129,8 +129,14 @@ def run_page(path: Path) -> int:
     return ran
 
 
+# Pages whose examples use a package outside the lean test extra (skipped without it)
+PAGE_NEEDS = {"docs/simulation.md": ("pyarrow", "matplotlib")}  # .parquet, --plot
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in PAGE_NEEDS.get(str(page.relative_to(ROOT)), ()):
+        require(module=module)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
 
