@@ -122,7 +122,8 @@ def _simulate(args: argparse.Namespace) -> int:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise ValueError("--out .parquet needs pyarrow: pip install 'shuangkou[parquet]'") from None
+            raise ValueError(
+                "--out .parquet needs pyarrow: pip install 'shuangkou[parquet]'") from None
     if args.plot:
         try:
             import matplotlib  # noqa: F401

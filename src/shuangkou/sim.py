@@ -268,7 +268,8 @@ class SimResult:
                 import pyarrow.parquet as pq
             except ImportError:
                 raise RuntimeError(
-                    "writing parquet needs pyarrow: pip install 'shuangkou[parquet]' (or use .npz / .csv)"
+                    "writing parquet needs pyarrow: pip install 'shuangkou[parquet]'"
+                    " (or use .npz / .csv)"
                 ) from None
             table = pa.table(self.columns())
             table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
