@@ -11,21 +11,27 @@ and its owner, the passes since it, the seats out in order, the bombs each seat 
 that abandoned. Bad text raises :class:`~shuangkou.errors.NotationError` naming the field and
 the token; reading is linear in the text, whose length is capped (:data:`MAX_LENGTH`), and a
 message quotes at most a few dozen characters of it.
+
+:func:`check_position` is the one rule of what a position may hold (the decks' cards, the
+cards each seat was dealt, the table bomb among its owner's bombs); every way of building a
+position — ``State.from_position``, the reference ``RefState``, this text, ``VecEnv`` — applies
+it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
-from .cards import MAX_COPIES, N_RANKS, Hand
-from .errors import NotationError
+from .cards import HAND_SIZE, MAX_COPIES, N_RANKS, RANK_SYMBOLS, Hand
+from .errors import NotationError, PositionError
 from .plays import Kind, Play, classify
 from .rules import PRESETS, Rules, as_rules
 
-__all__ = ["FIELDS", "MAX_LENGTH", "format_position", "parse_position"]
+__all__ = ["FIELDS", "MAX_LENGTH", "check_position", "format_position", "parse_position"]
 
 MAX_LENGTH = 4096
 """Longest position text read (a real one is under 300 characters)."""
@@ -78,6 +84,62 @@ def _q(token: str) -> str:
 
 def _error(field: int, message: str) -> NotationError:
     return NotationError(f"position field {field + 1} ({FIELDS[field]}): {message}")
+
+
+# -- what a position may hold --------------------------------------------------------------------
+def check_position(
+    hands: Sequence[Hand],
+    table: Play | None,
+    table_owner: int | None,
+    bombs: Sequence[Sequence[Play]],
+    hand_size: int | None = HAND_SIZE,
+) -> None:
+    """Raise :class:`~shuangkou.errors.PositionError` unless the cards of a position could
+    have come from one deal (R1, R7):
+
+    * every card held, on the table or in a bomb played is one of the two decks' (at most 8 of
+      a rank 3..2, 2 of each joker: 108 cards in all); a bomb on the table is the last play of
+      its owner, so it is among that seat's ``bombs`` (and counted once);
+    * with ``hand_size`` (27, the standard deal), no seat holds more than it was dealt: its
+      cards, plus the bombs it played, plus the table play if it owns a plain one, are at most
+      ``hand_size`` (the other cards it played are not in a position). ``None`` skips this:
+      scripted deals (``Game.from_deal``) may give a seat any number of cards.
+
+    ``hands`` are the four seats' ranks, ``bombs`` the bombs each seat played."""
+    total = [0] * N_RANKS
+    dealt = [0] * 4
+    for s in range(4):
+        for r, c in enumerate(hands[s].counts):
+            total[r] += c
+            dealt[s] += c
+        for b in bombs[s]:
+            for r, c in enumerate(b.cards.counts):
+                total[r] += c
+            dealt[s] += b.size
+    if table is not None and table_owner is not None:
+        if table.is_bomb:
+            if table not in bombs[table_owner]:
+                raise PositionError(
+                    f"the table bomb {table.describe()} [{table}] is not among the bombs seat "
+                    f"{table_owner} played (a bomb on the table was played by its owner)"
+                )
+        else:
+            for r, c in enumerate(table.cards.counts):
+                total[r] += c
+            dealt[table_owner] += table.size
+    for r in range(N_RANKS):
+        if total[r] > MAX_COPIES[r]:
+            raise PositionError(
+                f"more cards than the decks hold: {total[r]} cards {RANK_SYMBOLS[r]} (more "
+                f"than {MAX_COPIES[r]}) in the hands, the table and the bombs played"
+            )
+    if hand_size is not None:
+        for s in range(4):
+            if dealt[s] > hand_size:
+                raise PositionError(
+                    f"seat {s} holds and played (bombs, its table play) {dealt[s]} cards: a "
+                    f"seat is dealt {hand_size}"
+                )
 
 
 # -- rules -------------------------------------------------------------------------------------
