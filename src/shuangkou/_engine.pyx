@@ -14,7 +14,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from _packed cimport valid_word
+from _packed cimport nib, valid_word
 from _readings cimport K_BOMB, sk_classify, tag_kind
 from _state cimport (
     SK_MAX_BOMBS, SK_MODE_BAIBIAN, SK_MODE_CLASSIC, SK_MODE_JJ, SK_MODE_QIANBIAN,
@@ -32,8 +32,7 @@ from operator import index as _index
 from ._check import as_int, as_seat, as_seconds, as_seed
 from ._core import new_play
 from .cards import HAND_SIZE, Hand
-from .errors import ArgumentError, IllegalPlayError, LimitError
-from .position import check_position
+from .errors import ArgumentError, IllegalPlayError, LimitError, PositionError
 from .plays import Play
 from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
@@ -171,7 +170,7 @@ cdef class State:
         (default: the table's owner, or ``to_act`` when leading), ``trick``, ``escape`` the
         seat that abandoned. ``hand_size`` is the cards a seat was dealt (27; ``None`` for a
         scripted deal of other sizes). Raises ``ValueError`` on an impossible position
-        (:func:`shuangkou.position.check_position` for the cards)."""
+        (:func:`shuangkou.position.check_position` for the cards: :func:`cards_problem`)."""
         cdef State s = State.__new__(State)
         cdef uint64_t words[4]
         cdef int i, seat, n, owner = -1
@@ -249,11 +248,9 @@ cdef class State:
         # bombs already played
         if len(bombs) != 4:
             raise ValueError("bombs must list the bombs of each of the 4 seats")
-        played = ([], [], [], [])
         for seat in range(4):
             for b in bombs[seat]:
                 b = _as_play(b, r_, f"bomb of seat {seat}")
-                played[seat].append(b)
                 if tag_kind(b.tag) < K_BOMB:
                     raise ValueError(f"bombs of seat {seat}: {b.describe()} is not a bomb")
                 if s.st.nbombs >= SK_MAX_BOMBS:
@@ -262,8 +259,11 @@ cdef class State:
                 s.st.bomb_tag[s.st.nbombs] = b.tag
                 s.st.bomb_word[s.st.nbombs] = b.packed
                 s.st.nbombs += 1
-        check_position([Hand._from_packed_unchecked(words[i]) for i in range(4)], t,
-                       None if t is None else owner, played, hand_size)
+        problem = _cards_problem(s.st.hand, s.st.table_word, s.st.table, owner, s.st.nbombs,
+                                 s.st.bomb_seat, s.st.bomb_word, s.st.bomb_tag,
+                                 0 if hand_size is None else hand_size)
+        if problem is not None:
+            raise PositionError(problem)
         if leader is None:
             leader = owner if table is not None else (0 if to_act is None else to_act)
         s.st.leader = <int8_t>_seat(leader)
@@ -625,6 +625,78 @@ cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
             return sub
         total += sub
     return total
+
+
+cdef str _RANKS = "3 4 5 6 7 8 9 10 J Q K A 2 SJ BJ"
+
+
+cdef object _cards_problem(const uint64_t* hands, uint64_t table_word, uint32_t table_tag,
+                           int owner, int nbombs, const int8_t* bomb_seat,
+                           const uint64_t* bomb_word, const uint32_t* bomb_tag, int hand_size):
+    """The one rule of what a position's cards may be (``shuangkou.position.check_position``
+    documents it): None, or what is wrong. ``table_tag`` 0: no table; ``hand_size`` 0: a
+    scripted deal (no per-seat limit)."""
+    cdef int total[15]
+    cdef int dealt[4]
+    cdef int r, s, k
+    cdef bint found
+    memset(total, 0, sizeof(total))
+    memset(dealt, 0, sizeof(dealt))
+    for s in range(4):
+        for r in range(15):
+            total[r] += nib(hands[s], r)
+            dealt[s] += nib(hands[s], r)
+    for k in range(nbombs):
+        for r in range(15):
+            total[r] += nib(bomb_word[k], r)
+            dealt[bomb_seat[k]] += nib(bomb_word[k], r)
+    if table_tag != 0 and 0 <= owner < 4:
+        if tag_kind(table_tag) >= K_BOMB:
+            found = False
+            for k in range(nbombs):
+                if (bomb_seat[k] == owner and bomb_word[k] == table_word
+                        and bomb_tag[k] == table_tag):
+                    found = True
+            if not found:
+                t = _play(table_word, table_tag)
+                return (f"the table bomb {t.describe()} [{t}] is not among the bombs seat "
+                        f"{owner} played (a bomb on the table was played by its owner)")
+        else:
+            for r in range(15):
+                total[r] += nib(table_word, r)
+                dealt[owner] += nib(table_word, r)
+    for r in range(15):
+        if total[r] > (8 if r < 13 else 2):
+            return (f"more cards than the decks hold: {total[r]} cards {_RANKS.split()[r]} "
+                    f"(more than {8 if r < 13 else 2}) in the hands, the table and the bombs "
+                    f"played")
+    if hand_size > 0:
+        for s in range(4):
+            if dealt[s] > hand_size:
+                return (f"seat {s} holds and played (bombs, its table play) {dealt[s]} cards: "
+                        f"a seat is dealt {hand_size}")
+    return None
+
+
+def cards_problem(hands, uint64_t table_word, uint32_t table_tag, int owner, bombs,
+                  int hand_size):
+    """:func:`shuangkou.position.check_position` on packed words: ``hands`` 4 words,
+    ``bombs`` ``(seat, word, tag)`` triples; None or the problem (the caller raises)."""
+    cdef uint64_t words[4]
+    cdef int8_t seats[SK_MAX_BOMBS]
+    cdef uint64_t bwords[SK_MAX_BOMBS]
+    cdef uint32_t btags[SK_MAX_BOMBS]
+    cdef int i, n = len(bombs)
+    if n > SK_MAX_BOMBS:
+        return f"more than {SK_MAX_BOMBS} bombs"
+    for i in range(4):
+        words[i] = hands[i]
+    for i in range(n):
+        seats[i] = _seat(bombs[i][0])
+        bwords[i] = bombs[i][1]
+        btags[i] = bombs[i][2]
+    return _cards_problem(words, table_word, table_tag, owner, n, seats, bwords, btags,
+                          hand_size)
 
 
 def _rebuild(rules, hands, to_act, table, owner, passes, places, bombs, leader, trick, escape):

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
-from .cards import HAND_SIZE, MAX_COPIES, N_RANKS, RANK_SYMBOLS, Hand
+from .cards import HAND_SIZE, MAX_COPIES, N_RANKS, Hand
 from .errors import NotationError, PositionError
 from .plays import Kind, Play, classify
 from .rules import PRESETS, Rules, as_rules
@@ -105,41 +105,21 @@ def check_position(
       ``hand_size`` (the other cards it played are not in a position). ``None`` skips this:
       scripted deals (``Game.from_deal``) may give a seat any number of cards.
 
-    ``hands`` are the four seats' ranks, ``bombs`` the bombs each seat played."""
-    total = [0] * N_RANKS
-    dealt = [0] * 4
-    for s in range(4):
-        for r, c in enumerate(hands[s].counts):
-            total[r] += c
-            dealt[s] += c
-        for b in bombs[s]:
-            for r, c in enumerate(b.cards.counts):
-                total[r] += c
-            dealt[s] += b.size
-    if table is not None and table_owner is not None:
-        if table.is_bomb:
-            if table not in bombs[table_owner]:
-                raise PositionError(
-                    f"the table bomb {table.describe()} [{table}] is not among the bombs seat "
-                    f"{table_owner} played (a bomb on the table was played by its owner)"
-                )
-        else:
-            for r, c in enumerate(table.cards.counts):
-                total[r] += c
-            dealt[table_owner] += table.size
-    for r in range(N_RANKS):
-        if total[r] > MAX_COPIES[r]:
-            raise PositionError(
-                f"more cards than the decks hold: {total[r]} cards {RANK_SYMBOLS[r]} (more "
-                f"than {MAX_COPIES[r]}) in the hands, the table and the bombs played"
-            )
-    if hand_size is not None:
-        for s in range(4):
-            if dealt[s] > hand_size:
-                raise PositionError(
-                    f"seat {s} holds and played (bombs, its table play) {dealt[s]} cards: a "
-                    f"seat is dealt {hand_size}"
-                )
+    ``hands`` are the four seats' ranks, ``bombs`` the bombs each seat played. The rule is
+    written once, in C (``_engine.cards_problem``), so that ``State.from_position`` applies it
+    at C speed; this is its Python entry."""
+    from ._engine import cards_problem
+
+    problem = cards_problem(
+        [h.packed for h in hands],
+        0 if table is None else table.packed,
+        0 if table is None or table_owner is None else table.tag,
+        -1 if table_owner is None else table_owner,
+        [(s, b.packed, b.tag) for s in range(4) for b in bombs[s]],
+        0 if hand_size is None else hand_size,
+    )
+    if problem is not None:
+        raise PositionError(problem)
 
 
 # -- rules -------------------------------------------------------------------------------------
