@@ -26,16 +26,16 @@ from shuangkou.rl import VecEnv
 BOUND = 5.0  # seconds from SIGINT to exit: generous for a loaded CI machine
 
 
-def _interrupt(code: str, argv: list[str] | None = None) -> tuple[int, str, float]:
-    """Run ``code`` (or the command ``argv``) in a child, SIGINT it 0.5 s after it printed
-    ``go``; its exit status, stderr and the seconds from the signal to its exit."""
-    cmd = argv if argv is not None else [sys.executable, "-c", textwrap.dedent(code)]
+def _interrupt(code: str) -> tuple[int, str, float]:
+    """Run ``code`` in a child, SIGINT it 0.5 s after it printed ``go`` (its imports done: a
+    Ctrl-C while Python imports the package is Python's); its exit status, stderr and the
+    seconds from the signal to its exit."""
+    cmd = [sys.executable, "-c", textwrap.dedent(code)]
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        if argv is None:
-            assert child.stdout is not None
-            assert child.stdout.readline().strip() == "go"
-        time.sleep(0.5 if argv is None else 2.0)  # the CLI: past its imports, into the run
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "go"
+        time.sleep(0.5)
         assert child.poll() is None, "the child finished before it was interrupted"
         t0 = time.monotonic()
         child.send_signal(signal.SIGINT)
@@ -70,8 +70,12 @@ def test_ctrl_c_stops_self_play() -> None:
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_ctrl_c_in_the_cli_exits_130_without_a_traceback(threads: str) -> None:
-    rc, err, dt = _interrupt("", [sys.executable, "-m", "shuangkou", "simulate", "-n",
-                                  "100000000", "--no-progress", "--threads", threads])
+    rc, err, dt = _interrupt(f"""
+        import sys
+        from shuangkou.cli import main
+        print("go", flush=True)
+        sys.exit(main(["simulate", "-n", "100000000", "--no-progress", "--threads", "{threads}"]))
+    """)
     assert rc == 130, err[-500:]
     assert "Traceback" not in err and "interrupted" in err
     assert dt < BOUND

@@ -744,9 +744,10 @@ def simulate(
                         bar.update(c)
             else:
                 with ThreadPoolExecutor(threads, thread_name_prefix="shuangkou-sim") as ex:
-                    pending = {ex.submit(_sim.run, params, seed64, start + s, c, out, s): c
-                               for s, c in jobs}
-                    try:
+                    pending = {}
+                    try:  # from the first submit: a Ctrl-C while queueing cancels the queue too
+                        for s, c in jobs:
+                            pending[ex.submit(_sim.run, params, seed64, start + s, c, out, s)] = c
                         while pending:
                             done, _ = wait(pending, return_when=FIRST_COMPLETED)
                             for f in done:
