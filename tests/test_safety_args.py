@@ -158,3 +158,12 @@ def test_aec_step_refuses_wrapping_actions() -> None:
     for bad in (np.uint64(2**64 - 1), 2**64 - 1, -1, 10**6, True, 1.5):
         with pytest.raises(ValueError, match="action"):
             e.step(bad)  # type: ignore[arg-type]
+
+
+def test_vecenv_opponents_must_be_a_mapping() -> None:
+    # VecEnv(opponents=[1, 3]) raised AttributeError
+    for bad in ([1, 3], (1,), "greedy", 1):
+        with pytest.raises(ArgumentError, match="opponents"):
+            VecEnv(BAIBIAN, 1, opponents=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="opponent policy"):
+        VecEnv(BAIBIAN, 1, opponents={1: ["greedy"]})  # type: ignore[dict-item]

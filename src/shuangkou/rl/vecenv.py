@@ -26,7 +26,7 @@ from .. import _rl
 from .._check import as_int, as_seat, as_seed
 from .._engine import State
 from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
-from ..errors import ConcurrentUseError, IllegalPlayError
+from ..errors import ArgumentError, ConcurrentUseError, IllegalPlayError
 from ..plays import Play
 from ..position import check_position
 from ..rules import Rules, as_rules
@@ -158,9 +158,12 @@ class VecEnv:
         n = as_int(n, "n", 1)
         threads = as_int(threads, "threads", 1, n)
         policy = [_rl.AGENT] * 4
+        if opponents is not None and not isinstance(opponents, Mapping):
+            raise ArgumentError("opponents must map seats to 'random' or 'greedy' (a dict), not "
+                                f"{type(opponents).__name__}")
         for key, name in (opponents or {}).items():
             seat = as_seat(key, "opponent seat")
-            if name not in _POLICIES:
+            if not isinstance(name, str) or name not in _POLICIES:
                 raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
             policy[seat] = _POLICIES[name]
         if _rl.AGENT not in policy:
