@@ -286,7 +286,8 @@ class VecEnv:
         if a.dtype.kind == "u" and a.dtype.itemsize == 8 and self.n and int(a.max()) >= 2**63:
             # as int64 it would wrap (2**64-1 → -1, a pass): no action is that large
             bad = int(np.argmax(a >= 2**63))
-            raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[2]}")
+            why = _REASONS[3 if table_ids else 2]
+            raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {why}")
         return self._step(np.ascontiguousarray(a, dtype=np.int64), table_ids)
 
     def _step(self, a: np.ndarray, table_ids: bool) -> Step:
