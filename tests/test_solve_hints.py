@@ -13,8 +13,10 @@ def at(preset: str, hand: str, table: str | None = None) -> list[str]:
     if table is None:
         state = RefState.from_position(rules, hands, 0)
     else:
-        state = RefState.from_position(
-            rules, hands, 0, table=Play.parse(table, rules), table_owner=3
+        top = Play.parse(table, rules)
+        state = RefState.from_position(  # a table bomb is among its owner's bombs (#18)
+            rules, hands, 0, table=top, table_owner=3,
+            bombs=((), (), (), (top,) if top.is_bomb else ()),
         )
     return [str(p) for p in hints(state)]
 
