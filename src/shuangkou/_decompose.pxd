@@ -45,7 +45,7 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc
 
 from _budget cimport SkBudget, budget_tick
-from _packed cimport R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, nib
+from _packed cimport R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, low_rank, nib
 from _readings cimport (
     FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, jokers_tag, sk_classify,
     tag_kind,
@@ -102,6 +102,16 @@ ctypedef struct Deco:
     bint stars
     bint uneven
     int mode
+    int r                   # the rank being expanded
+    # forward layers (deco_costs): the states entering each rank that the hand reaches, with
+    # the least cost of the ranks below by wilds used there
+    uint64_t* fw_prof
+    int32_t* fw_val         # DECO_W values an entry
+    long long fw_n
+    long long fw_cap
+    long long fw_layer[R_TWO + 2]
+    int32_t* fw_hash        # scratch: entry index + 1 by profile hash, one layer at a time
+    long long fw_hmask
     uint32_t jflags         # the flags the joker table was made for (+ 1 << 8 · mode, + 1 << 31)
     int32_t jcost[3][3]     # least cost of SJ × s + BJ × b as joker-only plays
     uint64_t jsplit[3][3]   # its first play (cards word)
@@ -121,6 +131,12 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
     d.budget = NULL
     d.stopped = False
     d.jflags = 0
+    d.fw_prof = NULL
+    d.fw_val = NULL
+    d.fw_hash = NULL
+    d.fw_cap = 0
+    d.fw_n = 0
+    d.fw_hmask = -1
     d.oom = d.table == NULL or d.moves == NULL
     return not d.oom
 
@@ -128,8 +144,14 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
 cdef inline void deco_free(Deco* d) noexcept nogil:
     free(d.table)
     free(d.moves)
+    free(d.fw_prof)
+    free(d.fw_val)
+    free(d.fw_hash)
     d.table = NULL
     d.moves = NULL
+    d.fw_prof = NULL
+    d.fw_val = NULL
+    d.fw_hash = NULL
 
 
 cdef inline int deco_plays(int32_t cost) noexcept nogil:
@@ -300,9 +322,37 @@ cdef inline uint64_t move_how(int js, int jp, int jt, int bm, int ns, int np, in
             | <uint64_t>xs << 25 | <uint64_t>gx << 37 | <uint64_t>ng << 41 | <uint64_t>gk << 45)
 
 
+cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
+    """The wilds the runs of profile ``to`` (entering rank d.r + 1) lack at the next ranks to
+    reach their least lengths: a lower bound on the wilds any completion uses."""
+    cdef int k, dem, c, short = 0, i, code
+    for k in range(1, 5):
+        dem = 0
+        if k <= 4:
+            dem += pf(to, 0, 4)                     # straights of 1 rank need 4 more
+        if k <= 3:
+            dem += pf(to, 4, 4)
+        if k <= 2:
+            dem += pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3)
+            for i in range(3):
+                code = pf(to, PF_B + 7 * i, 7)
+                if code and (code >> 4) < 3 and k <= 3 - (code >> 4):
+                    dem += 4 if d.uneven else (code & 15)
+        if k <= 1:
+            dem += pf(to, 12, 4) + 2 * pf(to, PF_P + 3, 3) + 3 * pf(to, PF_T + 3, 3)
+        if dem == 0:
+            break
+        c = nib(d.nat, d.r + k) if d.r + k <= R_ACE else 0
+        if dem > c:
+            short += dem - c
+    return short
+
+
 cdef inline bint push_move(Deco* d, uint64_t to, uint64_t how, int32_t cost, int wilds) noexcept nogil:
     cdef long long cap = d.cap
     cdef DecoMove* m
+    if to and wilds_short(d, to) > d.maxw - wilds:
+        return True             # the runs it opens cannot be completed: no move
     if d.top >= cap:
         m = <DecoMove*>realloc(d.moves, 2 * cap * sizeof(DecoMove))
         if m == NULL:
@@ -473,6 +523,7 @@ cdef inline long long deco_expand(Deco* d, int r, uint64_t p) noexcept nogil:
             nbo += 1
     if runs_dead(r, p, bo, nbo):
         return 0
+    d.r = r
     for js in range(s4 + 1 if seq else 1):
         for jp in range(p2 + 1 if seq else 1):
             for jt in range(t2 + 1 if seq else 1):
@@ -611,20 +662,166 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
     return v
 
 
+cdef inline bint fw_room(Deco* d) noexcept nogil:
+    """Room for one more forward entry, and a scratch hash at most half full."""
+    cdef long long cap = d.fw_cap * 2 if d.fw_cap else 1024
+    cdef void* q
+    if d.fw_n >= d.fw_cap:
+        q = realloc(d.fw_prof, cap * sizeof(uint64_t))
+        if q == NULL:
+            d.oom = True
+            return False
+        d.fw_prof = <uint64_t*>q
+        q = realloc(d.fw_val, cap * DECO_W * sizeof(int32_t))
+        if q == NULL:
+            d.oom = True
+            return False
+        d.fw_val = <int32_t*>q
+        d.fw_cap = cap
+    return True
+
+
+cdef inline bint fw_rehash(Deco* d, long long first) noexcept nogil:
+    """The scratch hash of the layer from entry ``first``, sized for twice its entries + 1."""
+    cdef long long size = 64, i, j
+    while size < 4 * (d.fw_n - first + 1):
+        size *= 2
+    if size - 1 != d.fw_hmask:
+        free(d.fw_hash)
+        d.fw_hash = <int32_t*>calloc(size, sizeof(int32_t))
+        if d.fw_hash == NULL:
+            d.oom = True
+            return False
+        d.fw_hmask = size - 1
+    else:
+        for i in range(size):
+            d.fw_hash[i] = 0
+    for i in range(first, d.fw_n):
+        j = <long long>(memo_hash(d.fw_prof[i], 0) & <uint64_t>d.fw_hmask)
+        while d.fw_hash[j]:
+            j = (j + 1) & d.fw_hmask
+        d.fw_hash[j] = <int32_t>(i + 1)
+    return True
+
+
+cdef inline long long fw_entry(Deco* d, long long first, uint64_t prof) noexcept nogil:
+    """The index of profile ``prof`` in the layer from entry ``first`` (added with no value
+    if new); −1 if out of memory."""
+    cdef long long j, i
+    cdef int u
+    if 2 * (d.fw_n - first + 1) > d.fw_hmask:
+        if not fw_rehash(d, first):
+            return -1
+    j = <long long>(memo_hash(prof, 0) & <uint64_t>d.fw_hmask)
+    while d.fw_hash[j]:
+        i = d.fw_hash[j] - 1
+        if d.fw_prof[i] == prof:
+            return i
+        j = (j + 1) & d.fw_hmask
+    if not fw_room(d):
+        return -1
+    i = d.fw_n
+    d.fw_n += 1
+    d.fw_prof[i] = prof
+    for u in range(DECO_W):
+        d.fw_val[i * DECO_W + u] = DECO_INF
+    d.fw_hash[j] = <int32_t>(i + 1)
+    return i
+
+
+cdef inline bint deco_forward(Deco* d) noexcept nogil:
+    """``d.fw_*``: the layers of states of the hand set up in ``d`` (its memo filled), each
+    state that can still be completed with the least cost of the ranks below it."""
+    cdef int r, u, w
+    cdef long long i, m, start, n, k
+    cdef int32_t vec[DECO_W]
+    cdef int32_t cost
+    cdef uint64_t to
+    d.fw_n = 0
+    d.fw_layer[0] = 0
+    if not fw_room(d) or not fw_rehash(d, 0):
+        return False
+    k = fw_entry(d, 0, 0)
+    if k < 0:
+        return False
+    d.fw_val[0] = 0
+    for r in range(R_TWO + 1):
+        d.fw_layer[r + 1] = d.fw_n
+        if not fw_rehash(d, d.fw_n):
+            return False
+        for i in range(d.fw_layer[r], d.fw_layer[r + 1]):
+            start = d.top
+            n = deco_expand(d, r, d.fw_prof[i])
+            if n < 0:
+                d.top = start
+                return False
+            for m in range(start, start + n):
+                to = d.moves[m].to
+                cost = d.moves[m].cost
+                w = d.moves[m].wilds
+                if not deco_value(d, r + 1, to, vec):
+                    d.top = start
+                    return False
+                for u in range(d.maxw + 1):
+                    if vec[u] < DECO_INF:
+                        break
+                else:
+                    continue        # a dead end: no completion
+                k = fw_entry(d, d.fw_layer[r + 1], to)
+                if k < 0:
+                    d.top = start
+                    return False
+                for u in range(d.maxw + 1 - w):
+                    if (d.fw_val[i * DECO_W + u] < DECO_INF
+                            and d.fw_val[i * DECO_W + u] + cost < d.fw_val[k * DECO_W + u + w]):
+                        d.fw_val[k * DECO_W + u + w] = d.fw_val[i * DECO_W + u] + cost
+            d.top = start
+    d.fw_layer[R_TWO + 2 - 1] = d.fw_layer[R_TWO + 1]
+    return True
+
+
 cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                             const uint64_t* words, long long n, int32_t* out) noexcept nogil:
-    """``out[i]``: the least cost of ``hand − words[i]`` (each ⊆ ``hand``), for every i. The
-    sub-hands are solved with the hand's wild count so that they share one memo: a state
-    above a play's ranks is the hand's own. False if stopped or out of memory."""
-    cdef long long i
-    cdef int w, maxw = wild_count(hand, flags)
-    cdef uint64_t sub
+    """``out[i]``: the least cost of ``hand − words[i]`` (each ⊆ ``hand``), for every i, from
+    one memo. A sub-hand lacking cards from rank ``lo`` up has the hand's states below lo:
+    its value is the least, over the hand's forward states entering lo (deco_forward), of
+    their cost plus the sub-hand's value from there, whose states above the play's ranks are
+    the hand's own (memo hits). False if stopped or out of memory."""
+    cdef long long i, k
+    cdef int w, u, v, lo, a, maxw = wild_count(hand, flags)
+    cdef uint64_t sub, diff
+    cdef int32_t base[DECO_W]
+    cdef int32_t vec[DECO_W]
+    cdef int32_t best[DECO_W]
+    cdef int32_t e, total, f
+    deco_setup(d, hand, maxw, flags, mode)
+    if not deco_value(d, 0, 0, base) or not deco_forward(d):
+        return False
     for i in range(n):
         sub = hand - words[i]
+        diff = (sub ^ hand) & SK_NAT_MASK
         deco_setup(d, sub, maxw, flags, mode)
-        out[i] = deco_naturals(d, sub, flags, &w)
-        if d.stopped or d.oom:
-            return False
+        for u in range(DECO_W):
+            best[u] = base[u] if diff == 0 else DECO_INF
+        if diff:
+            lo = low_rank(diff)
+            for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
+                if not deco_value(d, lo, d.fw_prof[k], vec):
+                    return False
+                for u in range(maxw + 1):
+                    f = d.fw_val[k * DECO_W + u]
+                    if f >= DECO_INF:
+                        continue
+                    for v in range(maxw + 1 - u):
+                        if vec[v] < DECO_INF and f + vec[v] < best[u + v]:
+                            best[u + v] = f + vec[v]
+        total = DECO_INF
+        for u in range(maxw + 1):
+            if best[u] < DECO_INF:
+                e = joker_end(d, sub, flags, u, &a)
+                if e < DECO_INF and best[u] + e < total:
+                    total = best[u] + e
+        out[i] = total
     return True
 
 

@@ -142,6 +142,21 @@ def decompose_split(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
     return deco_plays(cost), cost, [words[i] for i in range(n)], [tags[i] for i in range(n)]
 
 
+def decompose_stats(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
+    """(cost, states expanded, memo entries) of one call (tests, benchmarks)."""
+    cdef Deco d
+    cdef SkBudget b
+    cdef int32_t c
+    cdef int mode = _mode(keep_bombs)
+    _check_hand(hand)
+    _open(&d, &b)
+    with nogil:
+        c = deco_cost(&d, hand, flags, mode)
+    nodes, used = d.nodes, d.used
+    _close(&d, &b)
+    return c, nodes, used
+
+
 def reference_cost(uint64_t hand, uint32_t flags, bint keep_bombs, long long max_nodes=0):
     """The same least cost by the first, exponential search (``_decompose_ref.pxd``: the
     kernel's plays holding the lowest card, memoised per sub-hand), the slow reference of the
