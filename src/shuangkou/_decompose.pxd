@@ -590,7 +590,7 @@ cdef inline bint deco_value(Deco* d, int r, uint64_t p, int32_t* out) noexcept n
     cdef long long start, n, i
     cdef int u, w
     cdef int32_t cost, v
-    cdef uint64_t to
+    cdef uint64_t to, last
     if r > R_TWO:
         out[0] = 0 if p == 0 else DECO_INF
         for u in range(1, DECO_W):
@@ -613,13 +613,16 @@ cdef inline bint deco_value(Deco* d, int r, uint64_t p, int32_t* out) noexcept n
     if n < 0:
         d.top = start
         return False
+    last = 0
     for i in range(start, start + n):
         to = d.moves[i].to      # read before the recursion: the stack may move
         cost = d.moves[i].cost
         w = d.moves[i].wilds
-        if not deco_value(d, r + 1, to, sub):
+        # consecutive moves often differ only in the group's wilds: one lookup for them
+        if (i == start or to != last) and not deco_value(d, r + 1, to, sub):
             d.top = start
             return False
+        last = to
         for u in range(d.maxw + 1 - w):
             v = cost + sub[u]
             if sub[u] < DECO_INF and v < best[u + w]:
@@ -736,7 +739,7 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
     cdef long long i, m, start, n, k
     cdef int32_t vec[DECO_W]
     cdef int32_t cost
-    cdef uint64_t to
+    cdef uint64_t to, last = 0
     d.fw_n = 0
     d.fw_layer[0] = 0
     if not fw_room(d) or not fw_rehash(d, 0):
@@ -759,9 +762,10 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
                 to = d.moves[m].to
                 cost = d.moves[m].cost
                 w = d.moves[m].wilds
-                if not deco_value(d, r + 1, to, vec):
+                if (m == start or to != last) and not deco_value(d, r + 1, to, vec):
                     d.top = start
                     return False
+                last = to
                 for u in range(d.maxw + 1):
                     if vec[u] < DECO_INF:
                         break

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The first decomposition (手数) search, kept as the slow reference of the tests and the
-benchmark (``_solve.reference_cost``): exact, but exponential on some 27-card hands (seconds to
+benchmark (``_solve.reference_costs``): exact, but exponential on some 27-card hands (seconds to
 minutes on 千变 hands with four wilds). ``_decompose.pxd`` is the one the library uses.
 
 ``ref_cost(d, hand, flags, mode)`` – the least cost of a split of ``hand`` into plays, with the

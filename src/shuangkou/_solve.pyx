@@ -157,27 +157,39 @@ def decompose_stats(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
     return c, nodes, used
 
 
-def reference_cost(uint64_t hand, uint32_t flags, bint keep_bombs, long long max_nodes=0):
-    """The same least cost by the first, exponential search (``_decompose_ref.pxd``: the
-    kernel's plays holding the lowest card, memoised per sub-hand), the slow reference of the
-    tests and benchmarks; ``None`` if it needed more than ``max_nodes`` sub-hands (0: no
-    limit). GIL released."""
+def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
+                    long long max_nodes=0):
+    """:func:`decompose_costs` by the first, exponential search (``_decompose_ref.pxd``: the
+    kernel's plays holding the lowest card, one memo of sub-hands for the call), the slow
+    reference of the tests and benchmarks; ``None`` if it needed more than ``max_nodes``
+    sub-hands (0: no limit). GIL released; no budget (give it a limit)."""
     cdef RefDeco d
-    cdef int32_t c
+    cdef list ws = list(words), out = []
+    cdef uint64_t w
+    cdef int32_t c = 0
     cdef int mode = _mode(keep_bombs)
+    cdef bint over = False
     _check_hand(hand)
+    for x in ws:
+        if not _covers(hand, x):
+            raise ValueError(f"{x:#x} is not part of the hand {hand:#x}")
     if not ref_init(&d, 20):
         ref_free(&d)
         raise MemoryError()
     d.limit = max_nodes
-    with nogil:
-        c = ref_cost(&d, hand, flags, mode)
-    over = max_nodes > 0 and d.nodes > max_nodes
-    oom = d.oom
-    ref_free(&d)
-    if oom:
-        raise MemoryError()
-    return None if over else c
+    try:
+        for x in ws:
+            w = x
+            with nogil:
+                c = ref_cost(&d, hand - w, flags, mode)
+            if d.oom:
+                raise MemoryError()
+            if max_nodes > 0 and d.nodes > max_nodes:
+                return None
+            out.append(c)
+        return out
+    finally:
+        ref_free(&d)
 
 
 # == the endgame search (docs/solver.md "Value", "Search") ======================================
