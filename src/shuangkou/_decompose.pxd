@@ -42,10 +42,12 @@ the kernel-based search of ``_decompose_ref.pxd`` and brute force (tests/test_so
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 from _budget cimport SkBudget, budget_tick
-from _packed cimport R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, low_rank, nib
+from _packed cimport (
+    R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, low_rank, nib, nib_sum,
+)
 from _readings cimport (
     FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, jokers_tag, sk_classify,
     tag_kind,
@@ -107,6 +109,7 @@ ctypedef struct Deco:
     # the least cost of the ranks below by wilds used there
     uint64_t* fw_prof
     int32_t* fw_val         # DECO_W values an entry
+    int32_t* fw_best        # the hand's least cost through the state (layers sorted by it)
     long long fw_n
     long long fw_cap
     long long fw_layer[R_TWO + 2]
@@ -133,6 +136,7 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
     d.jflags = 0
     d.fw_prof = NULL
     d.fw_val = NULL
+    d.fw_best = NULL
     d.fw_hash = NULL
     d.fw_cap = 0
     d.fw_n = 0
@@ -146,11 +150,13 @@ cdef inline void deco_free(Deco* d) noexcept nogil:
     free(d.moves)
     free(d.fw_prof)
     free(d.fw_val)
+    free(d.fw_best)
     free(d.fw_hash)
     d.table = NULL
     d.moves = NULL
     d.fw_prof = NULL
     d.fw_val = NULL
+    d.fw_best = NULL
     d.fw_hash = NULL
 
 
@@ -680,6 +686,11 @@ cdef inline bint fw_room(Deco* d) noexcept nogil:
             d.oom = True
             return False
         d.fw_val = <int32_t*>q
+        q = realloc(d.fw_best, cap * sizeof(int32_t))
+        if q == NULL:
+            d.oom = True
+            return False
+        d.fw_best = <int32_t*>q
         d.fw_cap = cap
     return True
 
@@ -781,7 +792,71 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
                         d.fw_val[k * DECO_W + u + w] = d.fw_val[i * DECO_W + u] + cost
             d.top = start
     d.fw_layer[R_TWO + 2 - 1] = d.fw_layer[R_TWO + 1]
+    for r in range(R_TWO + 1):
+        if not fw_sort(d, r):
+            return False
     return True
+
+
+cdef inline int cmp_u64(const void* a, const void* b) noexcept nogil:
+    cdef uint64_t x = (<const uint64_t*>a)[0], y = (<const uint64_t*>b)[0]
+    return -1 if x < y else (1 if x > y else 0)
+
+
+cdef inline bint fw_sort(Deco* d, int r) noexcept nogil:
+    """``fw_best`` of layer ``r`` (its states' forward costs joined with the hand's values
+    from there: the hand's least cost through each state), and the layer sorted by it."""
+    cdef long long a = d.fw_layer[r], n = d.fw_layer[r + 1] - a, i, j
+    cdef int32_t vec[DECO_W]
+    cdef int32_t b
+    cdef int u, v
+    cdef uint64_t* keys
+    cdef uint64_t* prof
+    cdef int32_t* val
+    if n <= 0:
+        return True
+    keys = <uint64_t*>malloc(n * sizeof(uint64_t))
+    prof = <uint64_t*>malloc(n * sizeof(uint64_t))
+    val = <int32_t*>malloc(n * DECO_W * sizeof(int32_t))
+    if keys == NULL or prof == NULL or val == NULL:
+        free(keys)
+        free(prof)
+        free(val)
+        d.oom = True
+        return False
+    for i in range(n):
+        b = DECO_INF
+        if deco_value(d, r, d.fw_prof[a + i], vec):
+            for u in range(d.maxw + 1):
+                for v in range(d.maxw + 1 - u):
+                    if (d.fw_val[(a + i) * DECO_W + u] < DECO_INF and vec[v] < DECO_INF
+                            and d.fw_val[(a + i) * DECO_W + u] + vec[v] < b):
+                        b = d.fw_val[(a + i) * DECO_W + u] + vec[v]
+        keys[i] = (<uint64_t>b << 32) | <uint64_t>i
+        prof[i] = d.fw_prof[a + i]
+        for u in range(DECO_W):
+            val[i * DECO_W + u] = d.fw_val[(a + i) * DECO_W + u]
+    qsort(keys, n, sizeof(uint64_t), cmp_u64)
+    for i in range(n):
+        j = <long long>(keys[i] & 0xFFFFFFFFULL)
+        d.fw_best[a + i] = <int32_t>(keys[i] >> 32)
+        d.fw_prof[a + i] = prof[j]
+        for u in range(DECO_W):
+            d.fw_val[(a + i) * DECO_W + u] = val[j * DECO_W + u]
+    free(keys)
+    free(prof)
+    free(val)
+    return not d.stopped
+
+
+cdef inline int32_t deco_total(const int32_t* best, const int32_t* ends, int maxw) noexcept nogil:
+    """min over u of best[u] + ends[u] (DECO_INF if none)."""
+    cdef int32_t t = DECO_INF
+    cdef int u
+    for u in range(maxw + 1):
+        if best[u] < DECO_INF and ends[u] < DECO_INF and best[u] + ends[u] < t:
+            t = best[u] + ends[u]
+    return t
 
 
 cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
@@ -797,7 +872,9 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
     cdef int32_t base[DECO_W]
     cdef int32_t vec[DECO_W]
     cdef int32_t best[DECO_W]
-    cdef int32_t e, total, f
+    cdef int32_t ends[DECO_W]
+    cdef int32_t total, f, emin, pcost
+    cdef uint32_t tg[2]
     deco_setup(d, hand, maxw, flags, mode)
     if not deco_value(d, 0, 0, base) or not deco_forward(d):
         return False
@@ -807,9 +884,24 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
         deco_setup(d, sub, maxw, flags, mode)
         for u in range(DECO_W):
             best[u] = base[u] if diff == 0 else DECO_INF
+        emin = DECO_INF
+        for u in range(maxw + 1):
+            ends[u] = joker_end(d, sub, flags, u, &a)
+            if ends[u] < emin:
+                emin = ends[u]
+        total = deco_total(best, ends, maxw)
         if diff:
             lo = low_rank(diff)
+            # the play back in as a play of its own: a split of the hand through a state, so
+            # a state whose best for the hand exceeds the best found by more than the play's
+            # cost cannot improve it (the layer is sorted by that best)
+            pcost = DECO_UNIT
+            if (mode == DECO_KEEP_BOMBS and sk_classify(words[i], flags, tg)
+                    and tag_kind(tg[0]) >= K_BOMB):
+                pcost = DECO_UNIT - nib_sum(words[i])
             for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
+                if d.fw_best[k] >= DECO_INF or d.fw_best[k] - pcost + emin >= total:
+                    break
                 if not deco_value(d, lo, d.fw_prof[k], vec):
                     return False
                 for u in range(maxw + 1):
@@ -819,12 +911,7 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                     for v in range(maxw + 1 - u):
                         if vec[v] < DECO_INF and f + vec[v] < best[u + v]:
                             best[u + v] = f + vec[v]
-        total = DECO_INF
-        for u in range(maxw + 1):
-            if best[u] < DECO_INF:
-                e = joker_end(d, sub, flags, u, &a)
-                if e < DECO_INF and best[u] + e < total:
-                    total = best[u] + e
+                total = deco_total(best, ends, maxw)
         out[i] = total
     return True
 

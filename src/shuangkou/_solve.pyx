@@ -142,16 +142,30 @@ def decompose_split(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
     return deco_plays(cost), cost, [words[i] for i in range(n)], [tags[i] for i in range(n)]
 
 
-def decompose_stats(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
-    """(cost, states expanded, memo entries) of one call (tests, benchmarks)."""
+def decompose_stats(uint64_t hand, uint32_t flags, bint keep_bombs, words=None) -> tuple:
+    """(cost, states expanded, memo entries) of one call (tests, benchmarks); with ``words``
+    of one :func:`decompose_costs` call (cost: the hand's)."""
     cdef Deco d
     cdef SkBudget b
     cdef int32_t c
     cdef int mode = _mode(keep_bombs)
+    cdef long long n = 0
+    cdef uint64_t* arr = NULL
+    cdef int32_t* out = NULL
     _check_hand(hand)
+    if words is not None:
+        n = len(words)
+        arr = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+        out = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+        for i, w in enumerate(words):
+            arr[i] = w
     _open(&d, &b)
     with nogil:
         c = deco_cost(&d, hand, flags, mode)
+        if n:
+            deco_costs(&d, hand, flags, mode, arr, n, out)
+    free(arr)
+    free(out)
     nodes, used = d.nodes, d.used
     _close(&d, &b)
     return c, nodes, used
@@ -173,7 +187,7 @@ def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
     for x in ws:
         if not _covers(hand, x):
             raise ValueError(f"{x:#x} is not part of the hand {hand:#x}")
-    if not ref_init(&d, 20):
+    if not ref_init(&d, 16):
         ref_free(&d)
         raise MemoryError()
     d.limit = max_nodes
