@@ -9,7 +9,7 @@ decomposition search found hardest; beside them, in the same run, the first sear
 
 Times are CPU seconds of this process (the machine is shared: wall clock is noisy). Answering:
 the hand answers one of ``TABLES`` in turn (a single, a pair, a straight, a pair chain, a
-triple, a bomb), played by the seat before it. The old hints are the old damage computation
+triple, a bomb; the next one when the deck lacks its cards), played by the seat before it. The old hints are the old damage computation
 (``reference_costs`` of every ``hand − play`` from one memo) on the first ``--old`` deals; a
 hand past the cap counts as the cap's time, so its ratio is a lower bound.
 """
@@ -38,10 +38,23 @@ def cpu(fn: object, *args: object) -> tuple[float, object]:
 
 
 def state(rules: Rules, hand: Hand, table: str | None) -> RefState:
-    hands = [hand, "3", "3", "3"]
+    """Seat 0 holds ``hand``, the others one card each of a rank it holds least of."""
+    spare = min(range(13), key=lambda r: hand.counts[r])
+    other = Hand.from_counts([int(r == spare) for r in range(15)])
+    hands = [hand, other, other, other]
     if table is None:
         return RefState.from_position(rules, hands, 0)
     return RefState.from_position(rules, hands, 0, table=Play.parse(table, rules), table_owner=3)
+
+
+def answering(rules: Rules, hand: Hand, i: int) -> RefState:
+    """Seat 0 answering ``TABLES[i]``, or the next table whose cards the deck still has."""
+    for k in range(len(TABLES)):
+        try:
+            return state(rules, hand, TABLES[(i + k) % len(TABLES)])
+        except ValueError:
+            continue
+    raise ValueError(f"no table fits beside {hand}")
 
 
 def ms(xs: list[float]) -> str:
@@ -57,7 +70,7 @@ def run(preset: str, n: int, n_old: int, cap: int) -> dict[str, object]:
     for i, hand in enumerate(hands):
         dec.append(cpu(decompose, hand, rules)[0])
         lead.append(cpu(hints, state(rules, hand, None))[0])
-        answer.append(cpu(hints, state(rules, hand, TABLES[i % len(TABLES)]))[0])
+        answer.append(cpu(hints, answering(rules, hand, i))[0])
         if i < n_old or i >= n:
             t, c = cpu(_solve.reference_costs, hand.packed, rules.flags, False, [0], cap)
             old_dec.append(t)

@@ -46,7 +46,7 @@ from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 from _budget cimport SkBudget, budget_tick
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, low_rank, nib, nib_sum,
+    R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, high_rank, low_rank, nib, nib_sum,
 )
 from _readings cimport (
     FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, jokers_tag, sk_classify,
@@ -894,13 +894,17 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
             lo = low_rank(diff)
             # the play back in as a play of its own: a split of the hand through a state, so
             # a state whose best for the hand exceeds the best found by more than the play's
-            # cost cannot improve it (the layer is sorted by that best)
-            pcost = DECO_UNIT
-            if (mode == DECO_KEEP_BOMBS and sk_classify(words[i], flags, tg)
-                    and tag_kind(tg[0]) >= K_BOMB):
-                pcost = DECO_UNIT - nib_sum(words[i])
+            # cost cannot improve it (the layer is sorted by that best). Only for a play that
+            # lies at ranks ≥ lo: no wilds, or one natural rank (a wild may stand below lo
+            # in a sequence: J Q K A BJ is 10..A)
+            pcost = DECO_INF
+            if (words[i] & ~SK_NAT_MASK) == 0 or low_rank(diff) == high_rank(diff):
+                pcost = DECO_UNIT
+                if (mode == DECO_KEEP_BOMBS and sk_classify(words[i], flags, tg)
+                        and tag_kind(tg[0]) >= K_BOMB):
+                    pcost = DECO_UNIT - nib_sum(words[i])
             for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
-                if d.fw_best[k] >= DECO_INF or d.fw_best[k] - pcost + emin >= total:
+                if d.fw_best[k] >= DECO_INF or d.fw_best[k] + emin >= total + pcost:
                     break
                 if not deco_value(d, lo, d.fw_prof[k], vec):
                     return False
