@@ -9,9 +9,10 @@ decomposition search found hardest; beside them, in the same run, the first sear
 
 Times are CPU seconds of this process (the machine is shared: wall clock is noisy). Answering:
 the hand answers one of ``TABLES`` in turn (a single, a pair, a straight, a pair chain, a
-triple, a bomb; the next one when the deck lacks its cards), played by the seat before it. The old hints are the old damage computation
-(``reference_costs`` of every ``hand − play`` from one memo) on the first ``--old`` deals; a
-hand past the cap counts as the cap's time, so its ratio is a lower bound.
+triple, a bomb; the next one when the deck lacks its cards), played by the seat before it.
+The old hints are the old damage computation (``reference_costs`` of every ``hand − play``
+from one memo) on the first ``--old`` deals; a hand past the cap counts as the cap's time, so
+its ratio is a lower bound.
 """
 
 from __future__ import annotations

@@ -182,6 +182,8 @@ def test_worst_hands(preset: str, text: str, count: int, valued: int) -> None:
     kept = decompose(hand, rules, keep_bombs=True)
     assert plain.count == kept.count == count
     assert kept.bomb_cards == _solve.UNIT * count - valued
+    # bounded by the ranks, not the sub-hands: a few thousand states at most
+    assert _solve.decompose_stats(hand.packed, rules.flags, True)[1] < 5_000
     for d in (plain, kept):
         assert sum((p.cards for p in d.plays), Hand()) == hand
         assert all(p in classify(p.cards, rules) for p in d.plays)
