@@ -218,3 +218,18 @@ def test_bad_words_are_refused() -> None:
         _solve.decompose_costs(hand, flags, True, [Hand.parse("5").packed])
     with pytest.raises(ValueError, match="cards word"):
         _solve.decompose_cost(0xF, flags, True)  # 15 threes
+
+
+def test_house_rules_equal_the_reference_search() -> None:
+    """Any rules word (house rules: stars without wilds, only the small jokers wild, ...):
+    the sweep's costs and split against the first search."""
+    rng = random.Random("house")
+    for i in range(budget(ci=60, full=600)):
+        flags = rng.randrange(64)
+        size = rng.randint(4, 16)
+        hand = seeded_deal(rng.randrange(1 << 30), size) if i % 2 else biased_hand(rng, size)
+        for kb in (False, True):
+            want = _solve.reference_costs(hand.packed, flags, kb, [0])[0]
+            n, cost, words, tags = _solve.decompose_split(hand.packed, flags, kb)
+            assert cost == want == _solve.decompose_cost(hand.packed, flags, kb), (flags, str(hand))
+            assert sum(words) == hand.packed and all(tags) and n == len(words)
