@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 
-from shuangkou import Hand, Play, Rules, decompose, hints
+from shuangkou import Hand, Play, Rules, _solve, decompose, hints
 from shuangkou._reference_game import RefState
 from tests.budget import budget
 from tests.conftest import PRESET_NAMES
@@ -55,3 +55,24 @@ def test_one_and_four_threads_agree() -> None:
     with ThreadPoolExecutor(4) as pool:
         for _ in range(3):
             assert list(pool.map(work, todo)) == serial
+
+
+def test_the_c_entry_from_four_threads() -> None:
+    """The crash of issue 18: ``_solve.decompose_cost`` (GIL released) on 18–22-card hands
+    holding both big jokers, from 4 threads (the old module-global memo: SIGSEGV)."""
+    rng = random.Random("crash")
+    todo = []
+    for preset in ("baibian", "jj"):
+        flags = Rules.preset(preset).flags
+        for _ in range(budget(ci=40, full=200)):
+            size = rng.randint(18, 22)
+            ids = rng.sample(range(104), size - 2) + [106, 107]
+            todo.append((Hand.from_cards(ids).packed, flags))
+
+    def costs(item: tuple[int, int]) -> list[int]:
+        return [_solve.decompose_cost(item[0], item[1], kb) for kb in (False, True)]
+
+    serial = [costs(i) for i in todo]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            assert list(pool.map(costs, todo)) == serial
