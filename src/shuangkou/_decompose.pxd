@@ -49,8 +49,8 @@ from _packed cimport (
     R_ACE, R_BJ, R_SJ, R_TWO, SHIFT_BJ, SHIFT_SJ, SK_NAT_MASK, high_rank, low_rank, nib, nib_sum,
 )
 from _readings cimport (
-    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, jokers_tag, sk_classify,
-    tag_kind,
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_STRAIGHT, jokers_tag,
+    sk_classify, tag_kind, tag_length,
 )
 
 cdef enum:
@@ -357,8 +357,6 @@ cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
 cdef inline bint push_move(Deco* d, uint64_t to, uint64_t how, int32_t cost, int wilds) noexcept nogil:
     cdef long long cap = d.cap
     cdef DecoMove* m
-    if to and wilds_short(d, to) > d.maxw - wilds:
-        return True             # the runs it opens cannot be completed: no move
     if d.top >= cap:
         m = <DecoMove*>realloc(d.moves, 2 * cap * sizeof(DecoMove))
         if m == NULL:
@@ -380,21 +378,24 @@ cdef inline bint push_groups(Deco* d, int c, int demand, int32_t cost, uint64_t 
     """The moves of rank r once its runs take ``demand`` cards: naturals first, wilds for the
     rest; the naturals left (or one natural, when the runs would take them all) form the
     group, which may take any number of the wilds left."""
-    cdef int wr, k, ng
+    cdef int wr, k, ng, allow = d.maxw
+    if to:
+        # the runs it leaves open must be completed with the wilds left: no move otherwise
+        allow -= wilds_short(d, to)
     if demand < c:
         ng = c - demand
-        for k in range(d.maxw + 1):
+        for k in range(allow + 1):
             if not push_move(d, to, how | <uint64_t>ng << 41 | <uint64_t>k << 45,
                              cost + group_cost(d, ng + k), k):
                 return False
         return True
     wr = demand - c
-    if wr > d.maxw:
+    if wr > allow:
         return True
     if not push_move(d, to, how, cost, wr):
         return False
     if c >= 1:
-        for k in range(d.maxw - wr):    # one natural left for the group: one more wild in runs
+        for k in range(allow - wr):     # one natural left for the group: one more wild in runs
             if not push_move(d, to, how | <uint64_t>1 << 41 | <uint64_t>k << 45,
                              cost + group_cost(d, 1 + k), wr + 1 + k):
                 return False
@@ -867,6 +868,7 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
     their cost plus the sub-hand's value from there, whose states above the play's ranks are
     the hand's own (memo hits). False if stopped or out of memory."""
     cdef long long i, k
+    cdef int kind
     cdef int w, u, v, lo, a, maxw = wild_count(hand, flags)
     cdef uint64_t sub, diff
     cdef int32_t base[DECO_W]
@@ -895,14 +897,16 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
             # the play back in as a play of its own: a split of the hand through a state, so
             # a state whose best for the hand exceeds the best found by more than the play's
             # cost cannot improve it (the layer is sorted by that best). Only for a play that
-            # lies at ranks ≥ lo: no wilds, or one natural rank (a wild may stand below lo
-            # in a sequence: J Q K A BJ is 10..A)
+            # fits at ranks ≥ lo (a sequence's window from lo within 3..A: J Q K A BJ must be
+            # 10..A, below its lowest natural)
             pcost = DECO_INF
-            if (words[i] & ~SK_NAT_MASK) == 0 or low_rank(diff) == high_rank(diff):
-                pcost = DECO_UNIT
-                if (mode == DECO_KEEP_BOMBS and sk_classify(words[i], flags, tg)
-                        and tag_kind(tg[0]) >= K_BOMB):
-                    pcost = DECO_UNIT - nib_sum(words[i])
+            if sk_classify(words[i], flags, tg):
+                kind = tag_kind(tg[0])
+                if (kind < K_STRAIGHT or kind == K_BOMB or (words[i] & ~SK_NAT_MASK) == 0
+                        or lo + tag_length(tg[0]) - 1 <= R_ACE):
+                    pcost = DECO_UNIT
+                    if mode == DECO_KEEP_BOMBS and kind >= K_BOMB:
+                        pcost = DECO_UNIT - nib_sum(words[i])
             for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
                 if d.fw_best[k] >= DECO_INF or d.fw_best[k] + emin >= total + pcost:
                     break
