@@ -173,7 +173,8 @@ cdef inline int32_t group_cost(Deco* d, int n) noexcept nogil:
 
 # -- the memo ----------------------------------------------------------------------------------
 cdef inline uint64_t memo_hash(uint64_t key, uint64_t profile) noexcept nogil:
-    cdef uint64_t h = key * 0x9E3779B97F4A7C15ULL ^ (profile + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL
+    cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL
+                       ^ (profile + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL)
     return h ^ (h >> 31)
 
 
@@ -430,7 +431,7 @@ cdef inline int demand_b(const int* b, int n) noexcept nogil:
     return t
 
 
-cdef inline bint push_bombs(Deco* d, int r, int c, int demand, int32_t cost, uint64_t to,
+cdef inline bint push_bombs(Deco* d, int c, int demand, int32_t cost, uint64_t to,
                             uint64_t how, const int* bnext, int nbc, int nb, int avail) noexcept nogil:
     """New chain bombs (``nb`` of them) on top of ``nbc`` going on (codes ``bnext``): equal
     groups choose each new X (non-increasing); uneven groups take 4 cards each plus extra
@@ -577,7 +578,7 @@ cdef inline long long deco_expand(Deco* d, int r, uint64_t p) noexcept nogil:
                                 to_s = (to | <uint64_t>ns | <uint64_t>np << PF_P
                                         | <uint64_t>nt << PF_T)
                                 for nb in range(nb_max + 1):
-                                    if not push_bombs(d, r, c, d3, cost + DECO_UNIT * nb, to_s,
+                                    if not push_bombs(d, c, d3, cost + DECO_UNIT * nb, to_s,
                                                       move_how(js, jp, jt, bm, ns, np, nt, nb,
                                                                0, 0, 0, 0),
                                                       bnext, nbc, nb, avail):
@@ -792,7 +793,6 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
                             and d.fw_val[i * DECO_W + u] + cost < d.fw_val[k * DECO_W + u + w]):
                         d.fw_val[k * DECO_W + u + w] = d.fw_val[i * DECO_W + u] + cost
             d.top = start
-    d.fw_layer[R_TWO + 2 - 1] = d.fw_layer[R_TWO + 1]
     for r in range(R_TWO + 1):
         if not fw_sort(d, r):
             return False
