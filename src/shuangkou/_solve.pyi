@@ -27,8 +27,11 @@ def decompose_split(
 ) -> tuple[int, int, list[int], list[int]]:
     """``(plays, cost, words, tags)`` of an optimal split."""
 
-def decompose_stats(hand: int, flags: int, keep_bombs: bool) -> tuple[int, int, int]:
-    """``(cost, states expanded, memo entries)`` of one call."""
+def decompose_stats(
+    hand: int, flags: int, keep_bombs: bool, words: Iterable[int] | None = ...
+) -> tuple[int, int, int]:
+    """``(cost, states expanded, memo entries)`` of one call (with ``words``: of one
+    :func:`decompose_costs` call)."""
 
 def reference_costs(
     hand: int, flags: int, keep_bombs: bool, words: Iterable[int], max_nodes: int = ...

@@ -154,18 +154,28 @@ def decompose_stats(uint64_t hand, uint32_t flags, bint keep_bombs, words=None) 
     cdef int32_t* out = NULL
     _check_hand(hand)
     if words is not None:
+        words = list(words)
+        for w in words:
+            if not _covers(hand, w):
+                raise ValueError(f"{w:#x} is not part of the hand {hand:#x}")
         n = len(words)
         arr = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
         out = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+        if arr == NULL or out == NULL:
+            free(arr)
+            free(out)
+            raise MemoryError()
         for i, w in enumerate(words):
             arr[i] = w
-    _open(&d, &b)
-    with nogil:
-        c = deco_cost(&d, hand, flags, mode)
-        if n:
-            deco_costs(&d, hand, flags, mode, arr, n, out)
-    free(arr)
-    free(out)
+    try:
+        _open(&d, &b)
+        with nogil:
+            c = deco_cost(&d, hand, flags, mode)
+            if n:
+                deco_costs(&d, hand, flags, mode, arr, n, out)
+    finally:
+        free(arr)
+        free(out)
     nodes, used = d.nodes, d.used
     _close(&d, &b)
     return c, nodes, used
