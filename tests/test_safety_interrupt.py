@@ -22,6 +22,7 @@ import pytest
 
 from shuangkou.cli import main
 from shuangkou.rl import VecEnv
+from tests.conftest import default_sigint
 
 BOUND = 5.0  # seconds from SIGINT to exit: generous for a loaded CI machine
 
@@ -31,7 +32,8 @@ def _interrupt(code: str) -> tuple[int, str, float]:
     Ctrl-C while Python imports the package is Python's); its exit status, stderr and the
     seconds from the signal to its exit."""
     cmd = [sys.executable, "-c", textwrap.dedent(code)]
-    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint)  # as at a terminal, even under nohup
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "go"
@@ -116,6 +118,7 @@ def test_numeric_flags_are_usage_errors(argv: list[str]) -> None:
     assert "Traceback" not in run.stderr and "error: argument" in run.stderr
 
 
+@pytest.mark.usefixtures("sigint_raises")  # interrupt_main does nothing if SIGINT is ignored
 def test_a_vecenv_interrupted_mid_step_resets_to_the_same_deals() -> None:
     # Ctrl-C during a step (simulated with interrupt_main: the main thread gets the
     # KeyboardInterrupt, as from a terminal) leaves the env usable: reset gives a fresh run.

@@ -196,6 +196,7 @@ def test_whole_deck_is_bounded() -> None:
     assert d.count == len(d.plays) and sum((p.cards for p in d.plays), Hand()) == hand
 
 
+@pytest.mark.usefixtures("sigint_raises")  # even when the suite runs with SIGINT ignored
 def test_ctrl_c_stops_a_long_decomposition() -> None:
     """The whole deck in 千变 takes about a second: SIGINT after 50 ms raises
     KeyboardInterrupt from inside the C loop (the budget's signal check)."""
