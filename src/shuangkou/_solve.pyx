@@ -96,8 +96,8 @@ def decompose_nodes() -> int:
 
 # Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction is in the
 # table there, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
-# table with work-preferred replacement, forced moves without a table access, killer moves,
-# MTD(f) at the root and the quick-trick lower bound.
+# table with work-preferred replacement, relative ranks (one entry for positions that differ
+# only in ranks no play can tell apart), MTD(f) at the root and the quick-trick lower bound.
 
 import threading
 
@@ -105,6 +105,8 @@ from libc.stdint cimport uint16_t
 
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 from _generate cimport sk_count
+from _packed cimport SK_NAT_MASK, nib
+from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
 
 from shuangkou._check import as_int
 from shuangkou.errors import ArgumentError
@@ -132,7 +134,7 @@ cdef enum:
     SV_EXACT = 3
     SV_WAYS = 4                 # entries a table bucket (16 bytes each: one 64-byte line)
     SV_STACK0 = 8192
-    SV_MAX_PLY = 512            # plies that keep a killer move (deeper plies have none)
+    SV_RELATIVE_CARDS = 4       # hands of at most 4 cards: no chain (R2), ranks are relative
     SV_QUICK_MOVES = 48         # the quick-trick test runs at leads of at most this many plays
     SV_OBJ_SCORE = 0
     SV_OBJ_BASE = 1
@@ -142,11 +144,10 @@ cdef enum:
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
     # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
     SV_F_BUCKET = 1             # 4-way buckets, work-preferred replacement (off: 1 way, always)
-    SV_F_FORCED = 2             # a node with one move neither probes nor stores the table
-    SV_F_KILLER = 4             # the last cut-off play of the same ply is tried early
+    SV_F_RELATIVE = 4           # table keys over relative ranks once no chain can be formed
     SV_F_MTDF = 8               # root values by MTD(f) (null windows) instead of a full window
     SV_F_QUICK = 16             # quick tricks: a lower bound from a line the others cannot stop
-    SV_F_ALL = 31
+    SV_F_ALL = 29
 
 
 ctypedef struct TTEntry:
@@ -171,14 +172,11 @@ ctypedef struct Search:
     int32_t* order
     long long cap
     long long top
-    long long forced            # nodes with a single move (no table access)
+    long long forced            # nodes with a single move (a forced pass or play)
     SkBudget budget             # nodes (budget.work), the time limit and Ctrl-C
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
-    int root_depth              # the root's depth (a node's ply is root_depth − depth)
-    uint64_t killer_word[SV_MAX_PLY]
-    uint32_t killer_tag[SV_MAX_PLY]
     int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
     Deco deco                   # 手数 for the horizon evaluation (budgeted: see sv_eval)
     uint64_t eval_hand[SV_EVAL_SLOTS]   # its results per hand (direct-mapped)
@@ -223,6 +221,49 @@ cdef inline TTEntry* sv_probe(Search* s, TTEntry* b, uint64_t key) noexcept nogi
         if b[i].key == key and b[i].meta & 3:
             return &b[i]
     return NULL
+
+
+cdef inline uint64_t sv_tt_key(Search* s, const SkState* st) noexcept nogil:
+    """The table key of ``st``: its Zobrist hash, or (relative ranks, DDS's partition idea)
+    once every hand holds at most SV_RELATIVE_CARDS cards — then no chain can be formed (R2:
+    a straight needs 5 cards, a chain of pairs 6) and every play left is of one rank or of
+    jokers, so only the order of the natural ranks still held matters (R4/R5 compare tops;
+    R8 scores counts and stars, never ranks): the hash with the held natural ranks (and the
+    table's top) renumbered 0, 1, 2, … in order, so positions that differ only in the gaps
+    share one entry. The key is built like ``sk_rehash`` (seat to act, passes, escape, places,
+    bombs played) with the renumbered hands and table reading in place of the cards."""
+    cdef uint64_t occupied = 0, tag, x, h
+    cdef int t, r, k = 0, top
+    cdef uint8_t newrank[13]
+    if not (s.features & SV_F_RELATIVE):
+        return st.hash
+    for t in range(4):
+        if st.ncards[t] > SV_RELATIVE_CARDS:
+            return st.hash
+        occupied |= st.hand[t]
+    occupied &= SK_NAT_MASK
+    tag = st.table
+    top = tag_top(tag) if tag else 15
+    for r in range(13):
+        if (occupied >> (4 * r)) & 15 or r == top:
+            newrank[r] = <uint8_t>k
+            k += 1
+    if tag and top < 13:
+        tag = (tag & ~(<uint32_t>15 << 4)) | (<uint32_t>newrank[top] << 4)
+    # the future depends on the table's reading and owner, not on which cards made it
+    h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
+         + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL))
+    for t in range(4):
+        x = st.hand[t] & ~SK_NAT_MASK       # the jokers keep their ranks
+        for r in range(13):
+            if (st.hand[t] >> (4 * r)) & 15:
+                x |= ((st.hand[t] >> (4 * r)) & 15) << (4 * newrank[r])
+        h += sk_mix(x * 0x9E3779B97F4A7C15ULL + <uint64_t>t)
+    for r in range(st.nplaces):
+        h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
+    return h
 
 
 cdef inline bint sv_usable(const TTEntry* e, int depth) noexcept nogil:
@@ -446,9 +487,10 @@ cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess,
 cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                        int depth) noexcept nogil:
     """Fail-soft alpha-beta value of ``st`` for its seat to act, within ``depth`` moves."""
-    cdef int seat = st.to_act, n, k, i, j, bi, ply
+    cdef int seat = st.to_act, n, k, i, j, bi
     cdef int32_t best = -SV_INF, v, a0 = alpha, kb
     cdef uint32_t hint = 0
+    cdef uint64_t key
     cdef long long start, work0, best_code = 0
     cdef bint outer_horizon
     cdef TTEntry* b
@@ -463,7 +505,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if s.evaluation == SV_EVAL_ROLLOUT:
             return sv_rollout(s, st, seat)
         return sv_eval(s, st, seat)
-    b = sv_bucket(s, st.hash)
+    key = sv_tt_key(s, st)
+    b = sv_bucket(s, key)
     sv_prefetch(b)      # the table's memory access overlaps the move generation
     start = s.top
     n = sv_moves(s, st)
@@ -471,16 +514,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         s.stopped = True
         return 0
     s.top = start + n
-    sk_save(st, &u)
-    if n == 1 and s.features & SV_F_FORCED:
-        # one move (a forced pass, or the only play): the table would only be thrashed
-        s.forced += 1
-        sv_apply(st, s.words[start], s.tags[start])
-        v = sv_child(s, st, seat, alpha, beta, depth - 1)
-        sk_restore(st, &u)
-        s.top = start
-        return v
-    e = sv_probe(s, b, st.hash)
+    e = sv_probe(s, b, key)
     if e != NULL:
         if sv_usable(e, depth) and (
                 (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
@@ -490,24 +524,19 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.top = start
             return e.value
         hint = e.best
+    sk_save(st, &u)
+    if n == 1:
+        s.forced += 1   # counted only: a store here pays (forced positions transpose too)
     if s.features & SV_F_QUICK and st.table == 0 and n <= SV_QUICK_MOVES:
         v = sv_quick(s, st, seat, start, n)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
-            sv_store(s, b, st.hash, v, 0, SV_TT_EXACT, SV_LOWER, 1)
+            sv_store(s, b, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             return v
-    ply = s.root_depth - depth
-    if not (s.features & SV_F_KILLER) or not (0 <= ply < SV_MAX_PLY):
-        ply = -1
     for i in range(n):
         s.order[start + i] = i
-        if <uint32_t>(i + 1) == hint:
-            s.keys[start + i] = 1 << 30
-        elif (ply >= 0 and s.tags[start + i] == s.killer_tag[ply]
-                and s.words[start + i] == s.killer_word[ply] and s.tags[start + i] != 0):
-            s.keys[start + i] = 1 << 28
-        else:
-            s.keys[start + i] = sv_key(st, s.words[start + i], s.tags[start + i], seat)
+        s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
+            st, s.words[start + i], s.tags[start + i], seat)
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
@@ -534,12 +563,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
-                    if ply >= 0 and s.tags[start + i] != 0:
-                        s.killer_word[ply] = s.words[start + i]
-                        s.killer_tag[ply] = s.tags[start + i]
                     break
     s.top = start
-    sv_store(s, b, st.hash, best, best_code, depth if s.horizon else SV_TT_EXACT,
+    sv_store(s, b, key, best, best_code, depth if s.horizon else SV_TT_EXACT,
              SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT),
              s.budget.work - work0)
     s.horizon = s.horizon or outer_horizon
@@ -552,7 +578,7 @@ MAX_DEPTH = SV_MAX_DEPTH
 """The deepest depth-limited search."""
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
-TECHNIQUES = {"bucket": SV_F_BUCKET, "forced": SV_F_FORCED, "killer": SV_F_KILLER,
+TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE,
               "mtdf": SV_F_MTDF, "quick": SV_F_QUICK}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
@@ -652,7 +678,7 @@ cdef class Searcher:
 
     @property
     def forced(self) -> int:
-        """Nodes of the last search that had a single move (searched without the table)."""
+        """Nodes of the last search that had a single move (a forced pass or play)."""
         return self.s.forced
 
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
@@ -684,6 +710,7 @@ cdef class Searcher:
         cdef SkUndo u
         cdef int seat = st.to_act, n, i
         cdef int32_t v, best = -SV_INF, guess = 0
+        cdef uint64_t key
         cdef bint first = True
         cdef TTEntry* e
         if st.over or seat < 0:
@@ -692,8 +719,6 @@ cdef class Searcher:
         s.forced = 0
         s.stopped = False
         s.horizon = False
-        s.root_depth = depth
-        memset(s.killer_tag, 0, sizeof(s.killer_tag))
         s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
@@ -701,7 +726,8 @@ cdef class Searcher:
         s.top = n
         moves = [(s.words[i], s.tags[i]) for i in range(n)]
         keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
-        e = sv_probe(s, sv_bucket(s, st.hash), st.hash)
+        key = sv_tt_key(s, &st)
+        e = sv_probe(s, sv_bucket(s, key), key)
         if e != NULL and 0 < e.best <= <uint32_t>n:
             keys[e.best - 1] = 1 << 30
             guess = e.value
@@ -735,7 +761,7 @@ cdef class Searcher:
                 optimal.append(i)
         s.top = 0
         if optimal and not s.stopped:
-            sv_store(s, sv_bucket(s, st.hash), st.hash, best, optimal[0] + 1,
+            sv_store(s, sv_bucket(s, key), key, best, optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
         return moves, values, optimal, s.budget.work, bool(s.stopped), bool(s.horizon)
 
@@ -754,11 +780,11 @@ cdef class Searcher:
         cdef int seat, n, i
         cdef int32_t v = value, w
         cdef uint32_t hint
+        cdef uint64_t key
         cdef bint found
         cdef TTEntry* e
         budget_init(&s.budget, 0, 0.0)      # no limit; Ctrl-C still stops it
         s.stopped = False
-        s.root_depth = SV_EXACT_DEPTH
         s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
@@ -776,7 +802,8 @@ cdef class Searcher:
             if n < 0:
                 raise MemoryError()
             s.top = n
-            e = sv_probe(s, sv_bucket(s, st.hash), st.hash)
+            key = sv_tt_key(s, &st)
+            e = sv_probe(s, sv_bucket(s, key), key)
             hint = e.best if e != NULL else 0
             order = sorted(range(n), key=lambda j: (<uint32_t>(j + 1)) != hint)
             found = False
