@@ -29,6 +29,9 @@ def decompose_split(
 def decompose_nodes() -> int:
     """Sub-hands solved by the shared memo so far."""
 
+def chainless(hand: int, flags: int) -> bool:
+    """No chain can be formed from ``hand`` or a part of it (the relative-rank keys)."""
+
 EXACT_DEPTH: int
 MAX_DEPTH: int
 TECHNIQUES: dict[str, int]

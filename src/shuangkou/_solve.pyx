@@ -105,7 +105,8 @@ from libc.stdint cimport uint16_t
 
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 from _generate cimport sk_count
-from _packed cimport SK_NAT_MASK, nib
+from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
+from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
 from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
 
 from shuangkou._check import as_int
@@ -120,9 +121,22 @@ cdef extern from *:
     #define sv_prefetch(p) ((void)(p))
     static int sv_log2(unsigned long long x) { int k = 0; while (x >>= 1) k++; return k; }
     #endif
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* Ask for transparent huge pages over the table (Linux): a probe then misses the TLB far
+       less often. Advice only: nothing changes where the system refuses it. */
+    static void sv_huge_pages(void* p, size_t n) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE);
+    #else
+        (void)p; (void)n;
+    #endif
+    }
     """
     void sv_prefetch(const void* p) noexcept nogil
     int sv_log2(unsigned long long x) noexcept nogil
+    void sv_huge_pages(void* p, size_t n) noexcept nogil
 
 cdef enum:
     SV_INF = 1 << 28
@@ -148,6 +162,7 @@ cdef enum:
     SV_F_MTDF = 8               # root values by MTD(f) (null windows) instead of a full window
     SV_F_QUICK = 16             # quick tricks: a lower bound from a line the others cannot stop
     SV_F_ALL = 29
+    SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
 
 
 ctypedef struct TTEntry:
@@ -223,42 +238,79 @@ cdef inline TTEntry* sv_probe(Search* s, TTEntry* b, uint64_t key) noexcept nogi
     return NULL
 
 
+cdef inline bint sv_chainless(uint64_t h, uint32_t flags) noexcept nogil:
+    """No chain can ever be formed from ``h`` (nor from what is left of it): every window of
+    5 ranks of 3..A lacks more singles, and every window of 3 ranks more cards for pairs, than
+    the hand has wilds (R2: a straight has ≥ 5 ranks, a chain of pairs ≥ 3; a chain of
+    triples or bombs needs more in the same windows, and a longer chain holds such a window;
+    R3: a wild fills one gap). Counted in the nibble lanes of the packed hand at once: a lane
+    ``v`` (≤ 7) is ≥ ``k`` exactly when ``v + 8 − k`` sets its bit 3."""
+    cdef uint64_t x = h & SK_NAT_MASK, one, two, t, win
+    cdef int w = 0
+    if flags & FLAG_WILD_SJ:
+        w += nib(h, 13)
+    if flags & FLAG_WILD_BJ:
+        w += nib(h, 14)
+    if w >= 5:
+        return False
+    one = (x | x >> 1 | x >> 2 | x >> 3) & SK_NIB1             # lanes with a card
+    two = ((x + 6 * SK_NIB1) >> 3) & SK_NIB1 & SK_NAT_MASK     # lanes with 2 (≤ 8 a rank)
+    # straights: ranks r..r+4 held, r = 0..7 (3..7 up to T..A), at least 5 − w of them
+    win = one + (one >> 4) + (one >> 8) + (one >> 12) + (one >> 16)
+    if (win + <uint64_t>(3 + w) * SK_NIB1) & (8 * SK_NIB1) & 0xFFFFFFFFULL:
+        return False
+    # chains of pairs: ranks r..r+2, r = 0..9, at least 6 − w of their 6 cards held
+    t = one + two
+    win = t + (t >> 4) + (t >> 8)
+    if (win + <uint64_t>(2 + w) * SK_NIB1) & (8 * SK_NIB1) & 0xFFFFFFFFFFULL:
+        return False
+    return True
+
+
+def chainless(uint64_t hand, uint32_t flags) -> bool:
+    """``sv_chainless`` (tests): True when no chain can be formed from ``hand`` or a part."""
+    return sv_chainless(hand, flags)
+
+
 cdef inline uint64_t sv_tt_key(Search* s, const SkState* st) noexcept nogil:
     """The table key of ``st``: its Zobrist hash, or (relative ranks, DDS's partition idea)
-    once every hand holds at most SV_RELATIVE_CARDS cards — then no chain can be formed (R2:
-    a straight needs 5 cards, a chain of pairs 6) and every play left is of one rank or of
+    once no hand can form a chain (at most SV_RELATIVE_CARDS cards — R2: a straight needs 5,
+    a chain of pairs 6 — or ``sv_chainless``): then every play left is of one rank or of
     jokers, so only the order of the natural ranks still held matters (R4/R5 compare tops;
     R8 scores counts and stars, never ranks): the hash with the held natural ranks (and the
     table's top) renumbered 0, 1, 2, … in order, so positions that differ only in the gaps
     share one entry. The key is built like ``sk_rehash`` (seat to act, passes, escape, places,
     bombs played) with the renumbered hands and table reading in place of the cards."""
-    cdef uint64_t occupied = 0, tag, x, h
-    cdef int t, r, k = 0, top
-    cdef uint8_t newrank[13]
+    cdef uint64_t nat[4]
+    cdef uint64_t occupied = 0, held, gaps, low, tag, h
+    cdef int t, r, top
     if not (s.features & SV_F_RELATIVE):
         return st.hash
     for t in range(4):
-        if st.ncards[t] > SV_RELATIVE_CARDS:
+        if st.ncards[t] > SV_RELATIVE_CARDS and not sv_chainless(st.hand[t], s.p.flags):
             return st.hash
-        occupied |= st.hand[t]
-    occupied &= SK_NAT_MASK
+        nat[t] = st.hand[t] & SK_NAT_MASK
+        occupied |= nat[t]
     tag = st.table
     top = tag_top(tag) if tag else 15
-    for r in range(13):
-        if (occupied >> (4 * r)) & 15 or r == top:
-            newrank[r] = <uint8_t>k
-            k += 1
-    if tag and top < 13:
-        tag = (tag & ~(<uint32_t>15 << 4)) | (<uint32_t>newrank[top] << 4)
+    held = (occupied | occupied >> 1 | occupied >> 2 | occupied >> 3) & SK_NIB1 & SK_NAT_MASK
+    if top < 13:
+        held |= (<uint64_t>1) << (4 * top)
+    gaps = ~held & SK_NIB1 & SK_NAT_MASK
+    if top < 13:    # the table's top, renumbered: less the gaps below it
+        tag -= <uint32_t>nib_sum(gaps & (((<uint64_t>1) << (4 * top)) - 1)) << 4
+    while gaps:     # squeeze each gap out, the highest first (no hand holds its rank)
+        r = high_rank(gaps)
+        low = ((<uint64_t>1) << (4 * r)) - 1
+        for t in range(4):
+            nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
+        gaps &= low
     # the future depends on the table's reading and owner, not on which cards made it
     h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
          + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL))
-    for t in range(4):
-        x = st.hand[t] & ~SK_NAT_MASK       # the jokers keep their ranks
-        for r in range(13):
-            if (st.hand[t] >> (4 * r)) & 15:
-                x |= ((st.hand[t] >> (4 * r)) & 15) << (4 * newrank[r])
-        h += sk_mix(x * 0x9E3779B97F4A7C15ULL + <uint64_t>t)
+    for t in range(4):      # the jokers keep their ranks
+        h += sk_mix((nat[t] | (st.hand[t] & ~SK_NAT_MASK)) * 0x9E3779B97F4A7C15ULL
+                    + <uint64_t>t)
     for r in range(st.nplaces):
         h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
     for r in range(st.nbombs):
@@ -617,6 +669,7 @@ cdef class Searcher:
         """For the rules of ``state`` (a ``shuangkou.State``: its engine parameters).
         ``techniques``: names of :data:`TECHNIQUES` to use (None: all)."""
         cdef uint64_t entries
+        cdef size_t size, align
         cdef int features = SV_F_ALL
         if self.lock is not None:
             raise RuntimeError("a Searcher is set up once")
@@ -637,9 +690,13 @@ cdef class Searcher:
         entries = (<uint64_t>1) << bits
         self.s.bucket_mask = (entries - 1) & ~(<uint64_t>(self.s.ways - 1))
         # calloc: the pages are mapped zeroed on first touch (a big table costs only what is
-        # used); 64 bytes more to start it on a cache line
-        self.s.tt_block = calloc(entries * sizeof(TTEntry) + 64, 1)
-        self.s.tt = <TTEntry*>((<size_t>self.s.tt_block + 63) & ~(<size_t>63))
+        # used); started on a huge page (or a cache line when smaller)
+        size = entries * sizeof(TTEntry)
+        align = SV_HUGE if size >= SV_HUGE else 64
+        self.s.tt_block = calloc(size + align, 1)
+        self.s.tt = <TTEntry*>((<size_t>self.s.tt_block + align - 1) & ~(<size_t>(align - 1)))
+        if size >= SV_HUGE:
+            sv_huge_pages(self.s.tt, size)
         self.s.cap = SV_STACK0
         self.s.words = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
         self.s.tags = <uint32_t*>calloc(self.s.cap, sizeof(uint32_t))
