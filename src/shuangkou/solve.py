@@ -10,7 +10,6 @@ the exact endgame solver and a PIMC policy.
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import threading
@@ -21,7 +20,7 @@ from functools import cmp_to_key
 from typing import Any, Literal, Protocol
 
 from . import _solve
-from ._check import as_int
+from ._check import as_int, as_seat, as_seconds, as_seed
 from ._engine import State
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import ArgumentError
@@ -31,7 +30,7 @@ from .position import PositionFields
 from .rules import Rules, as_rules
 
 __all__ = [
-    "Decomposition", "Solution", "decompose", "hints", "pimc_policy", "sample_deals",
+    "MAX_SAMPLES", "Decomposition", "Solution", "decompose", "hints", "pimc_policy", "sample_deals",
     "sample_worlds", "solve",
 ]
 
@@ -59,7 +58,11 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
     wilds (the kernel's plays, R2/R3: any card set that is a legal play).
 
     With ``keep_bombs`` the split is, among those with the fewest plays, one with the most cards
-    in bombs (the valued split that hints use: bombs kept whole). The count is the same."""
+    in bombs (the valued split that hints use: bombs kept whole). The count is the same.
+
+    Bounded time on any hand (docs/solver.md "Decomposition": about a millisecond on the worst
+    dealt hands), GIL released; safe from many threads at once (each call owns its memo).
+    Ctrl-C stops it (``KeyboardInterrupt``)."""
     h = hand if isinstance(hand, Hand) else Hand.parse(hand)
     r = as_rules(rules)
     count, _, words, tags = _solve.decompose_split(h.packed, r.flags, keep_bombs)
@@ -119,7 +122,10 @@ def hints(position: Position) -> list[Play]:
     those that break a bomb, chain or bigger group (least damage first), then the smallest top
     — and then the bombs, from the smallest (R5), each rank's wild-free and unbroken first.
     Leading: the plays that shed the hand best — parts of an optimal split first (least damage
-    first), plain before bombs, wild-free first, lowest top first, more cards first."""
+    first), plain before bombs, wild-free first, lowest top first, more cards first.
+
+    The damages come from one pass over the hand (milliseconds on a full hand); safe from many
+    threads at once."""
     seat = position.to_act
     if seat is None:
         return []
@@ -145,6 +151,24 @@ def hints(position: Position) -> list[Play]:
 
 
 # -- sampling the hidden hands -------------------------------------------------------------------
+MAX_SAMPLES = 100_000
+"""Most deals (worlds) one :func:`sample_deals` / :func:`sample_worlds` call draws: the list is
+built at once (a world is a few hundred bytes, 10**9 of them would exhaust memory); draw more
+in several calls with other seeds."""
+
+
+def _check_sampling(game: object, seat: object, n: object, seed: object) -> tuple[int, int, int]:
+    """The sampler's arguments by the argument rule: a Game or a seat's view, a seat, ``n``
+    0..MAX_SAMPLES, a seed 0..2**64-1."""
+    if not isinstance(game, Game) and not all(
+        hasattr(game, a) and not isinstance(game, type)
+        for a in ("seat", "hand", "partner_hand", "cards_left", "cards_played", "to_act")
+    ):
+        raise ArgumentError(f"game must be a Game or a seat's view (view(seat)), not "
+                            f"{type(game).__name__}")
+    return (as_seat(seat), as_int(n, "n", 0, MAX_SAMPLES), as_seed(seed))
+
+
 def _other_copy(card: int) -> int:
     """The same rank and suit in the other deck (R7 明牌: the leader's partner holds it)."""
     a, b = face_copies(card_face(card))
@@ -251,11 +275,8 @@ def sample_deals(
     first leader, its other copy to the leader or the leader's partner (to the partner when a
     swap was made); cards nobody was dealt (a scripted deal) stay out. From a seat's view
     (``view(seat)``, what ``simulate`` hands a policy) the rank-level facts only, over the full
-    108-card deck."""
-    if seat not in range(4):
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n!r}")
+    108-card deck. ``n`` is at most :data:`MAX_SAMPLES`; ``seed`` an int 0..2**64-1."""
+    seat, n, seed = _check_sampling(game, seat, n, seed)
     rng = random.Random(seed)
     if isinstance(game, Game):
         return _deal_game(game, seat, n, rng)
@@ -266,8 +287,10 @@ def sample_deals(
 
 def sample_worlds(game: Game | SeatKnowledge, seat: int, n: int, seed: int) -> list[State]:
     """:func:`sample_deals` as positions: the current position of ``game`` (a Game or a seat's
-    view) with the hidden hands replaced by each sample (ready for :func:`solve`)."""
+    view) with the hidden hands replaced by each sample (ready for :func:`solve`); at most
+    :data:`MAX_SAMPLES` of them."""
     pos: Any = game
+    _check_sampling(game, seat, n, seed)
     if pos.to_act is None:
         raise ValueError("the deal is over: there is no world to sample")
     bombs = [pos.bombs_played(s) for s in range(4)]
@@ -275,7 +298,7 @@ def sample_worlds(game: Game | SeatKnowledge, seat: int, n: int, seed: int) -> l
         State.from_position(
             pos.rules, hands, pos.to_act, table=pos.table, table_owner=pos.table_owner,
             passes=pos.passes, places=pos.places, bombs=bombs, leader=pos.leader,
-            trick=pos.trick,
+            trick=pos.trick, hand_size=None,  # the seats' sizes are the position's own
         )
         for hands in sample_deals(game, seat, n, seed)
     ]
@@ -305,18 +328,6 @@ def default_tt_bits() -> int:
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows): the default
         return TT_BITS
     return max(16, min(TT_BITS, (memory // 16 // 16).bit_length() - 1))
-
-
-def _seconds(value: object, what: str) -> float | None:
-    """A time limit: ``None`` (none) or a finite number of seconds > 0 (not a bool)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ArgumentError(f"{what} must be a number of seconds or None, not {value!r}")
-    t = float(value)
-    if not (math.isfinite(t) and t > 0):
-        raise ArgumentError(f"{what} must be finite and > 0, got {value!r}")
-    return t
 
 
 def _node_limit(value: object, what: str = "max_nodes") -> int:
@@ -445,7 +456,7 @@ def solve(
     state = as_state(position)
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
-    seconds = _seconds(time_limit, "time_limit")
+    seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
     bits = default_tt_bits() if tt_bits is None else as_int(tt_bits, "tt_bits", 4, 34)
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
