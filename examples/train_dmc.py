@@ -23,6 +23,12 @@ The shipped weights (``src/shuangkou/learned_weights.npz``) were made by::
 
 Other runs::
 
+    python examples/train_dmc.py --presets classic,jj --minutes 50 --seed 2 --out classic_jj.npz
+    python examples/train_dmc.py --bundle baibian.npz classic_jj.npz \
+        --out src/shuangkou/learned_weights.npz       # one file, a network per preset
+
+Other runs::
+
     python examples/train_dmc.py --minutes 1 --out /tmp/w.npz     # a one-minute smoke (CI)
 
 Every ``--curve-every`` seconds it plays ``--curve-deals`` duplicate deal pairs against greedy
@@ -42,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from shuangkou import Rules
-from shuangkou.learned import DIM, GREEDY_COLUMN, MLP, Adam, best_rows, features
+from shuangkou.learned import DIM, GREEDY_COLUMN, MLP, Adam, best_rows, bundle, features
 from shuangkou.rl import Step, VecEnv
 
 SCORE_SCALE = 16.0   # targets are team scores / 16, clipped to ±6
@@ -120,7 +126,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
     ap.add_argument("--png", default=None)
+    ap.add_argument("--bundle", nargs="+", metavar="NPZ",
+                    help="instead of training: bundle these --out files into --out")
     args = ap.parse_args(argv)
+    if args.bundle:
+        bundle(args.bundle, args.out)
+        return {"bundled": args.bundle, "out": args.out}
 
     rng = np.random.default_rng(args.seed)
     presets = args.presets.split(",")

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import _solve
-from .learned import MLP, best_rows, features, load, view_observation
+from .learned import MLP, best_rows, features, load, play_arrays, view_observation
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -100,24 +100,27 @@ class HeuristicBot(Bot):
       the lead back); when an opponent holds ≤ 2 cards, no lead of that size unless it is the
       highest; else the least damage, plain before bomb, wild-free, lowest top, most cards.
 
-    Decomposition is exact but can be slow on rare hands (many wilds): a hand holding more than
-    ``max_wilds`` wild jokers is played by greedy (``wilds="fewest"``)."""
+    Its budget: decomposition is exact but slow on big hands holding wilds (0.05–0.3 s on a
+    full 百变 hand with one wild, seconds with two), so a hand holding more than ``max_wilds``
+    wild jokers, or any wild and more than ``wild_cards`` cards, is played by greedy's rules
+    (``wilds="fewest"``)."""
 
-    def __init__(self, name: str, rules: Rules, max_wilds: int = 1) -> None:
+    def __init__(self, name: str, rules: Rules, max_wilds: int = 1, wild_cards: int = 16) -> None:
         super().__init__(name, rules, self._decide, "fewest")
         self.max_wilds = max_wilds
+        self.wild_cards = wild_cards
         self._wild_ranks = [r for r, on in ((13, rules.wild_small_joker),
                                             (14, rules.wild_big_joker)) if on]
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
         plays = list(plays)
         hand = view.hand
-        for p in plays:
-            if p.packed == hand.packed:
-                return max((q for q in plays if q.packed == hand.packed),
-                           key=lambda q: (q.stars, q.is_bomb))
+        out: list[Play] = [p for p in plays if p.packed == hand.packed]
+        if out:
+            return max(out, key=lambda q: (q.stars, q.is_bomb))
         counts = hand.counts
-        if sum(counts[r] for r in self._wild_ranks) > self.max_wilds:
+        wilds = sum(counts[r] for r in self._wild_ranks)
+        if wilds > self.max_wilds or wilds and sum(counts) > self.wild_cards:
             return greedy_policy(view, plays, rng)
         if not plays:
             return None
@@ -199,23 +202,30 @@ def _bomb_rank(p: Play, bombs: list[Play], rules: Rules) -> int:
 class LearnedBot(Bot):
     """The network of :mod:`shuangkou.learned` (``examples/train_dmc.py``): scores every legal
     play and pass from the seat's view and makes the best. :meth:`actions` does the same for a
-    whole ``VecEnv`` step."""
+    whole ``VecEnv`` step.
 
-    def __init__(self, name: str, rules: Rules, weights: Any = None) -> None:
-        super().__init__(name, rules, self._decide, "all")
-        self.net: MLP = load(weights)
+    It trains on the full legal lists (``VecEnv``'s); at the table it scores the
+    ``wilds="fewest"`` list by default (one play per reading, the fewest wilds: what it
+    nearly always picks from the full list anyway), which keeps a 百变 lead of a thousand ways
+    of taking cards to a few dozen rows; ``wilds="all"`` scores them all. ``weights``: another
+    :func:`shuangkou.learned.bundle` file."""
+
+    def __init__(self, name: str, rules: Rules, weights: Any = None,
+                 wilds: str = "fewest") -> None:
+        if wilds not in ("all", "fewest"):
+            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        super().__init__(name, rules, self._decide, wilds)
+        nets = load(weights)
+        # a preset's own network, else (house rules, a preset trained with no network of its
+        # own) the 百变 one
+        self.net: MLP = nets.get(rules.name) or nets.get("baibian") or next(iter(nets.values()))
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
         plays = list(plays)
-        words = np.array([p.packed for p in plays], np.uint64)
-        tags = np.array([p.tag for p in plays], np.uint32)
-        can_pass = view.table is not None
         if not plays:
             return None
-        cards = ((words[:, None] >> (4 * np.arange(15, dtype=np.uint64))) & 15).astype(np.uint8)
-        feat = np.stack([tags & 15, (tags >> 4) & 15, (tags >> 8) & 31, (tags >> 13) & 15,
-                         (tags >> 17) & 31, (tags >> 22) & 63, (tags >> 28) & 7],
-                        axis=1).astype(np.uint8)
+        cards, feat = play_arrays(plays)
+        can_pass = view.table is not None
         obs = view_observation(view)[None]
         offsets = np.array([0, len(plays)], np.int64)
         x, env, is_pass = features(obs, offsets, cards, feat, np.array([can_pass]), self.rules)

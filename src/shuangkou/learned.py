@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -29,7 +29,8 @@ from .cards import MAX_COPIES
 from .plays import Kind
 from .rules import PRESETS, Rules
 
-__all__ = ["DIM", "GREEDY_COLUMN", "MLP", "WEIGHTS_FILE", "features", "greedy_rows", "load", "view_observation"]
+__all__ = ["DIM", "GREEDY_COLUMN", "MLP", "WEIGHTS_FILE", "bundle", "features", "greedy_rows",
+           "load", "metadata", "play_arrays", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -48,6 +49,9 @@ _LEADING = _O["leading"]
 _READING = slice(_O["table_reading"], _O["table_reading"] + 7)
 _OWNER = slice(_O["table_owner"], _O["table_owner"] + 4)
 _PASSES = _O["passes"]
+_NIBBLES = (4 * np.arange(15)).astype(np.uint64)
+_TAG_SHIFTS = np.array([0, 4, 8, 13, 17, 22, 28], np.uint32)
+_TAG_MASKS = np.array([15, 15, 31, 15, 31, 63, 7], np.uint32)
 STATE_DIM = 15 * 3 + 4 + 4 + 1 + 4 + 1 + N_KINDS + 2 + len(PRESETS)
 PLAY_DIM = 15 * 2 + N_KINDS + 4 + 3 + 6
 DIM = STATE_DIM + PLAY_DIM
@@ -83,6 +87,17 @@ def view_observation(view: Any) -> np.ndarray:
         obs[_OWNER.start + ((view.table_owner - seat) & 3)] = 1
         obs[_PASSES] = view.passes
     return obs
+
+
+def play_arrays(plays: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(cards, features)`` of a list of plays as ``VecEnv`` writes them: ``(M, 15)`` uint8
+    card counts and ``(M, 7)`` uint8 kind, top, width, length, stars, size, wilds (the
+    reading tag's fields, docs/internals.md)."""
+    words = np.fromiter((p.packed for p in plays), np.uint64)
+    tags = np.fromiter((p.tag for p in plays), np.uint32)
+    cards = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.uint8)
+    feat = ((tags[:, None] >> _TAG_SHIFTS) & _TAG_MASKS).astype(np.uint8)
+    return cards, feat
 
 
 # -- greedy's choice, vectorised ---------------------------------------------------------------
@@ -231,8 +246,11 @@ class MLP:
         acts = [x]
         h = x
         last = len(self.w) - 1
+        # few rows (one decision): numpy's own loops; OpenBLAS would wake its threads for a
+        # tiny product, which costs milliseconds on a busy machine
+        small = x.shape[0] < 256
         for i, (w, b) in enumerate(zip(self.w, self.b)):
-            h = h @ w + b
+            h = (np.einsum("ij,jk->ik", h, w) if small else h @ w) + b
             if i < last:
                 h = np.maximum(h, 0)
             acts.append(h)
@@ -254,21 +272,31 @@ class MLP:
                 g = (g @ self.w[i].T) * (acts[i] > 0)
         return float((err * err).mean()), gw[::-1] + gb[::-1]
 
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        out = {f"{prefix}w{i}": w for i, w in enumerate(self.w)}
+        out.update({f"{prefix}b{i}": b for i, b in enumerate(self.b)})
+        return out
+
     def save(self, path: Any, **meta: Any) -> None:
-        arrays = {f"w{i}": w for i, w in enumerate(self.w)}
-        arrays.update({f"b{i}": b for i, b in enumerate(self.b)})
+        """One network and its ``meta`` (text: the command, seed, presets it was trained on)."""
+        arrays = self.arrays()
         arrays.update({f"meta_{k}": np.array(str(v)) for k, v in meta.items()})
-        np.savez_compressed(path, **arrays)
+        np.savez_compressed(path, **cast(dict[str, Any], arrays))
+
+    @classmethod
+    def from_arrays(cls, z: Any, prefix: str = "") -> MLP:
+        layers = sum(1 for k in z.files if k.startswith(prefix + "w"))
+        net = cls([np.asarray(z[f"{prefix}w{i}"], np.float32) for i in range(layers)],
+                  [np.asarray(z[f"{prefix}b{i}"], np.float32) for i in range(layers)])
+        if not layers or net.w[0].shape[0] != DIM:
+            raise ValueError(f"the weights do not fit this version's {DIM} features")
+        return net
 
     @classmethod
     def load(cls, path: Any) -> MLP:
+        """A network :meth:`save` wrote."""
         with np.load(path) as z:
-            layers = sum(1 for k in z.files if k.startswith("w"))
-            net = cls([z[f"w{i}"].astype(np.float32) for i in range(layers)],
-                      [z[f"b{i}"].astype(np.float32) for i in range(layers)])
-        if net.w[0].shape[0] != DIM:
-            raise ValueError(f"weights expect {net.w[0].shape[0]} features, this version has {DIM}")
-        return net
+            return cls.from_arrays(z)
 
 
 class Adam:
@@ -291,9 +319,39 @@ class Adam:
         return loss
 
 
-def load(path: Any = None) -> MLP:
-    """The network of ``path``, by default the shipped weights."""
+def bundle(paths: list[Any], out: Any) -> None:
+    """One weights file of the networks :meth:`MLP.save` wrote in ``paths``, each keyed by the
+    presets it was trained on (its ``meta_presets``), their meta data kept beside it."""
+    arrays: dict[str, np.ndarray] = {}
+    for path in paths:
+        with np.load(path) as z:
+            net = MLP.from_arrays(z)
+            meta = {k: z[k] for k in z.files if k.startswith("meta_")}
+        for preset in str(meta["meta_presets"]).split(","):
+            arrays.update(net.arrays(f"{preset}."))
+            arrays.update({f"{preset}.{k}": v for k, v in meta.items()})
+    np.savez_compressed(out, **cast(dict[str, Any], arrays))
+
+
+def load(path: Any = None) -> dict[str, MLP]:
+    """The networks of a :func:`bundle` file by preset name, by default the shipped weights."""
     if path is None:
         with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
-            return MLP.load(p)
-    return MLP.load(path)
+            return load(p)
+    with np.load(path) as z:
+        presets = sorted({k.split(".", 1)[0] for k in z.files if "." in k})
+        return {p: MLP.from_arrays(z, f"{p}.") for p in presets}
+
+
+def metadata(path: Any = None) -> dict[str, dict[str, str]]:
+    """Per preset of a :func:`bundle` file, how its network was made (command, seed, …)."""
+    if path is None:
+        with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
+            return metadata(p)
+    out: dict[str, dict[str, str]] = {}
+    with np.load(path) as z:
+        for k in z.files:
+            preset, _, name = k.partition(".")
+            if name.startswith("meta_"):
+                out.setdefault(preset, {})[name[5:]] = str(z[k])
+    return out
