@@ -20,7 +20,8 @@ The bots (docs/bots.md has their ladder):
 * ``"greedy"`` – the kernel's heuristic (:func:`shuangkou.sim.greedy_policy`);
 * ``"heuristic"`` – values a hand by its 手数 (:func:`shuangkou.decompose`, bombs kept whole)
   and plays for the partner (:class:`HeuristicBot`);
-* ``"pimc"`` – :func:`shuangkou.pimc_policy`, its horizon scored by the 手数 evaluation;
+* ``"pimc"`` – :func:`shuangkou.pimc_policy`, 8 worlds × 300 nodes, rollouts at the horizon
+  (its 手数 horizon evaluation, ``evaluation="hand_count"``, measured far weaker: docs/bots.md);
 * ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
 * ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`).
 """
@@ -248,7 +249,7 @@ class LearnedBot(Bot):
 
 # -- make --------------------------------------------------------------------------------------
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 300,
-          evaluation: str = "hand_count", **options: Any) -> Bot:
+          evaluation: str = "rollout", **options: Any) -> Bot:
     return Bot(name, rules, pimc_policy(worlds, max_nodes, evaluation=evaluation,  # type: ignore[arg-type]
                                         **options), "all")
 
