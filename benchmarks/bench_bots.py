@@ -29,7 +29,7 @@ LADDER = ("random", "greedy", "pimc", "heuristic", "learned")
 
 
 def _ms(x: float | None) -> str:
-    return "kernel" if x is None else f"{x:.2f}"
+    return "built-in" if x is None else f"{x:.2f}"
 
 
 def table(rows: list[dict[str, Any]]) -> str:
