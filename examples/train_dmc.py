@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 from typing import Any
 
@@ -109,9 +110,11 @@ def duplicate(net: MLP, preset: str, pairs: int, seed: int) -> dict[str, Any]:
 
 # -- training ------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    smoke = os.environ.get("SK_SMOKE") == "1"  # tests/test_examples.py: a few seconds
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--presets", default="baibian", help="comma-separated presets to train on")
-    ap.add_argument("--minutes", type=float, default=1.0, help="wall-clock training time")
+    ap.add_argument("--minutes", type=float, default=0.2 if smoke else 1.0,
+                    help="wall-clock training time")
     ap.add_argument("--envs", type=int, default=256, help="deals stepped together per preset")
     ap.add_argument("--hidden", default="128,64")
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -119,9 +122,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--updates", type=int, default=2, help="updates per env step")
     ap.add_argument("--warm", type=float, default=0.3,
                     help="share of the time the team plays ε-greedy around greedy")
-    ap.add_argument("--curve-pairs", type=int, default=200, help="duplicate pairs a curve point")
+    ap.add_argument("--curve-pairs", type=int, default=50 if smoke else 200,
+                    help="duplicate pairs a curve point")
     ap.add_argument("--curve-every", type=float, default=300.0, help="seconds between points")
-    ap.add_argument("--eval-pairs", type=int, default=1000, help="final evaluation, per preset")
+    ap.add_argument("--eval-pairs", type=int, default=100 if smoke else 1000,
+                    help="final evaluation, per preset")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
