@@ -12,10 +12,12 @@ import subprocess
 import sys
 
 from shuangkou import bots, learned, simulate
+from tests.conftest import needs
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "train_dmc.py"
 
 
+@needs(module="matplotlib")  # the learning curve
 def test_training_for_a_minute(tmp_path: pathlib.Path) -> None:
     png, out, weights = tmp_path / "curve.png", tmp_path / "result.json", tmp_path / "w.npz"
     subprocess.run(
