@@ -7,6 +7,7 @@
     shuangkou plays "3 3 4 4 5 5 7 8 9 10 J BJ" --on "5 6 7 8 9" --rules baibian
     shuangkou solve "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
     shuangkou hint "classic 33456789/3/3/3 0 - 0 - -/-/-/- -"
+    shuangkou arena learned greedy --rules baibian --deals 2000
     shuangkou serve --db sqlite:///var/lib/shuangkou.db --port 8000
 """
 
@@ -120,6 +121,20 @@ def _parser() -> argparse.ArgumentParser:
 
     hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
     hi.add_argument("position", help="position text (docs/position.md)")
+    ar = sub.add_parser("arena", help="bot against bot on duplicate deals (docs/bots.md)",
+                        formatter_class=fmt)
+    ar.add_argument("bot_a", metavar="BOT_A",
+                    help="a bot of shuangkou.bots, options after a colon: pimc:worlds=16")
+    ar.add_argument("bot_b", metavar="BOT_B", help="its opponent")
+    ar.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
+    ar.add_argument("--deals", type=int, default=1000,
+                    help="deal pairs (each deal played twice, the teams' seats exchanged)")
+    ar.add_argument("--seed", type=int, default=1, help="run seed (deal i: rng.deal_seed(seed, i))")
+    ar.add_argument("--start", type=int, default=0, help="first deal index")
+    ar.add_argument("--processes", type=int, default=None, help="worker processes (default: cores)")
+    ar.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ar.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     sv = sub.add_parser("serve", help="run the game server (needs the 'server' extra)")
     sv.add_argument("--db", default="sqlite://shuangkou.db",
                     help="sqlite://PATH (default ./shuangkou.db) or postgresql://user@host/db")
@@ -177,6 +192,19 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.plot:
         plot(res, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from .arena import duel
+
+    if args.deals < 1:
+        raise ValueError("--deals must be >= 1")
+    if args.processes is not None and args.processes < 1:
+        raise ValueError("--processes must be >= 1")
+    res = duel(args.bot_a, args.bot_b, Rules.preset(args.rules), args.deals, seed=args.seed,
+               start=args.start, processes=args.processes, progress=not args.no_progress)
+    print(json.dumps(res.summary(), indent=1) if args.json else res)
     return 0
 
 
@@ -269,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _solve(args)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "arena":
+            return _arena(args)
         return _plays(args)
     except (ShuangkouError, ValueError) as e:
         print(f"shuangkou: error: {e}", file=sys.stderr)

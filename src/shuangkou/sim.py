@@ -132,6 +132,8 @@ def _as_policies(policy: PolicyArg) -> list[str | PolicyFn]:
             pols = pols * (4 // len(pols))
         if len(pols) != 4:
             raise ValueError("policy must be one policy, two (team 0+2, team 1+3) or four")
+    # a shuangkou.bots bot the kernel plays itself ("random", "greedy") runs in the kernel
+    pols = [getattr(p, "kernel", None) or p for p in pols]
     for p in pols:
         if isinstance(p, str):
             if p not in _BUILTIN:

@@ -131,7 +131,8 @@ class VecEnv:
     workers split the batch (the results do not depend on it).
 
     ``opponents`` maps seats to a built-in policy (``"random"``: uniform over the legal plays
-    and pass; ``"greedy"``: the kernel's heuristic) played inside the kernel; the other seats
+    and pass; ``"greedy"``: the kernel's heuristic; or ``shuangkou.bots.make`` of either)
+    played inside the kernel; the other seats
     are the agent's: every returned row is an agent seat's decision. ``log=True`` keeps each
     deal's actions (:meth:`deal_log`), for replays and tests. With ``autoreset=False`` a
     finished deal stays over (``to_act`` -1, no legal plays, its actions ignored) until
@@ -163,6 +164,7 @@ class VecEnv:
                                 f"{type(opponents).__name__}")
         for key, name in (opponents or {}).items():
             seat = as_seat(key, "opponent seat")
+            name = getattr(name, "kernel", None) or name  # a shuangkou.bots bot the kernel runs
             if not isinstance(name, str) or name not in _POLICIES:
                 raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
             policy[seat] = _POLICIES[name]

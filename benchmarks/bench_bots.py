@@ -1,0 +1,94 @@
+"""The bots' ladder (docs/bots.md): every pair of bots on duplicate deals, every preset, with
+Elo-style ratings; or the target run, ``default`` against greedy.
+
+::
+
+    python benchmarks/bench_bots.py --pairs 300 --pimc-pairs 100 --json ladder.json
+    python benchmarks/bench_bots.py --target --pairs 2000 --json target.json
+    python benchmarks/bench_bots.py --report ladder.json          # the tables again
+
+Each matchup is :func:`shuangkou.arena.duel` (deals played twice, the teams' seats exchanged,
+in worker processes on every core). Results are written to ``--json`` after each matchup and a
+rerun with the same file skips the matchups already there, so a long ladder can be stopped and
+resumed. Printed: per preset, each matchup's margin a deal (95% CI), deals won and lost, the
+first-out share and each side's CPU time a decision, then the ratings (greedy = 1500).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+from typing import Any
+
+from shuangkou.arena import duel, elo
+from shuangkou.rules import PRESETS
+
+LADDER = ("random", "greedy", "pimc", "heuristic", "learned")
+
+
+def _ms(x: float | None) -> str:
+    return "built-in" if x is None else f"{x:.2f}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """Markdown tables of the matchups and ratings, per preset."""
+    out = []
+    for preset in dict.fromkeys(r["rules"] for r in rows):
+        mine = [r for r in rows if r["rules"] == preset]
+        out += [f"### {preset}", "",
+                "| A vs B | pairs | A's margin a deal [95% CI] | A won | A lost | A first out "
+                "| ms a decision A / B |", "|---|---|---|---|---|---|---|"]
+        for r in mine:
+            out.append(f"| {r['a']} vs {r['b']} | {r['pairs']:,} | {r['margin']:+.2f} "
+                       f"[{r['ci95'][0]:+.2f}, {r['ci95'][1]:+.2f}] | {r['won']:.1%} | "
+                       f"{r['lost']:.1%} | {r['first']:.1%} | {_ms(r['ms_a'])} / "
+                       f"{_ms(r['ms_b'])} |")
+        ratings = elo(mine)
+        out += ["", "Ratings (Bradley–Terry on deals won, a tie half; greedy = 1500): "
+                + ", ".join(f"{k} {v:.0f}" for k, v in sorted(ratings.items(),
+                                                              key=lambda kv: -kv[1])), ""]
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--presets", default=",".join(PRESETS))
+    ap.add_argument("--bots", default=",".join(LADDER), help="the ladder's bots")
+    ap.add_argument("--pairs", type=int, default=300, help="deal pairs a matchup")
+    ap.add_argument("--pimc-pairs", type=int, default=100, help="deal pairs of pimc matchups")
+    ap.add_argument("--target", action="store_true", help="only default vs greedy")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--processes", type=int, default=None)
+    ap.add_argument("--json", help="results file: written after each matchup, resumed from")
+    ap.add_argument("--report", help="print the tables of a results file and stop")
+    a = ap.parse_args()
+    if a.report:
+        with open(a.report) as f:
+            print(table(json.load(f)))
+        return
+    rows: list[dict[str, Any]] = []
+    if a.json and os.path.exists(a.json):
+        with open(a.json) as f:
+            rows = json.load(f)
+    done = {(r["a"], r["b"], r["rules"]) for r in rows}
+    names = a.bots.split(",")
+    matchups = [("default", "greedy")] if a.target else [
+        (x, y) for y, x in itertools.combinations(names, 2)]  # the stronger-listed one as A
+    for preset in a.presets.split(","):
+        for x, y in matchups:
+            if (x, y, preset) in done:
+                continue
+            pairs = a.pimc_pairs if "pimc" in (x, y) else a.pairs
+            r = duel(x, y, preset, pairs, seed=a.seed, processes=a.processes, progress=True)
+            print(r, flush=True)
+            rows.append(r.summary())
+            if a.json:
+                with open(a.json, "w") as f:
+                    json.dump(rows, f, indent=1)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""Players for every driver: ``simulate``, ``play_deal``, ``VecEnv`` opponents, the server.
+
+::
+
+    from shuangkou import bots, simulate
+    bot = bots.make("default", "baibian")          # the strongest bot deciding within 20 ms
+    simulate(1000, "baibian", (bot, "greedy"))      # team 0+2 the bot, team 1+3 greedy
+    bots.make("pimc", "jj", worlds=8, max_nodes=300)
+
+A bot is a :class:`Bot`: a callable ``bot(view, plays, rng)`` returning one of ``plays`` or
+``None`` to pass — the policy signature of :mod:`shuangkou.sim` (``view`` is the deciding
+seat's ``State.view(seat)``, what the seat may know), with the ``wilds`` attribute saying which
+legal list it wants. So one object plays in ``simulate``, ``play_deal`` and a server table.
+The kernel's own players (``"random"``, ``"greedy"``) also carry their built-in name
+(:attr:`Bot.kernel`), which ``simulate`` and ``VecEnv(opponents=…)`` run inside the kernel.
+
+The bots (docs/bots.md has their ladder):
+
+* ``"random"`` – uniform over the legal plays and pass (``wilds="all"``);
+* ``"greedy"`` – the kernel's heuristic (:func:`shuangkou.sim.greedy_policy`);
+* ``"heuristic"`` – values a hand by its 手数 (:func:`shuangkou.decompose`, bombs kept whole)
+  and plays for the partner (:class:`HeuristicBot`);
+* ``"pimc"`` – :func:`shuangkou.pimc_policy`, 8 worlds × 300 nodes, rollouts at the horizon
+  (its 手数 horizon evaluation, ``evaluation="hand_count"``, measured far weaker: docs/bots.md);
+* ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
+* ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _solve
+from .learned import MLP, best_rows, features, load, play_arrays, view_observation
+from .plays import Kind, Play, classify
+from .rules import Rules, as_rules
+from .sim import greedy_policy, random_policy
+from .solve import _breaks, pimc_policy
+
+__all__ = ["BOTS", "DEFAULT", "Bot", "HeuristicBot", "LearnedBot", "make"]
+
+DEFAULT = "learned"
+"""What ``make("default", rules)`` builds: the strongest bot deciding within 20 ms a decision
+on the ladder of docs/bots.md."""
+
+
+class Bot:
+    """A player: ``bot(view, plays, rng)`` → a play of ``plays`` or ``None`` (pass).
+
+    ``name`` is what :func:`make` was asked for, ``wilds`` the legal list it reads (``"all"``
+    or ``"fewest"``), ``kernel`` the built-in name ``simulate``/``VecEnv`` can run in the
+    kernel instead (``None``: Python only). A bot holds no per-deal state, so one object may
+    play every seat; it is not thread-safe (callers give each thread its own)."""
+
+    kernel: str | None = None
+
+    def __init__(self, name: str, rules: Rules, policy: Callable[..., Any], wilds: str) -> None:
+        self.name = name
+        self.__name__ = name  # simulate names its policies by __name__
+        self.rules = rules
+        self.wilds = wilds
+        self._policy = policy
+
+    def __call__(self, view: Any, plays: Any, rng: Any) -> Play | None:
+        choice: Play | None = self._policy(view, plays, rng)
+        return choice
+
+    def __repr__(self) -> str:
+        return f"<bot {self.name!r} for {self.rules.name}>"
+
+
+class _KernelBot(Bot):
+    def __init__(self, name: str, rules: Rules, policy: Callable[..., Any], wilds: str) -> None:
+        super().__init__(name, rules, policy, wilds)
+        self.kernel = name
+
+
+# -- the heuristic -----------------------------------------------------------------------------
+_UNIT = _solve.UNIT
+_SMALL_KINDS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE)
+
+
+class HeuristicBot(Bot):
+    """Plays to shed its hand in the fewest plays (手数) and for its partner.
+
+    Each play is judged by its *damage*: how much it spoils the rest of the hand — the keep-bombs
+    split cost of the play plus the rest minus the hand's own (:func:`shuangkou.solve.hints`'s
+    measure: 0 when the play is part of an optimal split). Then:
+
+    * a play that empties the hand is made at once (the most stars first: they multiply);
+    * answering the partner: pass (never beat a partner's winning play);
+    * answering an opponent: the least-damage, lowest plain play that beats it; a damaging one
+      only when the hands are short (an opponent ≤ 6 cards, or ≤ 3 plays left); a bomb only when
+      the table's owner is short, the bomb leaves ≤ 2 plays (control, then out) or costs
+      nothing; against an opponent about to go out with that many cards, the highest play;
+    * leading: when the partner is about to go out, the play his hand beats (双明) or his card
+      count's smallest single/pair; with two plays left, the higher first (a bomb last: it wins
+      the lead back); when an opponent holds ≤ 2 cards, no lead of that size unless it is the
+      highest; else the least damage, plain before bomb, wild-free, lowest top, most cards.
+
+    Its budget: decomposition is exact but slow on big hands holding wilds (0.05–0.3 s on a
+    full 百变 hand with one wild, seconds with two), so a hand holding more than ``max_wilds``
+    wild jokers, or any wild and more than ``wild_cards`` cards, is played by greedy's rules
+    (``wilds="fewest"``)."""
+
+    def __init__(self, name: str, rules: Rules, max_wilds: int = 1, wild_cards: int = 16) -> None:
+        super().__init__(name, rules, self._decide, "fewest")
+        self.max_wilds = max_wilds
+        self.wild_cards = wild_cards
+        self._wild_ranks = [r for r, on in ((13, rules.wild_small_joker),
+                                            (14, rules.wild_big_joker)) if on]
+
+    def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
+        plays = list(plays)
+        hand = view.hand
+        out: list[Play] = [p for p in plays if p.packed == hand.packed]
+        if out:
+            return max(out, key=lambda q: (q.stars, q.is_bomb))
+        counts = hand.counts
+        wilds = sum(counts[r] for r in self._wild_ranks)
+        if wilds > self.max_wilds or wilds and sum(counts) > self.wild_cards:
+            return greedy_policy(view, plays, rng)
+        if not plays:
+            return None
+        rules = self.rules
+        damage = dict(zip(plays, _breaks(hand, plays, rules)))
+        left = _solve.decompose_cost(hand.packed, rules.flags, True) // _UNIT + 1
+        seat = view.seat
+        cards = view.card_counts
+        opp = [cards[s] for s in (seat ^ 1, seat ^ 3) if cards[s]]
+        opp_min = min(opp, default=99)
+        if view.table is not None:
+            return self._answer(view, plays, damage, left, opp_min)
+        return self._lead(view, plays, damage, left, opp_min)
+
+    def _answer(self, view: Any, plays: list[Play], damage: dict[Play, int], left: int,
+                opp_min: int) -> Play | None:
+        seat = view.seat
+        owner = view.table_owner
+        if owner == seat ^ 2:
+            return None
+        table = view.table
+        plain = [p for p in plays if not p.is_bomb]
+        threat = view.card_counts[owner] <= max(table.size, 2) and table.kind in _SMALL_KINDS
+        if plain:
+            if threat:
+                return max(plain, key=lambda p: (p.top, -damage[p], -p.wilds))
+            best = min(plain, key=lambda p: (damage[p], p.wilds > 0, p.top, p.wilds))
+            if damage[best] <= 0 or opp_min <= 6 or left <= 3:
+                return best
+        bombs = [p for p in plays if p.is_bomb]
+        if not bombs:
+            return None
+        bomb = min(bombs, key=lambda p: (damage[p], p.wilds, _bomb_rank(p, bombs, self.rules)))
+        after = left - 1  # plays left once the bomb is down (damage 0: still a split's part)
+        if view.card_counts[owner] <= 6 or after + max(damage[bomb], 0) // _UNIT <= 2 or (
+                damage[bomb] <= 0 and opp_min <= 10):
+            return bomb
+        return None
+
+    def _lead(self, view: Any, plays: list[Play], damage: dict[Play, int], left: int,
+              opp_min: int) -> Play:
+        seat = view.seat
+        partner_left = view.card_counts[seat ^ 2]
+        if 0 < partner_left <= 3:
+            helped = self._help_partner(view, plays, partner_left)
+            if helped is not None:
+                return helped
+
+        def key(p: Play) -> tuple[Any, ...]:
+            danger = p.kind in _SMALL_KINDS and p.size <= opp_min <= 2
+            return (damage[p], p.is_bomb, danger, p.wilds > 0, int(p.top) if not danger
+                    else -int(p.top), -p.size, p.wilds)
+
+        if left == 2:  # two plays: the one likely to hold the lead first, a bomb kept for last
+            pair = [p for p in plays if damage[p] <= 0 and not p.is_bomb]
+            if pair:
+                return max(pair, key=lambda p: (p.size, p.top))
+        return min(plays, key=key)
+
+    def _help_partner(self, view: Any, plays: list[Play], partner_left: int) -> Play | None:
+        """A lead the partner can go out over: beaten by his whole hand (双明), else a small
+        single or pair of his card count."""
+        partner = view.partner_hand
+        small = [p for p in plays if p.kind in _SMALL_KINDS and p.wilds == 0]
+        if partner is not None:
+            outs = classify(partner, self.rules)
+            fits = [p for p in small if any(r.beats(p, self.rules) for r in outs)]
+            return min(fits, key=lambda p: (p.top, p.size)) if fits else None
+        fits = [p for p in small if p.size == partner_left]
+        return min(fits, key=lambda p: p.top) if fits else None
+
+
+def _bomb_rank(p: Play, bombs: list[Play], rules: Rules) -> int:
+    """How many of ``bombs`` ``p`` beats (R5 order): smallest bomb first."""
+    return sum(1 for q in bombs if p.beats(q, rules))
+
+
+# -- the learned policy ------------------------------------------------------------------------
+class LearnedBot(Bot):
+    """The network of :mod:`shuangkou.learned` (``examples/train_dmc.py``): scores every legal
+    play and pass from the seat's view and makes the best. :meth:`actions` does the same for a
+    whole ``VecEnv`` step.
+
+    It trains on the full legal lists (``VecEnv``'s); at the table it scores the
+    ``wilds="fewest"`` list by default (one play per reading, the fewest wilds: what it
+    nearly always picks from the full list anyway), which keeps a 百变 lead of a thousand ways
+    of taking cards to a few dozen rows; ``wilds="all"`` scores them all. ``weights``: another
+    :func:`shuangkou.learned.bundle` file."""
+
+    def __init__(self, name: str, rules: Rules, weights: Any = None,
+                 wilds: str = "fewest") -> None:
+        if wilds not in ("all", "fewest"):
+            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        super().__init__(name, rules, self._decide, wilds)
+        nets = load(weights)
+        # a preset's own network, else (house rules, a preset trained with no network of its
+        # own) the 百变 one
+        self.net: MLP = nets.get(rules.name) or nets.get("baibian") or next(iter(nets.values()))
+
+    def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
+        plays = list(plays)
+        if not plays:
+            return None
+        cards, feat = play_arrays(plays)
+        can_pass = view.table is not None
+        obs = view_observation(view)[None]
+        offsets = np.array([0, len(plays)], np.int64)
+        x, env, is_pass = features(obs, offsets, cards, feat, np.array([can_pass]), self.rules)
+        row = int(best_rows(self.net.q(x), env, 1)[0])
+        return None if is_pass[row] else plays[row]
+
+    def actions(self, step: Any) -> np.ndarray:
+        """Legal-list indices (-1 = pass) for every row of a ``VecEnv`` :class:`Step` of these
+        rules (rows with no decision get 0, which ``step`` ignores)."""
+        n = step.obs.shape[0]
+        x, env, is_pass = features(step.obs, step.offsets, step.cards, step.features,
+                                   step.can_pass, self.rules)
+        out = np.zeros(n, np.int64)
+        if x.shape[0]:
+            rows = best_rows(self.net.q(x), env, n)
+            ok = rows >= 0
+            out[ok] = np.where(is_pass[rows[ok]], -1, rows[ok] - step.offsets[env[rows[ok]]])
+        return out
+
+
+# -- make --------------------------------------------------------------------------------------
+def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 300,
+          evaluation: str = "rollout", **options: Any) -> Bot:
+    return Bot(name, rules, pimc_policy(worlds, max_nodes, evaluation=evaluation,  # type: ignore[arg-type]
+                                        **options), "all")
+
+
+_MAKERS: dict[str, Callable[..., Bot]] = {
+    "random": lambda name, rules: _KernelBot(name, rules, random_policy, "all"),
+    "greedy": lambda name, rules: _KernelBot(name, rules, greedy_policy, "fewest"),
+    "heuristic": HeuristicBot,
+    "pimc": _pimc,
+    "learned": LearnedBot,
+}
+BOTS = (*_MAKERS, "default")
+"""The names :func:`make` knows."""
+
+
+def make(name: str, rules: Rules | str, **options: Any) -> Bot:
+    """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
+    ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``evaluation`` and the
+    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``: ``max_wilds``; ``learned``:
+    ``weights``, a path to other weights)."""
+    if not isinstance(name, str) or name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
+    r = as_rules(rules)
+    maker = _MAKERS[DEFAULT if name == "default" else name]
+    try:
+        return maker(name, r, **options)
+    except TypeError as e:
+        raise TypeError(f"bot {name!r}: {e}") from None

@@ -1,0 +1,357 @@
+"""The learned bot's eyes and brain: the features it scores each candidate play by, the small
+numpy network doing the scoring, and its weights file (docs/bots.md, "The learned bot").
+
+One feature function serves training and play: :func:`features` reads a batch of observations
+(the layout of :data:`shuangkou.batch.OBS_FIELDS`, what ``VecEnv`` returns) and the legal plays
+of each as card counts and reading features (``Step.cards`` / ``Step.features``). At the table,
+:func:`view_observation` writes the fields it uses from a seat's view, so a bot in
+``simulate``, ``play_deal`` or the server sees exactly what it was trained on. It reads no
+明牌 fields (a view has none).
+
+Each candidate row holds the position (hands, unseen cards, cards left, the table), the play
+(its cards, reading, what is left of the hand and the shape of that rest) and one hint: whether
+the play is the one the greedy heuristic (:func:`shuangkou.sim.greedy_policy`) would make. The
+network then only has to learn when to deviate from greedy, which is what makes a one-hour CPU
+training beat it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, cast
+
+import numpy as np
+
+from .batch import OBS_OFFSETS, OBS_SIZE
+from .cards import MAX_COPIES
+from .plays import Kind
+from .rules import PRESETS, Rules
+
+__all__ = ["DIM", "GREEDY_COLUMN", "MLP", "WEIGHTS_FILE", "bundle", "features", "greedy_rows",
+           "load", "metadata", "play_arrays", "view_observation"]
+
+WEIGHTS_FILE = "learned_weights.npz"
+"""The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
+
+N_KINDS = 11  # the 10 kinds of Kind, then "pass" (candidate) or "no table play" (table)
+_PASS_KIND = 10
+_FIRST_BOMB = int(Kind.BOMB)
+_DECK = np.array(MAX_COPIES, np.float32)
+_O = OBS_OFFSETS
+_HAND = slice(_O["hand"], _O["hand"] + 15)
+_PARTNER = slice(_O["partner_hand"], _O["partner_hand"] + 15)
+_LEFT = slice(_O["cards_left"], _O["cards_left"] + 4)
+_PLAYED = slice(_O["played"], _O["played"] + 60)
+_PLACE = slice(_O["place"], _O["place"] + 4)
+_LEADING = _O["leading"]
+_READING = slice(_O["table_reading"], _O["table_reading"] + 7)
+_OWNER = slice(_O["table_owner"], _O["table_owner"] + 4)
+_PASSES = _O["passes"]
+_NIBBLES = (4 * np.arange(15)).astype(np.uint64)
+_TAG_SHIFTS = np.array([0, 4, 8, 13, 17, 22, 28], np.uint32)
+_TAG_MASKS = np.array([15, 15, 31, 15, 31, 63, 7], np.uint32)
+STATE_DIM = 15 * 3 + 4 + 4 + 1 + 4 + 1 + N_KINDS + 2 + len(PRESETS)
+PLAY_DIM = 15 * 2 + N_KINDS + 4 + 3 + 6
+DIM = STATE_DIM + PLAY_DIM
+GREEDY_COLUMN = DIM - 7
+"""The column of :func:`features` that is 1 on the candidate greedy would play."""
+
+
+# -- the observation of a view ---------------------------------------------------------------
+def view_observation(view: Any) -> np.ndarray:
+    """The :data:`~shuangkou.batch.OBS_FIELDS` fields :func:`features` reads, from a seat's
+    view (``State.view(seat)``, what ``simulate`` and the server hand a bot); the other fields
+    (bombs by grade, 明牌) stay 0. Seats are relative: 0 the viewer, 1 next, 2 partner."""
+    obs = np.zeros(OBS_SIZE, np.float32)
+    seat = view.seat
+    obs[_HAND] = view.hand.counts
+    partner = view.partner_hand
+    if partner is not None:
+        obs[_PARTNER] = partner.counts
+        obs[_O["partner_visible"]] = 1
+    places = view.places
+    for k in range(4):
+        s = (seat + k) & 3
+        obs[_LEFT.start + k] = view.card_counts[s]
+        obs[_PLAYED.start + 15 * k: _PLAYED.start + 15 * (k + 1)] = view.cards_played(s).counts
+        if s in places:
+            obs[_PLACE.start + k] = places.index(s) + 1
+    table = view.table
+    if table is None:
+        obs[_LEADING] = 1
+    else:
+        obs[_READING] = (int(table.kind) + 1, int(table.top), table.width, table.length,
+                         table.stars, table.size, table.wilds)
+        obs[_OWNER.start + ((view.table_owner - seat) & 3)] = 1
+        obs[_PASSES] = view.passes
+    return obs
+
+
+def play_arrays(plays: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(cards, features)`` of a list of plays as ``VecEnv`` writes them: ``(M, 15)`` uint8
+    card counts and ``(M, 7)`` uint8 kind, top, width, length, stars, size, wilds (the
+    reading tag's fields, docs/internals.md)."""
+    words = np.fromiter((p.packed for p in plays), np.uint64)
+    tags = np.fromiter((p.tag for p in plays), np.uint32)
+    cards = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.uint8)
+    feat = ((tags[:, None] >> _TAG_SHIFTS) & _TAG_MASKS).astype(np.uint8)
+    return cards, feat
+
+
+# -- greedy's choice, vectorised ---------------------------------------------------------------
+def _first_per_env(env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarray:
+    """Per env, the row with the smallest ``keys`` (lexicographic, first key most
+    significant); -1 for an env with no row."""
+    out = np.full(n, -1, np.int64)
+    if env.shape[0] == 0:
+        return out
+    order = np.lexsort((*keys[::-1], env))
+    first = np.ones(order.shape[0], bool)
+    first[1:] = env[order[1:]] != env[order[:-1]]
+    out[env[order[first]]] = order[first]
+    return out
+
+
+def _first_among(sel: np.ndarray, env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarray:
+    """:func:`_first_per_env` over the rows ``sel`` marks, as indices of all rows."""
+    rows = np.flatnonzero(sel)
+    best = _first_per_env(env[rows], [k[rows] for k in keys], n)
+    return np.where(best >= 0, rows[np.maximum(best, 0)] if rows.shape[0] else -1, -1)
+
+
+def greedy_rows(obs: np.ndarray, env: np.ndarray, cards: np.ndarray, feat: np.ndarray,
+                n: int) -> np.ndarray:
+    """The row (of ``env``/``cards``/``feat``, the legal plays of ``n`` observations) greedy
+    would play in each observation, -1 for a pass: :func:`shuangkou.sim.greedy_policy`'s rules
+    on these arrays (bombs ordered by stars, size, top: a feature, not the rules' R5 order)."""
+    hand = obs[:, _HAND]
+    own = hand.sum(1)
+    size = feat[:, 5].astype(np.int64)
+    top = feat[:, 1].astype(np.int64)
+    wilds = feat[:, 6].astype(np.int64)
+    bomb = feat[:, 0] >= _FIRST_BOMB
+    empties = size == own[env]
+    broken = ((cards > 0) & (hand[env] >= 4)).any(1)
+    clean = (wilds == 0) & ~broken
+    plain = ~bomb
+    zeros = np.zeros_like(size)
+    big = 1 << 20
+    bomb_key = [feat[:, 4].astype(np.int64), size, top, wilds]
+    leading = obs[:, _LEADING] > 0
+    lead = _first_per_env(env, [np.where(plain, 0, 1), -clean.astype(np.int64) * plain,
+                                -size * plain, top * plain + np.where(plain, zeros, big)]
+                          + [np.where(plain, zeros, k) for k in bomb_key], n)
+    # answering: the smallest clean plain play, else (when the hands are short) any plain, else
+    # the smallest bomb; never over the partner
+    ans_clean = _first_among(plain & clean, env, [top], n)
+    ans_plain = _first_among(plain, env, [top, wilds], n)
+    ans_bomb = _first_among(bomb, env, bomb_key, n)
+    left = obs[:, _LEFT]
+    opp_min = np.where(left[:, [1, 3]] > 0, left[:, [1, 3]], 99).min(1)
+    short = (opp_min <= 6) | (own <= 6)
+    answer = np.where(ans_clean >= 0, ans_clean,
+                      np.where(short, np.where(ans_plain >= 0, ans_plain, ans_bomb), -1))
+    answer = np.where(obs[:, _OWNER.start + 2] > 0, -1, answer)
+    choice = np.where(leading, lead, answer)
+    out_now = _first_among(empties, env, [size], n)  # a play that empties the hand
+    return np.where(out_now >= 0, out_now, choice)
+
+
+# -- features ----------------------------------------------------------------------------------
+def _shape(rest: np.ndarray) -> np.ndarray:
+    """The shape of what a play leaves: ranks held once, twice, three times, four or more
+    (naturals), jokers, cards."""
+    nat = rest[:, :13]
+    return np.stack([(nat == 1).sum(1), (nat == 2).sum(1), (nat == 3).sum(1), (nat >= 4).sum(1),
+                     rest[:, 13:].sum(1), rest.sum(1)], axis=1).astype(np.float32)
+
+
+def features(obs: np.ndarray, offsets: np.ndarray, cards: np.ndarray, feat: np.ndarray,
+             can_pass: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One row per candidate: the legal plays of each observation (rows ``offsets[i]`` to
+    ``offsets[i + 1]`` of ``cards``/``feat``), then a pass row for each answering one. Returns
+    ``(X, env_of_row, is_pass)``; ``X`` is ``(rows, DIM)`` float32."""
+    n = obs.shape[0]
+    counts = np.diff(offsets)
+    env_play = np.repeat(np.arange(n), counts)
+    env_pass = np.flatnonzero(can_pass)
+    m, k = env_play.shape[0], env_pass.shape[0]
+    env = np.concatenate([env_play, env_pass])
+    greedy = greedy_rows(obs, env_play, cards, feat, n)
+
+    hand = obs[:, _HAND]
+    partner = obs[:, _PARTNER]
+    unseen = _DECK - hand - partner - obs[:, _PLAYED].reshape(n, 4, 15).sum(1)
+    left = obs[:, _LEFT]
+    reading = obs[:, _READING]
+    table_kind = np.eye(N_KINDS, dtype=np.float32)[np.where(reading[:, 0] > 0,
+                                                              reading[:, 0] - 1, _PASS_KIND)
+                                                     .astype(np.int64)]
+    preset = np.zeros((n, len(PRESETS)), np.float32)
+    preset[:, list(PRESETS).index(rules.name) if rules.name in PRESETS else 0] = 1
+    state = np.concatenate([
+        hand / 8, partner / 8, unseen / 8, left / 27, (obs[:, _PLACE] > 0), obs[:, [_LEADING]],
+        obs[:, _OWNER], obs[:, [_PASSES]] / 3, table_kind, reading[:, [1]] / 14,
+        reading[:, [5]] / 27, preset], axis=1).astype(np.float32)
+
+    c = np.zeros((m + k, 15), np.float32)
+    c[:m] = cards
+    rest = hand[env] - c
+    kind = np.full(m + k, _PASS_KIND)
+    kind[:m] = feat[:, 0]
+    f = np.zeros((m + k, 4), np.float32)
+    f[:m] = feat[:, [1, 4, 5, 6]] / np.array([14, 16, 27, 4], np.float32)
+    flags = np.zeros((m + k, 3), np.float32)
+    flags[:m, 0] = feat[:, 0] >= _FIRST_BOMB
+    flags[:m, 1] = feat[:, 5] == hand.sum(1)[env_play]
+    is_greedy = np.zeros(m + k, np.float32)
+    has = greedy >= 0
+    is_greedy[greedy[has]] = 1
+    pass_row = np.full(n, -1, np.int64)
+    pass_row[env_pass] = m + np.arange(k)
+    is_greedy[pass_row[~has & (pass_row >= 0)]] = 1
+    flags[:, 2] = is_greedy
+    shape = _shape(rest) / np.array([13, 13, 13, 6, 4, 27], np.float32)
+    x = np.concatenate([state[env], c / 8, rest / 8, np.eye(N_KINDS, dtype=np.float32)[kind], f,
+                        flags, shape], axis=1)
+    is_pass = np.zeros(m + k, bool)
+    is_pass[m:] = True
+    return x.astype(np.float32, copy=False), env, is_pass
+
+
+def best_rows(q: np.ndarray, env: np.ndarray, n: int) -> np.ndarray:
+    """The highest-scoring row of each of the ``n`` observations."""
+    return _first_per_env(env, [-q], n)
+
+
+# -- the network -------------------------------------------------------------------------------
+@dataclass
+class MLP:
+    """``Q = W_L·relu(…relu(W_1·x + b_1)…) + b_L``: a candidate's expected final team score
+    (scaled), trained by mean-squared error with Adam (:meth:`train`)."""
+
+    w: list[np.ndarray]
+    b: list[np.ndarray]
+
+    @classmethod
+    def new(cls, hidden: tuple[int, ...], rng: np.random.Generator) -> MLP:
+        sizes = (DIM, *hidden, 1)
+        return cls([rng.normal(0, math.sqrt(2 / a), (a, b)).astype(np.float32)
+                    for a, b in zip(sizes[:-1], sizes[1:])],
+                   [np.zeros(b, np.float32) for b in sizes[1:]])
+
+    def forward(self, x: np.ndarray) -> list[np.ndarray]:
+        acts = [x]
+        h = x
+        last = len(self.w) - 1
+        # few rows (one decision): numpy's own loops; OpenBLAS would wake its threads for a
+        # tiny product, which costs milliseconds on a busy machine
+        small = x.shape[0] < 256
+        for i, (w, b) in enumerate(zip(self.w, self.b)):
+            h = (np.einsum("ij,jk->ik", h, w) if small else h @ w) + b
+            if i < last:
+                h = np.maximum(h, 0)
+            acts.append(h)
+        return acts
+
+    def q(self, x: np.ndarray) -> np.ndarray:
+        return self.forward(x)[-1][:, 0]
+
+    def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, list[np.ndarray]]:
+        acts = self.forward(x)
+        err = acts[-1][:, 0] - y
+        g = (2 * err / x.shape[0])[:, None].astype(np.float32)
+        gw: list[np.ndarray] = []
+        gb: list[np.ndarray] = []
+        for i in range(len(self.w) - 1, -1, -1):
+            gw.append(acts[i].T @ g)
+            gb.append(g.sum(0))
+            if i:
+                g = (g @ self.w[i].T) * (acts[i] > 0)
+        return float((err * err).mean()), gw[::-1] + gb[::-1]
+
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        out = {f"{prefix}w{i}": w for i, w in enumerate(self.w)}
+        out.update({f"{prefix}b{i}": b for i, b in enumerate(self.b)})
+        return out
+
+    def save(self, path: Any, **meta: Any) -> None:
+        """One network and its ``meta`` (text: the command, seed, presets it was trained on)."""
+        arrays = self.arrays()
+        arrays.update({f"meta_{k}": np.array(str(v)) for k, v in meta.items()})
+        np.savez_compressed(path, **cast(dict[str, Any], arrays))
+
+    @classmethod
+    def from_arrays(cls, z: Any, prefix: str = "") -> MLP:
+        layers = sum(1 for k in z.files if k.startswith(prefix + "w"))
+        net = cls([np.asarray(z[f"{prefix}w{i}"], np.float32) for i in range(layers)],
+                  [np.asarray(z[f"{prefix}b{i}"], np.float32) for i in range(layers)])
+        if not layers or net.w[0].shape[0] != DIM:
+            raise ValueError(f"the weights do not fit this version's {DIM} features")
+        return net
+
+    @classmethod
+    def load(cls, path: Any) -> MLP:
+        """A network :meth:`save` wrote."""
+        with np.load(path) as z:
+            return cls.from_arrays(z)
+
+
+class Adam:
+    """Adam over an :class:`MLP`'s parameters."""
+
+    def __init__(self, net: MLP, lr: float) -> None:
+        self.net, self.lr, self.t = net, lr, 0
+        self.m = [np.zeros_like(p) for p in net.w + net.b]
+        self.v = [np.zeros_like(p) for p in net.w + net.b]
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        loss, grads = self.net.grads(x, y)
+        self.t += 1
+        c1, c2 = 1 - 0.9 ** self.t, 1 - 0.999 ** self.t
+        for k, (p, g) in enumerate(zip(self.net.w + self.net.b, grads)):
+            self.m[k] = 0.9 * self.m[k] + 0.1 * g
+            self.v[k] = 0.999 * self.v[k] + 0.001 * g * g
+            p -= (self.lr * (self.m[k] / c1) / (np.sqrt(self.v[k] / c2) + 1e-8)).astype(
+                np.float32)
+        return loss
+
+
+def bundle(paths: list[Any], out: Any) -> None:
+    """One weights file of the networks :meth:`MLP.save` wrote in ``paths``, each keyed by the
+    presets it was trained on (its ``meta_presets``), their meta data kept beside it."""
+    arrays: dict[str, np.ndarray] = {}
+    for path in paths:
+        with np.load(path) as z:
+            net = MLP.from_arrays(z)
+            meta = {k: z[k] for k in z.files if k.startswith("meta_")}
+        for preset in str(meta["meta_presets"]).split(","):
+            arrays.update(net.arrays(f"{preset}."))
+            arrays.update({f"{preset}.{k}": v for k, v in meta.items()})
+    np.savez_compressed(out, **cast(dict[str, Any], arrays))
+
+
+def load(path: Any = None) -> dict[str, MLP]:
+    """The networks of a :func:`bundle` file by preset name, by default the shipped weights."""
+    if path is None:
+        with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
+            return load(p)
+    with np.load(path) as z:
+        presets = sorted({k.split(".", 1)[0] for k in z.files if "." in k})
+        return {p: MLP.from_arrays(z, f"{p}.") for p in presets}
+
+
+def metadata(path: Any = None) -> dict[str, dict[str, str]]:
+    """Per preset of a :func:`bundle` file, how its network was made (command, seed, …)."""
+    if path is None:
+        with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
+            return metadata(p)
+    out: dict[str, dict[str, str]] = {}
+    with np.load(path) as z:
+        for k in z.files:
+            preset, _, name = k.partition(".")
+            if name.startswith("meta_"):
+                out.setdefault(preset, {})[name[5:]] = str(z[k])
+    return out

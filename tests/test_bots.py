@@ -1,0 +1,255 @@
+"""shuangkou.bots, shuangkou.learned and the arena (issue #21; docs/bots.md)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from shuangkou import Game, Hand, Rules, bots, learned, simulate
+from shuangkou.arena import duel, elo, parse_bot
+from shuangkou.batch import OBS_OFFSETS, observation
+from shuangkou.cli import main
+from shuangkou.plays import Kind
+from shuangkou.rl import VecEnv
+from shuangkou.rng import SplitMix64
+from shuangkou.rules import PRESETS
+from shuangkou.sim import greedy_policy, play_deal
+
+FAST = ("random", "greedy", "heuristic", "learned", "default")
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("name", FAST)
+def test_every_bot_plays_legal_deals_in_every_preset(preset: str, name: str) -> None:
+    """simulate plays each decision on the State, which refuses an illegal play or a pass on a
+    lead (R4): a full run is the legality check. The bot holds every seat, then one team."""
+    bot = bots.make(name, preset)
+    assert bot.name == name and bot.rules == Rules.preset(preset)
+    res = simulate(4, preset, bot, seed=3)
+    assert len(res) == 4 and (res.cards_left.sum(1) >= 0).all()
+    res = simulate(4, preset, (bot, "greedy"), seed=4)
+    assert (np.sort(res.places, 1) == np.arange(4)).all()
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pimc_bot_plays_legal_deals(preset: str) -> None:
+    bot = bots.make("pimc", preset, worlds=2, max_nodes=50)
+    res = simulate(1, preset, (bot, "greedy"), seed=5)
+    assert len(res) == 1
+
+
+def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:
+    """The server's bot seat calls ``policy(game.view(seat), game.legal_plays(wilds), rng)``."""
+    bot = bots.make("default", "baibian")
+    game, row = play_deal("baibian", 9, (bot, "greedy"))
+    assert game.is_over and row["decisions"] > 0
+    g = Game(Rules.preset("jj"), seed=2)
+    choice = bot(g.view(g.to_act), g.legal_plays(bot.wilds), SplitMix64(1))
+    assert choice in g.legal_plays(bot.wilds)
+
+
+def test_kernel_bots_run_in_the_kernel_everywhere() -> None:
+    greedy = bots.make("greedy", "baibian")
+    assert greedy.kernel == "greedy" and bots.make("heuristic", "baibian").kernel is None
+    assert simulate(50, "baibian", greedy, seed=1) == simulate(50, "baibian", "greedy", seed=1)
+    a = VecEnv("baibian", 8, opponents={1: greedy, 3: bots.make("random", "baibian")})
+    b = VecEnv("baibian", 8, opponents={1: "greedy", 3: "random"})
+    sa, sb = a.reset(3), b.reset(3)
+    assert np.array_equal(sa.obs, sb.obs)
+    with pytest.raises(ValueError, match="opponent policy"):
+        VecEnv("baibian", 2, opponents={1: bots.make("heuristic", "baibian")})
+
+
+def test_make_refuses_bad_names_and_options() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'best'"):
+        bots.make("best", "baibian")
+    with pytest.raises(TypeError, match="bot 'greedy'"):
+        bots.make("greedy", "baibian", worlds=3)
+    with pytest.raises(ValueError, match="wilds"):
+        bots.make("learned", "baibian", wilds="some")
+    with pytest.raises(ValueError):
+        bots.make("greedy", "no-such-preset")
+
+
+def test_heuristic_never_beats_its_partner_and_goes_out_when_it_can() -> None:
+    from shuangkou import State
+
+    rules = Rules.preset("classic")
+    bot = bots.make("heuristic", rules)
+    # seat 0 answers its partner's (seat 2) 7 with a hand that could beat it: it passes
+    st = State.parse("classic 3459/6/7/8 0 7@2 1 - -/-/-/- -", rules)
+    plays = st.legal("fewest")
+    assert len(plays) and bot(st.view(0), plays, SplitMix64(1)) is None
+    # over an opponent's play it goes out when one play empties its hand
+    st = State.parse("classic 99/3456/7/8 0 55@1 2 - -/-/-/- -", rules)
+    choice = bot(st.view(0), st.legal("fewest"), SplitMix64(1))
+    assert choice is not None and choice.cards == Hand.parse("9 9")
+
+
+def test_heuristic_leads_for_a_partner_with_one_card() -> None:
+    """Partner on one card (and visible under 双明 in no preset here): lead the smallest
+    single, which he can beat, rather than the hand's best split play."""
+    from shuangkou import State
+
+    rules = Rules.preset("classic")
+    st = State.parse("classic 3399JQK/45678/A/6789 0 - 0 - -/-/-/- -", rules)
+    choice = bots.make("heuristic", rules)(st.view(0), st.legal("fewest"), SplitMix64(1))
+    assert choice is not None and choice.kind == Kind.SINGLE and choice.cards == Hand.parse("3")
+
+
+# -- the learned policy ------------------------------------------------------------------------
+def test_shipped_weights_load_with_their_provenance() -> None:
+    nets = learned.load()
+    assert "baibian" in nets
+    for net in nets.values():
+        assert net.w[0].shape[0] == learned.DIM
+    meta = learned.metadata()
+    for preset, m in meta.items():
+        assert "train_dmc.py" in m["command"] and m["seed"].isdigit(), preset
+
+
+def test_view_observation_matches_the_reference_encoder() -> None:
+    """The fields the learned bot reads, written from a seat's view, equal the reference
+    encoder's (batch.observation, which VecEnv's C encoder is tested against)."""
+    used = ("hand", "partner_hand", "partner_visible", "cards_left", "played", "place",
+            "leading", "table_reading", "table_owner", "passes")
+    for preset, seed in (("baibian", 1), ("qianbian", 2), ("classic", 3)):
+        game = Game(Rules.preset(preset), seed=seed)
+        rng = SplitMix64(seed)
+        checked = 0
+        while not game.is_over:
+            seat = game.to_act
+            mine = learned.view_observation(game.view(seat))
+            ref = observation(game, seat)
+            for name, size in ((n, s) for n, s in _fields() if n in used):
+                o = OBS_OFFSETS[name]
+                assert np.array_equal(mine[o:o + size], ref[o:o + size]), (preset, name)
+            checked += 1
+            choice = greedy_policy(game.view(seat), game.legal_plays("fewest"), rng)
+            game.play(choice) if choice else game.pass_()
+        assert checked > 20
+
+
+def _fields() -> list[tuple[str, int]]:
+    from shuangkou.batch import OBS_FIELDS
+
+    return list(OBS_FIELDS)
+
+
+def test_greedy_feature_is_greedys_choice_in_classic() -> None:
+    """In classic (no wilds) the vectorised greedy of the features picks greedy_policy's play
+    at every decision where greedy plays no bomb (bombs are ordered approximately there)."""
+    rules = Rules.preset("classic")
+    agree = total = 0
+    for seed in range(6):
+        game = Game(rules, seed=seed)
+        rng = SplitMix64(seed)
+        while not game.is_over:
+            view = game.view(game.to_act)
+            plays = list(game.legal_plays("fewest"))
+            choice = greedy_policy(view, plays, SplitMix64(0))
+            if choice is None or not choice.is_bomb:
+                x, env, is_pass = _features(view, plays, rules)
+                flagged = np.flatnonzero(x[:, learned.GREEDY_COLUMN] > 0)
+                assert len(flagged) == 1
+                row = int(flagged[0])
+                mine = None if is_pass[row] else plays[row]
+                assert mine == choice
+                agree += 1
+            total += 1
+            move = greedy_policy(view, plays, rng)
+            game.play(move) if move else game.pass_()
+    assert agree > 0.9 * total
+
+
+def _features(view: object, plays: list, rules: Rules) -> tuple:
+    cards, feat = learned.play_arrays(plays)
+    obs = learned.view_observation(view)[None]
+    return learned.features(obs, np.array([0, len(plays)]), cards, feat,
+                            np.array([view.table is not None]), rules)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_learned_bot_steps_a_vecenv_legally(preset: str) -> None:
+    bot = bots.make("learned", preset)
+    env = VecEnv(preset, 16, opponents={1: "greedy", 3: "greedy"})
+    out = env.reset(1)
+    finished = 0
+    for _ in range(60):
+        out = env.step(bot.actions(out))  # an illegal action would raise IllegalPlayError
+        finished += int(out.done.sum())
+    env.close()
+    assert finished > 0
+
+
+def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:
+    import pathlib
+
+    d = pathlib.Path(str(tmp_path))
+    net = learned.MLP.new((8,), np.random.default_rng(0))
+    net.save(d / "a.npz", presets="classic,jj", seed=3, command="examples/train_dmc.py x")
+    learned.bundle([d / "a.npz"], d / "b.npz")
+    nets = learned.load(d / "b.npz")
+    assert sorted(nets) == ["classic", "jj"]
+    assert np.array_equal(nets["jj"].w[0], net.w[0])
+    assert learned.metadata(d / "b.npz")["classic"]["seed"] == "3"
+    bot = bots.make("learned", "qianbian", weights=d / "b.npz")  # no 百变 net: the first one
+    assert bot.net.w[0].shape == net.w[0].shape
+
+
+# -- the arena ---------------------------------------------------------------------------------
+def test_parse_bot_reads_options() -> None:
+    assert parse_bot("pimc:worlds=16,max_nodes=2000,evaluation=rollout") == (
+        "pimc", {"worlds": 16, "max_nodes": 2000, "evaluation": "rollout"})
+    assert parse_bot("greedy") == ("greedy", {})
+    with pytest.raises(ValueError, match="unknown bot"):
+        parse_bot("nobody")
+    with pytest.raises(ValueError, match="key=value"):
+        parse_bot("pimc:worlds")
+
+
+def test_duel_is_duplicate_and_independent_of_processes() -> None:
+    one = duel("greedy", "random", "baibian", 30, seed=2, processes=1, chunk=7)
+    two = duel("greedy", "random", "baibian", 30, seed=2, processes=2, chunk=11)
+    assert np.array_equal(one.margins, two.margins) and np.array_equal(one.first, two.first)
+    # a bot against itself: each pair's two plays are mirror images, every margin is 0
+    same = duel("greedy", "greedy", "classic", 20, seed=2, processes=1)
+    assert (same.margins.sum(1) == 0).all()
+    s = one.summary()
+    assert s["pairs"] == 30 and s["margin"] > 0 and s["ci95"][0] < s["margin"] < s["ci95"][1]
+    # independent check of the margin: A's team units minus B's, from simulate directly
+    res = simulate(30, "baibian", ("greedy", "random"), seed=2)
+    u = res.units.astype(np.int64)
+    assert np.array_equal(one.margins[:, 0], u[:, 0::2].sum(1) - u[:, 1::2].sum(1))
+
+
+def test_duel_times_python_bots() -> None:
+    r = duel("heuristic", "greedy", "jj", 4, seed=1, processes=1)
+    s = r.summary()
+    assert s["ms_a"] is not None and s["ms_a"] >= 0 and s["ms_b"] is None
+    assert "time a decision" in str(r)
+
+
+def test_elo_orders_and_anchors() -> None:
+    rows = [{"a": "b1", "b": "b0", "pairs": 100, "won": 0.8, "lost": 0.2},
+            {"a": "b2", "b": "b1", "pairs": 100, "won": 0.7, "lost": 0.3},
+            {"a": "b2", "b": "b0", "pairs": 100, "won": 0.9, "lost": 0.1}]
+    ratings = elo(rows, anchor="b0")
+    assert ratings["b0"] == pytest.approx(1500)
+    assert ratings["b2"] > ratings["b1"] > ratings["b0"]
+    # two bots only: the rating gap is the Elo gap of the (smoothed) win share
+    two = elo([{"a": "x", "b": "y", "pairs": 99, "won": 0.75, "lost": 0.25}], anchor="y")
+    share = (99 * 0.75 + 0.5) / 100
+    assert two["x"] - 1500 == pytest.approx(400 * np.log10(share / (1 - share)), abs=0.01)
+
+
+def test_arena_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["arena", "greedy", "random", "--rules", "classic", "--deals", "10",
+                 "--processes", "1", "--no-progress", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["pairs"] == 10 and doc["a"] == "greedy" and doc["rules"] == "classic"
+    assert main(["arena", "greedy", "nobody", "--deals", "2", "--no-progress"]) == 2
+    assert "unknown bot 'nobody'" in capsys.readouterr().err
+    assert main(["arena", "greedy", "random", "--deals", "0", "--no-progress"]) == 2
