@@ -252,4 +252,9 @@ def test_arena_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["pairs"] == 10 and doc["a"] == "greedy" and doc["rules"] == "classic"
     assert main(["arena", "greedy", "nobody", "--deals", "2", "--no-progress"]) == 2
     assert "unknown bot 'nobody'" in capsys.readouterr().err
-    assert main(["arena", "greedy", "random", "--deals", "0", "--no-progress"]) == 2
+    for flag, value in (("--deals", "0"), ("--processes", "0"), ("--seed", "-1"),
+                        ("--start", "1.5")):
+        with pytest.raises(SystemExit) as stop:  # argparse's usage error
+            main(["arena", "greedy", "random", flag, value, "--no-progress"])
+        assert stop.value.code == 2
+        assert f"argument {flag}" in capsys.readouterr().err

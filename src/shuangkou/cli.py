@@ -115,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     so.add_argument("position", help="position text (docs/position.md)")
     so.add_argument("--objective", choices=("score", "base"), default="score")
     so.add_argument("--max-nodes", type=_int_flag(1, _COUNT), default=None,
-                    help="stop after N positions")
+                    help="stop after N positions (default: solve's DEFAULT_MAX_NODES)")
     so.add_argument("--time-limit", type=_seconds_flag, default=None,
                     help="stop after S seconds")
 
@@ -127,11 +127,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="a bot of shuangkou.bots, options after a colon: pimc:worlds=16")
     ar.add_argument("bot_b", metavar="BOT_B", help="its opponent")
     ar.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
-    ar.add_argument("--deals", type=int, default=1000,
+    ar.add_argument("--deals", type=_int_flag(1, _COUNT), default=1000,
                     help="deal pairs (each deal played twice, the teams' seats exchanged)")
-    ar.add_argument("--seed", type=int, default=1, help="run seed (deal i: rng.deal_seed(seed, i))")
-    ar.add_argument("--start", type=int, default=0, help="first deal index")
-    ar.add_argument("--processes", type=int, default=None, help="worker processes (default: cores)")
+    ar.add_argument("--seed", type=_int_flag(0, 2**64 - 1), default=1,
+                    help="run seed (deal i: rng.deal_seed(seed, i))")
+    ar.add_argument("--start", type=_int_flag(0, _COUNT), default=0, help="first deal index")
+    ar.add_argument("--processes", type=_int_flag(1, 1024), default=None,
+                    help="worker processes (default: cores)")
     ar.add_argument("--json", action="store_true", help="print the figures as JSON")
     ar.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -198,10 +200,6 @@ def _simulate(args: argparse.Namespace) -> int:
 def _arena(args: argparse.Namespace) -> int:
     from .arena import duel
 
-    if args.deals < 1:
-        raise ValueError("--deals must be >= 1")
-    if args.processes is not None and args.processes < 1:
-        raise ValueError("--processes must be >= 1")
     res = duel(args.bot_a, args.bot_b, Rules.preset(args.rules), args.deals, seed=args.seed,
                start=args.start, processes=args.processes, progress=not args.no_progress)
     print(json.dumps(res.summary(), indent=1) if args.json else res)
@@ -282,7 +280,8 @@ def _solve(args: argparse.Namespace) -> int:
         for p in found:
             print(f"  {str(p):<40} {p.describe()}")
         return 0
-    print(solve(position, args.objective, args.max_nodes, args.time_limit))
+    limits = {} if args.max_nodes is None else {"max_nodes": args.max_nodes}
+    print(solve(position, args.objective, time_limit=args.time_limit, **limits))
     return 0
 
 
