@@ -20,6 +20,7 @@ from aiohttp import web
 from shuangkou.game import Match
 from shuangkou.rules import Rules
 from shuangkou.server import Limits, Server, make_app, open_store
+from shuangkou.server.app import handler_args
 from shuangkou.server.client import TableClient
 
 
@@ -29,7 +30,7 @@ async def running(db: str, *, limits: Limits | None = None, bot_delay: float = 0
     """A server on a free localhost port over the store at ``db``: yields (server, base URL)."""
     server = Server(open_store(db), bot_delay=bot_delay, allow_seed=allow_seed,
                     limits=limits)
-    runner = web.AppRunner(make_app(server))
+    runner = web.AppRunner(make_app(server), **handler_args(server.limits))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
