@@ -26,6 +26,7 @@ from tests.server_harness import (
     replay_log,
     run,
     running,
+    schema_checked,  # noqa: F401  (autouse)
     start_serve,
 )
 

@@ -15,7 +15,12 @@ from shuangkou.rng import deal_seed
 from shuangkou.server import Limits, open_store
 from shuangkou.server.client import TableClient, choose, create_table, ids_for, join_table
 from shuangkou.server.table import Table
-from tests.server_harness import db_url, run, running
+from tests.server_harness import (
+    db_url,
+    run,
+    running,
+    schema_checked,  # noqa: F401  (autouse)
+)
 
 
 class Fixture:

@@ -272,12 +272,12 @@ class Server:
 
     # -- HTTP ------------------------------------------------------------------------------
     async def version(self, request: web.Request) -> web.Response:
-        return web.json_response({"protocol": PROTOCOL_VERSION, "server": "shuangkou",
+        return _json({"protocol": PROTOCOL_VERSION, "server": "shuangkou",
                                   "node": self.ownership.node, "pid": os.getpid()})
 
     async def list_tables(self, request: web.Request) -> web.Response:
         tables = sorted(self.tables.values(), key=lambda t: t.created)
-        return web.json_response({"tables": [t.public() for t in tables]})
+        return _json({"tables": [t.public() for t in tables]})
 
     async def create_table(self, request: web.Request) -> web.Response:
         address = self.address(request)
@@ -306,7 +306,7 @@ class Server:
             raise ProtocolError("server", "could not take the new table's lease")
         self.tables[table.id] = table
         table.schedule()
-        return web.json_response(table.public(), status=201)
+        return _json(table.public(), status=201)
 
     def _take_create_token(self, address: str) -> bool:
         rate, burst = self.limits.create_rate, self.limits.create_burst
@@ -322,7 +322,7 @@ class Server:
         return True
 
     async def table_info(self, request: web.Request) -> web.Response:
-        return web.json_response(self._table(request).public())
+        return _json(self._table(request).public())
 
     async def join(self, request: web.Request) -> web.Response:
         table = self._table(request)
@@ -334,7 +334,7 @@ class Server:
             raise ProtocolError("bad_message",
                                 f"'name' must be a text of at most {MAX_NAME} characters")
         player, token = table.take(player, name.strip())
-        return web.json_response({"table": table.id, "player": player, "token": token})
+        return _json({"table": table.id, "player": player, "token": token})
 
     async def table_log(self, request: web.Request) -> web.Response:
         """The table's log (docs/protocol.md "Log"): the accepted actions, the results, and
@@ -348,7 +348,7 @@ class Server:
             player = table.player_for(auth.removeprefix("Bearer ").strip())
             if player is None:
                 raise ProtocolError("bad_token")
-        return web.json_response(table.log_view(player))
+        return _json(table.log_view(player))
 
     def _table(self, request: web.Request) -> Table:
         return self.find(request.match_info["id"])
@@ -491,6 +491,11 @@ class Server:
             conn.close(1001, "the server is shutting down")
 
 
+def _json(doc: dict[str, Any], status: int = 200) -> web.Response:
+    """An HTTP answer: ``doc`` encoded like every WebSocket message (:func:`.protocol.encode`)."""
+    return web.Response(body=encode(doc), status=status, content_type="application/json")
+
+
 @web.middleware
 async def _protocol_errors(request: web.Request, handler: Any) -> web.StreamResponse:
     """An HTTP handler's :class:`ProtocolError` as ``{"error": code, "message": text}`` with
@@ -498,7 +503,7 @@ async def _protocol_errors(request: web.Request, handler: Any) -> web.StreamResp
     try:
         resp: web.StreamResponse = await handler(request)
     except ProtocolError as e:
-        return web.json_response({"error": e.code, "message": e.detail},
+        return _json({"error": e.code, "message": e.detail},
                                  status=HTTP_STATUS[e.code])
     return resp
 
