@@ -503,8 +503,9 @@ async def _protocol_errors(request: web.Request, handler: Any) -> web.StreamResp
     try:
         resp: web.StreamResponse = await handler(request)
     except ProtocolError as e:
-        return _json({"error": e.code, "message": e.detail},
-                                 status=HTTP_STATUS[e.code])
+        resp = _json({"error": e.code, "message": e.detail}, status=HTTP_STATUS[e.code])
+        if e.code in ("timeout", "too_large"):  # do not wait for the rest of the body
+            resp.force_close()
     return resp
 
 
