@@ -170,7 +170,7 @@ def haproxy_config(port: int, nodes: list[tuple[str, int]], socket_path: str,
     lines = [
         "global",
         f"    stats socket {socket_path} mode 600 level admin",
-        "    maxconn 20000",
+        "    maxconn 4000",
         "defaults",
         "    mode http",
         "    option forwardfor",
@@ -226,7 +226,12 @@ class _Postgres:
         self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
     def _run(self, *args: str) -> None:
-        subprocess.run([*self.as_user, *args], check=True, capture_output=True, timeout=120)
+        done = subprocess.run([*self.as_user, *args], capture_output=True, timeout=120)
+        if done.returncode:
+            raise RuntimeError(f"{Path(args[0]).name} failed: "
+                               f"{done.stderr.decode(errors='replace')[-800:]}"
+                               + (" (as root, DIR and its parents must be readable by the"
+                                  " postgres user)" if self.as_user else ""))
 
     def start(self) -> int:
         self.data.mkdir(parents=True, exist_ok=True)
@@ -303,14 +308,14 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
             return subprocess.Popen(
                 [sys.executable, "-m", "shuangkou", "serve", "--db", pg.url,
                  "--host", "127.0.0.1", "--port", str(node_port), "--node", name,
-                 "--router", str(sock), "--router-map", str(map_file), "--trust-forwarded",
-                 *serve_args],
-                stdout=out, stderr=subprocess.STDOUT)
+                 "--router", str(sock), "--router-map", str(map_file),
+                 "--limit", "trust_forwarded=true", *serve_args],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
     try:
         haproxy = subprocess.Popen(["haproxy", "-db", "-f", str(root / "haproxy.cfg")],
                                    stdout=open(logs / "haproxy.log", "ab"),
-                                   stderr=subprocess.STDOUT)
+                                   stderr=subprocess.STDOUT, start_new_session=True)
         for name, node_port in zip(names, ports):
             procs[name] = start_node(name, node_port)
         for name, node_port in zip(names, ports):
@@ -321,7 +326,7 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
             "postgres_pid": pg_pid}), flush=True)
         while not stopping:
             time.sleep(0.1)
-            if haproxy.poll() is not None:
+            if haproxy.poll() is not None and not stopping:
                 raise RuntimeError(f"haproxy exited with {haproxy.returncode}")
             for name, node_port in zip(names, ports):
                 if procs[name].poll() is not None and not stopping:
