@@ -5,14 +5,17 @@ configurable."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 import time
+from pathlib import Path
 
 import aiohttp
 import pytest
 
 from shuangkou.server import Limits, open_store
 from shuangkou.server.client import TableClient, create_table, join_table
+from shuangkou.server.protocol import ERRORS
 from tests.server_harness import (
     db_url,
     run,
@@ -216,3 +219,16 @@ def test_a_table_of_bots_pauses_while_nobody_watches(tmp_path):
             assert server.tables[t["id"]].finished
 
     run(body)
+
+
+def test_every_limit_and_error_code_is_documented():
+    """docs/protocol.md names every field of Limits and every error code (its "Limits" and
+    "Errors" tables), and docs/server.md every field as a ``--limit`` name."""
+    root = Path(__file__).parent.parent / "docs"
+    protocol, server = (root / "protocol.md").read_text(), (root / "server.md").read_text()
+    limits = protocol[protocol.index("## Limits"):]
+    for f in dataclasses.fields(Limits):
+        assert f"`{f.name}`" in limits, f.name
+        assert f"`{f.name}`" in server, f.name
+    for code in ERRORS:
+        assert f"| `{code}` |" in protocol, code

@@ -125,6 +125,21 @@ class Store:
             cur.close()
 
     def _migrate(self) -> None:
+        """Apply the missing migrations. On PostgreSQL under an advisory lock (the two-int
+        key space, apart from the tables' leases), so that nodes starting together over a
+        fresh database migrate one at a time."""
+        pg = self._ph == "%s"
+        if pg:
+            self._conn.execute("SELECT pg_advisory_lock(5837, 1)")
+            self._conn.commit()
+        try:
+            self._migrate_locked()
+        finally:
+            if pg:
+                self._conn.execute("SELECT pg_advisory_unlock(5837, 1)")
+                self._conn.commit()
+
+    def _migrate_locked(self) -> None:
         with self._tx() as cur:
             cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             cur.execute("SELECT version FROM schema_version")
