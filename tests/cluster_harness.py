@@ -115,6 +115,8 @@ async def watch(http: aiohttp.ClientSession, base: str, w: Watched, seconds: flo
         acted = -1
         try:
             while not c.state["finished"]:
+                if time.monotonic() > deadline:
+                    break
                 if c.my_turn and acted != c.state["seq"]:
                     acted = c.state["seq"]
                     await c.act()

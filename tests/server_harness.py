@@ -124,12 +124,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+UNLIMITED_ADDRESS = ["--limit", "create_rate=0", "--limit", "tables_per_address=0",
+                     "--limit", "connections_per_address=0"]
+"""``serve`` flags lifting the per-address limits: tests and benchmarks run every client from
+127.0.0.1 (tests/test_server_limits.py tests those limits)."""
+
+
 def start_serve(db: str, port: int, bot_delay: float = 0.0) -> subprocess.Popen[bytes]:
     """``shuangkou serve`` in a subprocess; returns once it answers ``GET /api``."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "shuangkou", "serve", "--db", db, "--host", "127.0.0.1",
-         "--port", str(port), "--bot-delay", str(bot_delay)],
+         "--port", str(port), "--bot-delay", str(bot_delay), *UNLIMITED_ADDRESS],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
     )
     deadline = time.monotonic() + 30

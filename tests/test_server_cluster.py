@@ -5,7 +5,7 @@ every deal replays to a valid end in the engine. Needs the Debian packages ``pos
 and ``haproxy``.
 
 The CI budget is small (2 nodes, 4 tables, 3 kills, ~30 s); ``SK_CLUSTER_KILLS``,
-``SK_CLUSTER_TABLES`` and ``SK_CLUSTER_NODES`` run a bigger campaign."""
+``SK_CLUSTER_TABLES``, ``SK_CLUSTER_NODES`` and ``SK_CLUSTER_DEALS`` run a bigger campaign."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ import aiohttp
 import pytest
 
 from tests.cluster_harness import Watched, check_log, cluster, killer, retried, watch
-from tests.server_harness import need_os, run
+from tests.server_harness import UNLIMITED_ADDRESS, need_os, run
 
-LIMITS = ["--bot-delay", "0.02", "--limit", "create_rate=0", "--limit", "tables_per_address=0"]
+LIMITS = ["--bot-delay", "0.02", *UNLIMITED_ADDRESS]
 
 
 @pytest.fixture
@@ -78,6 +78,7 @@ def test_kill_nodes_while_tables_play(data: Path) -> None:
     kills = int(os.environ.get("SK_CLUSTER_KILLS", "3"))
     n_tables = int(os.environ.get("SK_CLUSTER_TABLES", "4"))
     nodes = int(os.environ.get("SK_CLUSTER_NODES", "2"))
+    deals = int(os.environ.get("SK_CLUSTER_DEALS", "2"))
     rng = random.Random(kills * 1000 + n_tables)
 
     async def body() -> None:
@@ -89,7 +90,7 @@ def test_kill_nodes_while_tables_play(data: Path) -> None:
                     person = i % 2 == 1
                     seats = ["open", "greedy", "greedy", "greedy"] if person else ["greedy"] * 4
                     t = await retried(http, "POST", f"{base}/api/tables", ok=201,
-                                      json={"seats": seats, "deals": 2, "rules": "classic"})
+                                      json={"seats": seats, "deals": deals, "rules": "classic"})
                     token = None
                     if person:
                         token = (await retried(http, "POST", f"{base}/api/tables/{t['id']}/join",

@@ -262,7 +262,7 @@ def _wait_http(port: int, proc: subprocess.Popen[bytes], what: str, seconds: flo
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
                 s.sendall(b"GET /api HTTP/1.0\r\n\r\n")
-                if s.recv(12).startswith(b"HTTP/1."):
+                if s.recv(12).endswith(b" 200"):  # answered by a node, not the proxy's 503
                     return
         except OSError:
             pass
@@ -313,17 +313,18 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
     try:
-        haproxy = subprocess.Popen(["haproxy", "-db", "-f", str(root / "haproxy.cfg")],
-                                   stdout=open(logs / "haproxy.log", "ab"),
-                                   stderr=subprocess.STDOUT, start_new_session=True)
         for name, node_port in zip(names, ports):
             procs[name] = start_node(name, node_port)
         for name, node_port in zip(names, ports):
             _wait_http(node_port, procs[name], name)
+        # after the nodes: HAProxy's first health checks find every node up
+        haproxy = subprocess.Popen(["haproxy", "-db", "-f", str(root / "haproxy.cfg")],
+                                   stdout=open(logs / "haproxy.log", "ab"),
+                                   stderr=subprocess.STDOUT, start_new_session=True)
         _wait_http(port, haproxy, "haproxy")
         print(json.dumps({"proxy": port, "nodes": [
             {"pid": procs[n].pid, "port": p, "name": n} for n, p in zip(names, ports)],
-            "postgres_pid": pg_pid}), flush=True)
+            "postgres_pid": pg_pid, "haproxy_pid": haproxy.pid}), flush=True)
         while not stopping:
             time.sleep(0.1)
             if haproxy.poll() is not None and not stopping:
