@@ -108,14 +108,16 @@ class PgOwnership(Ownership):
         self.held: set[str] = set()
         self._conn = psycopg.connect(url, autocommit=True)
 
-    def _one(self, sql: str, *args: Any) -> Any:
+    def _rows(self, sql: str, *args: Any) -> list[Any]:
         try:
-            row = self._conn.execute(sql, args).fetchone()
+            return list(self._conn.execute(sql, args).fetchall())
         except Exception:  # the lock connection is gone: so are our locks; stop serving
             log.critical("the ownership connection failed: node %s stops", self.node,
                          exc_info=True)
             os._exit(3)
-        return None if row is None else row[0]
+
+    def _one(self, sql: str, *args: Any) -> Any:
+        return self._rows(sql, *args)[0][0]
 
     def claim(self, table_id: str) -> bool:
         if table_id in self.held:
@@ -145,13 +147,12 @@ class PgOwnership(Ownership):
     def orphans(self, held: set[str]) -> list[str]:
         """Unfinished tables whose lock no session holds, in random order, at most half of
         them (rounded up) so that the live nodes share a dead node's tables."""
-        rows = self._conn.execute(
+        rows = self._rows(
             "SELECT t.id FROM sk_tables t WHERE t.finished = 0 AND length(t.id) = 16"
             " AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory'"
             " AND l.objsubid = 1"
             " AND l.classid::bigint = ((('x' || t.id)::bit(64)::bigint >> 32) & 4294967295)"
-            " AND l.objid::bigint = (('x' || t.id)::bit(64)::bigint & 4294967295))"
-        ).fetchall()
+            " AND l.objid::bigint = (('x' || t.id)::bit(64)::bigint & 4294967295))")
         found = [r[0] for r in rows if r[0] not in held]
         random.shuffle(found)
         return found[:math.ceil(len(found) / 2)]
