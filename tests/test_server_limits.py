@@ -13,6 +13,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from shuangkou.cli import _limits, main
 from shuangkou.server import Limits, open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.protocol import ERRORS
@@ -232,3 +233,22 @@ def test_every_limit_and_error_code_is_documented():
         assert f"`{f.name}`" in server, f.name
     for code in ERRORS:
         assert f"| `{code}` |" in protocol, code
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--limit", "nope=1"], "NAME one of"),
+    (["--limit", "idle"], "NAME=VALUE"),
+    (["--limit", "idle=soon"], "bad value for idle"),
+    (["--limit", "pause_unwatched=yes"], "bad value for pause_unwatched"),
+    (["--node", "n1"], "postgresql://"),
+])
+def test_serve_refuses_bad_limit_flags(args, word, capsys):
+    """``serve --limit NAME=VALUE`` takes the fields of Limits with their types, and refuses
+    anything else before it starts (exit 2, the message naming the problem)."""
+    assert main(["serve", "--db", "sqlite://:memory:", *args]) == 2
+    assert word in capsys.readouterr().err
+
+
+def test_limit_flags_build_the_limits():
+    limits = _limits(["idle=60", "create_key=k", "pause_unwatched=false", "queue=9"])
+    assert limits == Limits(idle=60.0, create_key="k", pause_unwatched=False, queue=9)
