@@ -109,7 +109,8 @@ def test_kill_nodes_while_tables_play(data: Path) -> None:
                 assert problems == []
                 assert len(killed) >= min(kills, 1)
                 resumes = [r for w in watched for r in w.resumes]
-                print(f"{len(killed)} kills, {sum(w.reconnects for w in watched)} reconnects, "
+                print(f"{len(killed)} kills, {sum(len(w.seen) for w in watched)} actions, "
+                      f"{sum(w.reconnects for w in watched)} reconnects, "
                       f"resume worst {max(resumes, default=0):.2f} s")
 
     run(body, timeout=600)

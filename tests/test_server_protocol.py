@@ -171,6 +171,26 @@ def test_every_reply_echoes_the_id(tmp_path):
     run(body)
 
 
+def test_the_flood_error_answers_the_frame_that_overflowed(tmp_path):
+    limits = Limits(rate=1e-3, burst=2, create_rate=0, tables_per_address=0)
+
+    async def body() -> None:
+        async with running(db_url(tmp_path), limits=limits) as (_, base), \
+                aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws")
+            assert (await _frame(ws, '{"type": "ping", "id": 1}'))["reply_to"] == 1
+            assert (await _frame(ws, '{"type": "ping", "id": 2}'))["reply_to"] == 2
+            assert (await _frame(ws, '{"type": "ping", "id": 3}'))["reply_to"] == 3  # answered
+            flood = orjson.loads((await ws.receive(5)).data)  # then refused: over the burst
+            assert flood == {"type": "error", "code": "flood", "reply_to": 3,
+                             "message": ERRORS["flood"]}
+            assert (await ws.receive(5)).type in (aiohttp.WSMsgType.CLOSE,
+                                                  aiohttp.WSMsgType.CLOSED)
+            assert ws.close_code == 1008
+
+    run(body)
+
+
 def test_one_error_code_per_fault_on_both_transports(tmp_path):
     """NaN, a non-object, nesting past the limit: ``bad_json`` over HTTP and WebSocket alike;
     HTTP statuses are the documented ones."""

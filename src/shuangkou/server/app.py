@@ -382,7 +382,8 @@ class Server:
                 if msg.type == WSMsgType.TEXT:
                     # Accepted actions are paced by the turn order; everything else (errors,
                     # hints, pings, refused actions) draws on the bucket.
-                    if not self._handle(conn, msg.data) and not self._charge(conn):
+                    action, reply_to = self._handle(conn, msg.data)
+                    if not action and not self._charge(conn, reply_to):
                         break
                 elif msg.type == WSMsgType.BINARY:
                     conn.send(error_message(ProtocolError("bad_json", "text frames only")))
@@ -405,34 +406,36 @@ class Server:
             conn.close(4408, "join or spectate within the time limit")
 
     @staticmethod
-    def _charge(conn: Connection) -> bool:
+    def _charge(conn: Connection, reply_to: str | int | None) -> bool:
         """Take a token for a message that is not an accepted action; ``False`` (and the
-        connection closing) if it is flooding."""
+        connection closing) if it is flooding (the ``flood`` error answers the frame that
+        overflowed, ``reply_to``)."""
         if conn.allow():
             return True
-        conn.send(error_message(ProtocolError("flood")))
+        conn.send(error_message(ProtocolError("flood"), reply_to))
         conn.close(1008, "flood")
         return False
 
-    def _handle(self, conn: Connection, text: str) -> bool:
+    def _handle(self, conn: Connection, text: str) -> tuple[bool, str | int | None]:
         """Answer one client frame, in one synchronous step (no await: nothing else can
-        move the table between reading it and answering); ``True`` if it was an action
+        move the table between reading it and answering). Returns whether it was an action
         (submitted: a refusal is answered, and charged to the bucket, when the batch is
-        validated)."""
+        validated) and the frame's id."""
         msg: ClientMessage | None = None
         try:
             msg = parse_client(text)
             reply = self._dispatch(conn, msg)
             if reply is not None:
                 conn.send(reply)
-            return msg.type in ACTIONS
+            return msg.type in ACTIONS, msg.id
         except ProtocolError as e:
             conn.send(error_message(e, None if msg is None else msg.id))
+            return False, e.reply_to if msg is None else msg.id
         except Exception:  # a bug must cost one reply, never the server or the table
             log.exception("internal error on a client message")
-            conn.send(error_message(ProtocolError("server", "internal error"),
-                                    None if msg is None else msg.id))
-        return False
+            mid = None if msg is None else msg.id
+            conn.send(error_message(ProtocolError("server", "internal error"), mid))
+            return False, mid
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
@@ -462,7 +465,7 @@ class Server:
             return with_reply(joined.hint(conn.player, msg.n, msg.seq), msg.id)
         def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
             conn.send(error_message(err, reply_to))
-            self._charge(conn)
+            self._charge(conn, reply_to)
 
         joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id,
                    refuse=refuse)
