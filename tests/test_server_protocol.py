@@ -310,3 +310,42 @@ def test_the_schema_is_versioned_and_strict():
     assert not ws.is_valid({"type": "hint", "cards": [0], "pass": False, "count": 1, "seq": 0})
     assert not ws.is_valid({"type": "error", "code": "nope", "message": ""})
     assert not ws.is_valid({"type": "welcome", "table": "x"})
+
+
+def test_a_bot_move_overtaken_by_another_action_is_refused_as_stale(tmp_path):
+    """A bot's move is chosen on the position when its timer fires and submitted with that
+    ``seq``; an abandon (allowed out of turn) queued first moves the table on, so the bot's
+    move is refused (``stale``) rather than applied to the next deal's position."""
+    async def body() -> None:
+        async with running(db_url(tmp_path), bot_delay=1000.0) as (server, base), \
+                aiohttp.ClientSession() as http:
+            t = await create_table(http, base, seats=["open", "greedy", "greedy", "greedy"],
+                                   seed=9, deals=2)
+            table = server.tables[t["id"]]
+            j = await join_table(http, base, t["id"])
+            human = await TableClient.connect(http, base, t["id"], j["token"])
+            while table.game.players[table.game.to_act] == 0:  # a bot to act
+                await human.act()
+                await _drain(human, table.seq + 1)
+            bot = table.game.players[table.game.to_act]
+            refused: list[str] = []
+            submit = table.act
+
+            def spy(player: int, kind: str, *args: Any, refuse: Any, **kw: Any) -> None:
+                def noted(err: Any) -> None:
+                    refused.append(err.code)
+                    refuse(err)
+                submit(player, kind, *args, refuse=noted, **kw)
+
+            table.act = spy  # type: ignore[method-assign]
+            seq = table.seq
+            table.act(0, "abandon", refuse=lambda e: None)  # first in the batch
+            table._auto_move(bot, True)  # the bot's move, chosen at the same seq
+            await _drain(human, seq + 1)
+            await asyncio.sleep(0.05)
+            assert refused == ["stale"]
+            assert table.seq == seq + 1 and table.log[-1].kind == "abandon"
+            assert len(table.match.games) == 2  # the next deal, untouched by the bot's move
+            await human.close()
+
+    run(body)

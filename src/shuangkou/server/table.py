@@ -431,7 +431,10 @@ class Table:
 
     def _auto_move(self, player: int, bot: bool) -> None:
         """A bot's move, or the timeout default (docs/protocol.md "Turn timer"): pass when
-        passing is legal, else the first hint (:meth:`hint_order`)."""
+        passing is legal, else the first hint (:meth:`hint_order`). Chosen on the position
+        now and submitted with its ``seq``: if another action (an abandon out of turn) moves
+        the table before the batch is applied, the move is refused as ``stale`` instead of
+        being applied to a position it was not chosen for (that action re-armed the table)."""
         self._timer = None
         game = self.game
         seat = game.to_act
@@ -446,14 +449,14 @@ class Table:
         else:
             choice = None if game.can_pass() else self.hint_order()[0]
         def retry(err: ProtocolError) -> None:  # e.g. the store refused it: try again later
-            if self._timer is None:
+            if err.code != "stale" and self._timer is None:
                 self._timer = asyncio.get_running_loop().call_later(
                     max(self.bot_delay, 1.0), self._auto_move, player, bot)
 
         if choice:
-            self.act(player, "play", choice, refuse=retry)
+            self.act(player, "play", choice, seq=self.seq, refuse=retry)
         else:
-            self.act(player, "pass", refuse=retry)
+            self.act(player, "pass", seq=self.seq, refuse=retry)
 
     def stop(self) -> None:
         """Cancel the timer (server shutdown)."""
