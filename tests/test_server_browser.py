@@ -16,16 +16,16 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from tests.server_harness import db_url, free_port, start_serve
+from tests.server_harness import db_url, free_port, need_os, start_serve
 
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # need_os checks both exist
 
 
 @pytest.fixture
 def browser() -> Any:
-    if not (os.path.exists(DRIVER) and os.path.exists(CHROMIUM)):
-        raise RuntimeError("the browser test needs: apt-get install chromium chromium-driver")
+    need_os("chromedriver", "chromium chromium-driver")
+    need_os("chromium", "chromium")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",

@@ -18,14 +18,12 @@ import pytest
 from shuangkou.server import open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.store import MIGRATIONS
-from tests.server_harness import free_port, play_one, replay_log, run, running
+from tests.server_harness import free_port, need_os, play_one, replay_log, run, running
 
 
 def _bin(name: str) -> str:
-    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or \
-        ([shutil.which(name)] if shutil.which(name) else [])
-    if not found:
-        raise RuntimeError("the PostgreSQL tests need: apt-get install postgresql")
+    need_os(name, "postgresql")
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or [shutil.which(name)]
     return str(found[-1])
 
 
