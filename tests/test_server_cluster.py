@@ -13,13 +13,16 @@ import asyncio
 import os
 import random
 import shutil
+import signal
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
 
+from shuangkou.server.cluster import HAProxyRouter
 from tests.cluster_harness import Watched, check_log, cluster, killer, retried, watch
 from tests.server_harness import UNLIMITED_ADDRESS, need_os, run
 
@@ -41,7 +44,8 @@ def data() -> Iterator[Path]:
 def test_cluster_routes_each_table_to_its_owner(data: Path) -> None:
     """Tables are created on any node and then served only by their owner: asked directly,
     the other node answers ``503 elsewhere``; through the proxy every request (HTTP and the
-    WebSocket) reaches the owner, and a whole match plays to a log that replays."""
+    WebSocket) reaches the owner, and a whole match plays to a log that replays. HAProxy
+    killed and restarted starts from an empty map: the owners route their tables again."""
     async def body() -> None:
         with cluster(data, 2, *LIMITS) as info:
             base = info["base"]
@@ -60,6 +64,24 @@ def test_cluster_routes_each_table_to_its_owner(data: Path) -> None:
                         async with http.get(url) as r:
                             answers.append((r.status, (await r.json()).get("error")))
                     assert sorted(answers) == [(200, None), (503, "elsewhere")], answers
+                # HAProxy dies: the cluster restarts it, and the owners route their tables
+                # again (the new process starts from the empty map file)
+                os.kill(info["haproxy_pid"], signal.SIGKILL)
+                router = HAProxyRouter(str(data / "haproxy.sock"), str(data / "tables.map"))
+                deadline = time.monotonic() + 20
+                want = {t["id"] for t in tables}
+                while time.monotonic() < deadline:
+                    try:
+                        shown = router._command(router.addresses[0],
+                                                f"show map {router.map_file}")
+                    except OSError:
+                        shown = ""
+                    if all(table_id in shown for table_id in want):
+                        break
+                    await asyncio.sleep(0.2)
+                else:
+                    raise AssertionError(f"tables not routed again: {shown!r}")
+                for t in tables:
                     j = await retried(http, "POST", f"{base}/api/tables/{t['id']}/join", json={})
                     w = Watched(t["id"], j["token"])
                     await watch(http, base, w, 60)

@@ -61,22 +61,26 @@ def table_key(table_id: str) -> int:
 
 
 class HAProxyRouter:
-    """Routes tables to this node through HAProxy's runtime API (a ``stats socket`` at
-    ``level admin``): ``address`` is a Unix socket path or ``host:port``; ``map_file`` the
-    map of table id → backend the proxy's ``use_backend`` reads (:func:`haproxy_config`)."""
+    """Routes tables to this node through the runtime API of each HAProxy in front (a ``stats
+    socket`` at ``level admin``): ``addresses`` are Unix socket paths or ``host:port``,
+    comma-separated; ``map_file`` the map of table id → backend the proxies' ``use_backend``
+    reads (:func:`haproxy_config`). A proxy that cannot be reached is logged and skipped: its
+    map is rebuilt when it is back (:meth:`restarted`)."""
 
-    def __init__(self, address: str, map_file: str) -> None:
-        self.address = address
+    def __init__(self, addresses: str, map_file: str) -> None:
+        self.addresses = [a.strip() for a in addresses.split(",") if a.strip()]
         self.map_file = map_file
+        self._pids: dict[str, str | None] = dict.fromkeys(self.addresses)
 
-    def _command(self, text: str) -> str:
-        if ":" in self.address and not self.address.startswith("/"):
-            host, port = self.address.rsplit(":", 1)
+    @staticmethod
+    def _command(address: str, text: str) -> str:
+        if ":" in address and not address.startswith("/"):
+            host, port = address.rsplit(":", 1)
             sock = socket.create_connection((host, int(port)), timeout=2.0)
         else:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.settimeout(2.0)
-            sock.connect(self.address)
+            sock.connect(address)
         with sock:
             sock.sendall(text.encode() + b"\n")
             out = b""
@@ -84,14 +88,37 @@ class HAProxyRouter:
                 out += chunk
         return out.decode(errors="replace")
 
+    def _each(self, text: str) -> None:
+        for address in self.addresses:
+            try:
+                self._command(address, text)
+            except OSError:
+                log.warning("HAProxy at %s did not take %r", address, text[:60])
+
     def route(self, table_id: str, backend: str) -> None:
         """Send the table's traffic to ``backend``."""
-        self._command(f"del map {self.map_file} {table_id}; "
-                      f"add map {self.map_file} {table_id} {backend}")
+        self._each(f"del map {self.map_file} {table_id}; "
+                   f"add map {self.map_file} {table_id} {backend}")
 
     def unroute(self, table_id: str) -> None:
         """Send the table's traffic to any node (it finished or expired)."""
-        self._command(f"del map {self.map_file} {table_id}")
+        self._each(f"del map {self.map_file} {table_id}")
+
+    def restarted(self) -> bool:
+        """Whether a proxy came back or was restarted since the last look (its process id
+        changed): its map starts from the file again, so the owners must route anew."""
+        changed = False
+        for address in self.addresses:
+            try:
+                info = self._command(address, "show info")
+                pid = next((ln.split(":", 1)[1].strip() for ln in info.splitlines()
+                            if ln.startswith("Pid:")), None)
+            except OSError:
+                pid = None
+            if pid is not None and pid != self._pids[address]:
+                changed = True
+            self._pids[address] = pid
+        return changed
 
 
 class PgOwnership(Ownership):
@@ -146,7 +173,11 @@ class PgOwnership(Ownership):
 
     def orphans(self, held: set[str]) -> list[str]:
         """Unfinished tables whose lock no session holds, in random order, at most half of
-        them (rounded up) so that the live nodes share a dead node's tables."""
+        them (rounded up) so that the live nodes share a dead node's tables. (Also, since it
+        runs on every scan: when a proxy was restarted, route this node's tables again.)"""
+        if self.router is not None and self.router.restarted():
+            for table_id in self.held:
+                self.router.route(table_id, self.node)
         rows = self._rows(
             "SELECT t.id FROM sk_tables t WHERE t.finished = 0 AND length(t.id) = 16"
             " AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory'"
@@ -274,9 +305,10 @@ def _wait_http(port: int, proc: subprocess.Popen[bytes], what: str, seconds: flo
 def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
     """``shuangkou cluster``: start PostgreSQL (in ``data``/pg), ``nodes`` nodes
     (``shuangkou serve`` with ``serve_args``) and HAProxy on 127.0.0.1:``port``; print one
-    JSON line ``{"proxy", "nodes": [{"pid", "port"}], "postgres_pid"}``; restart a node that
-    dies (same port and name: its tables have moved meanwhile); stop everything on SIGTERM
-    or SIGINT."""
+    JSON line ``{"proxy", "nodes": [{"pid", "port", "name"}], "postgres_pid", "haproxy_pid"}``;
+    restart a node that dies (same port and name: its tables have moved meanwhile) and
+    HAProxy if it dies (the nodes route their tables again); stop everything on SIGTERM or
+    SIGINT."""
     if nodes < 1:
         raise ValueError("--nodes must be >= 1")
     if shutil.which("haproxy") is None:
@@ -313,15 +345,18 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
                  "--limit", "trust_forwarded=true", *serve_args],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
+    def start_haproxy() -> subprocess.Popen[bytes]:
+        with open(logs / "haproxy.log", "ab") as out:
+            return subprocess.Popen(["haproxy", "-db", "-f", str(root / "haproxy.cfg")],
+                                    stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+
     try:
         for name, node_port in zip(names, ports):
             procs[name] = start_node(name, node_port)
         for name, node_port in zip(names, ports):
             _wait_http(node_port, procs[name], name)
-        # after the nodes: HAProxy's first health checks find every node up
-        haproxy = subprocess.Popen(["haproxy", "-db", "-f", str(root / "haproxy.cfg")],
-                                   stdout=open(logs / "haproxy.log", "ab"),
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        haproxy = start_haproxy()  # after the nodes: its first health checks find them up
         _wait_http(port, haproxy, "haproxy")
         print(json.dumps({"proxy": port, "nodes": [
             {"pid": procs[n].pid, "port": p, "name": n} for n, p in zip(names, ports)],
@@ -329,7 +364,9 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
         while not stopping:
             time.sleep(0.1)
             if haproxy.poll() is not None and not stopping:
-                raise RuntimeError(f"haproxy exited with {haproxy.returncode}")
+                print(f"haproxy exited ({haproxy.returncode}); restarting", file=sys.stderr,
+                      flush=True)  # the nodes route their tables again (restarted())
+                haproxy = start_haproxy()
             for name, node_port in zip(names, ports):
                 if procs[name].poll() is not None and not stopping:
                     print(f"{name} exited ({procs[name].returncode}); restarting",
