@@ -102,8 +102,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="fsync every action (survive power loss, not only a crash)")
     _limit_args(sv)
     sv.add_argument("--node", help="this node's name in a cluster (needs a postgresql:// --db)")
-    sv.add_argument("--router", help="HAProxy's runtime API (socket path or host:port) that a "
-                                     "cluster node routes its tables through")
+    sv.add_argument("--router", help="the runtime API of each HAProxy in front (socket path or "
+                                     "host:port, comma-separated) that a cluster node routes "
+                                     "its tables through")
     sv.add_argument("--router-map", help="the HAProxy map file of table id -> node")
 
     cl = sub.add_parser("cluster", help="PostgreSQL + N server nodes + HAProxy on this machine",
