@@ -119,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _limit_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+    p.add_argument("--limit", action="append", metavar="NAME=VALUE",
                    help="set a field of shuangkou.server.Limits, e.g. --limit idle=600 "
                         "--limit create_key=SECRET (docs/server.md \"Limits\"); repeatable")
 
@@ -159,7 +159,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise ValueError(f"serve needs the server extra: pip install 'shuangkou[server]' ({e})") \
             from None
-    limits = _limits(args.limit)
+    limits = _limits(args.limit or [])
     ownership = None
     if args.node is not None:
         if not args.db.startswith(("postgresql://", "postgres://")):
@@ -183,9 +183,9 @@ def _cluster(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise ValueError(f"cluster needs the server extra: pip install 'shuangkou[server]' "
                          f"({e})") from None
-    _limits(args.limit)  # refuse a bad --limit before starting anything
+    _limits(args.limit or [])  # refuse a bad --limit before starting anything
     extra = ["--bot-delay", str(args.bot_delay)]
-    for pair in args.limit:
+    for pair in args.limit or []:
         extra += ["--limit", pair]
     return run_cluster(args.nodes, args.port, args.data, extra)
 
