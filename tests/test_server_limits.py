@@ -14,6 +14,8 @@ import aiohttp
 import pytest
 
 from shuangkou.cli import _limits, main
+from shuangkou.game import replay
+from shuangkou.rng import deal_seed
 from shuangkou.server import Limits, open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.protocol import ERRORS
@@ -142,7 +144,11 @@ def test_idle_tables_expire_with_their_log_kept(tmp_path):
                 info = await r.json()
             assert info["expired"] and not info["finished"] and info["seq"] == seq
             async with http.get(f"{base}/api/tables/{t['id']}/log") as r:
-                assert len((await r.json())["log"]) == seq
+                doc = await r.json()
+            assert len(doc["log"]) == seq
+            (deal,) = doc["deals"]  # nothing left to hide: the unfinished deal whole
+            assert deal["seed"] == deal_seed(5, 0) and None not in deal["deal"]["hands"]
+            assert len(replay(deal, seeded=True).actions) == seq
             status, doc = await _post(http, f"{base}/api/tables/{t['id']}/join", json={})
             assert (status, doc["error"]) == (410, "expired")
             again = await TableClient.connect(http, base, t["id"], j["token"])

@@ -204,12 +204,13 @@ class Table:
         any client can check it with its own engine; its seed only once the match is over
         (a deal's seed gives the match's seed, :func:`shuangkou.rng.deal_seed` is
         invertible, and with it every later deal). The deal in play is as ``player``'s seat
-        sees it (``None``: a spectator)."""
+        sees it (``None``: a spectator). An expired table has nothing left to hide: every
+        deal whole, with its seed."""
         deals = []
         for g in self.match.games:
-            if g.is_over:
+            if g.is_over or self.expired:
                 doc = g.log()
-                if not self.finished:
+                if not self.closed:
                     doc["seed"] = None
             else:
                 doc = g.log(seat=SPECTATOR if player is None else g.players.index(player))
