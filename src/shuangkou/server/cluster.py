@@ -1,6 +1,5 @@
 """Scale-out: several server nodes over one PostgreSQL, behind HAProxy (docs/server.md
-"Scale-out and
-deployment").
+"Scale-out and deployment").
 
 A table is stateful (its :class:`~shuangkou.game.Match` lives in one process), so a cluster
 does not share tables: each table is **owned** by one node, and the proxy routes the table's
