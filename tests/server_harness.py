@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-import glob
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -61,19 +59,6 @@ def schema_checked(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(server_table, "encode", checked)
     yield
     assert not bad, bad[:5]
-
-
-def need_os(command: str, package: str) -> None:
-    """Skip the calling test, naming the Debian package, unless the OS program ``command``
-    is installed (on PATH, or PostgreSQL's under /usr/lib/postgresql); under ``CI=true`` the
-    suite must not skip it, so it fails instead. (The local form of the suite's rule for OS
-    components: switch to tests/conftest.py's helper once it has one.)"""
-    if shutil.which(command) or glob.glob(f"/usr/lib/postgresql/*/bin/{command}"):
-        return
-    reason = f"needs {command}: apt-get install {package}"
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @asynccontextmanager

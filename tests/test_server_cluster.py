@@ -24,7 +24,8 @@ import pytest
 
 from shuangkou.server.cluster import HAProxyRouter
 from tests.cluster_harness import Watched, check_log, cluster, killer, retried, watch
-from tests.server_harness import UNLIMITED_ADDRESS, need_os, run
+from tests.conftest import require
+from tests.server_harness import UNLIMITED_ADDRESS, run
 
 LIMITS = ["--bot-delay", "0.02", *UNLIMITED_ADDRESS]
 
@@ -33,8 +34,9 @@ LIMITS = ["--bot-delay", "0.02", *UNLIMITED_ADDRESS]
 def data() -> Iterator[Path]:
     """The cluster's directory: outside pytest's private tmp (PostgreSQL runs as the
     ``postgres`` user when the tests run as root, and must reach it)."""
-    need_os("initdb", "postgresql")
-    need_os("haproxy", "haproxy")
+    require(module="psycopg", extra="server")
+    require(program="/usr/lib/postgresql/*/bin/initdb", apt="postgresql")
+    require(program="haproxy", apt="haproxy")
     path = Path(tempfile.mkdtemp(prefix="sk-cluster-"))
     path.chmod(0o755)
     yield path / "c"

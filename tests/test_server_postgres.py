@@ -18,12 +18,18 @@ import pytest
 from shuangkou.server import open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.store import MIGRATIONS
-from tests.server_harness import free_port, need_os, play_one, replay_log, run, running
+from tests.conftest import require
+from tests.server_harness import free_port, play_one, replay_log, run, running
+
+require(module="psycopg", extra="server")
+require(program="/usr/lib/postgresql/*/bin/initdb", apt="postgresql")
 
 
 def _bin(name: str) -> str:
-    need_os(name, "postgresql")
-    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or [shutil.which(name)]
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or \
+        ([shutil.which(name)] if shutil.which(name) else [])
+    if not found:
+        raise RuntimeError("the PostgreSQL tests need: apt-get install postgresql")
     return str(found[-1])
 
 
