@@ -67,7 +67,7 @@ def test_hint_and_action_back_to_back_never_leak(tmp_path):
         async with running(db_url(tmp_path), limits=limits) as (server, base), \
                 aiohttp.ClientSession() as http:
             rng = random.Random(5)
-            # a whole classic deal, and 百变's first turns (wilds; its hints cost more today)
+            # a whole classic deal, and 百变's first turns (wilds)
             for rules, seed, turns in (("classic", 4, 1000), ("baibian", 3, 16)):
                 table_id, _, clients = await _seated(http, base, rules=rules, seed=seed)
                 table = server.tables[table_id]
@@ -82,7 +82,7 @@ def test_hint_and_action_back_to_back_never_leak(tmp_path):
                     nxt_id = await nxt.send({"type": "hint"})
                     for c, mid, hand in ((actor, hint_id, asked["hand"]), (nxt, nxt_id, None)):
                         while True:
-                            msg = await c.receive(60)  # a hint can take seconds today
+                            msg = await c.receive(60)
                             assert msg is not None, c.ws.close_code
                             if msg.get("reply_to") == mid:
                                 break
