@@ -1,15 +1,18 @@
-"""Solver benchmarks (docs/solver.md): nodes/s of the exact search, the time to solve seeded
-positions of 3, 4, 5, 6 and 8 cards per seat (median and worst per preset, and how many solved
-within the time limit), and the speed-up over a plain minimax (no pruning, no table: the
-reference engine's, in Python) on the same small positions — all in one run::
+"""Solver benchmarks (docs/solver.md "Figures"): nodes/s of the exact search and the time to
+solve seeded positions of 5, 6, 7, 8 and 9 cards a seat (median and worst per preset, and how
+many were solved exactly within the cap), each technique's node reduction (``--ablation``) and
+the speed-up over a plain minimax (no pruning, no table: the reference engine's, in Python)::
 
-    python benchmarks/bench_solve.py                    # every preset, 5 positions per size
-    python benchmarks/bench_solve.py --rules baibian --positions 10 --limit 1 --cap 5000000
+    python benchmarks/bench_solve.py --rules baibian --sizes 5 6 7     # time to exact
+    python benchmarks/bench_solve.py --ablation --sizes 6 --positions 10  # technique table
+    python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
 
-A position: ``n`` cards per seat drawn from the shuffled 108-card deck (seeded), seat 0 to
-lead, nothing played yet. Times are CPU seconds of this process (the machine is shared: wall
-clock is noisy); the search is single-threaded. Under pytest (pytest-benchmark) the
-``test_bench_*`` functions time one small fixed workload.
+A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
+nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
+is noisy; node counts do not depend on load); the search is single-threaded. Each solve is
+capped (``--cap`` nodes, ``--seconds`` CPU) so a run stays short; a capped position counts as
+unsolved and its time as the cap's. Under pytest (pytest-benchmark) ``test_bench_*`` times one
+small fixed workload.
 """
 
 from __future__ import annotations
@@ -19,17 +22,19 @@ import random
 import statistics
 import time
 
-from shuangkou import PASS, Hand, Play, Rules, solve
+from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
+from shuangkou.solve import default_tt_bits
 
-SIZES = (3, 4, 5, 6, 8)
+SIZES = (5, 6, 7, 8, 9)
+PRESETS = ("classic", "baibian", "jj", "qianbian")
 
 
-def position(rules: Rules, cards: int, seed: int) -> RefState:
+def position(rules: Rules, cards: int, seed: int) -> State:
     deck = list(range(108))
     random.Random(seed).shuffle(deck)
     hands = [Hand.from_cards(deck[cards * s : cards * (s + 1)]) for s in range(4)]
-    return RefState.from_position(rules, hands, 0)
+    return State.from_position(rules, hands, 0)
 
 
 def plain_minimax(state: RefState) -> tuple[int, int]:
@@ -54,43 +59,75 @@ def plain_minimax(state: RefState) -> tuple[int, int]:
     return best, nodes
 
 
-def timed_solve(state: RefState, limit: float, cap: int) -> tuple[float, int, bool]:
-    """(CPU seconds, nodes, solved within ``limit`` CPU seconds); ``cap`` nodes at most."""
+def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
+           tt_bits: int | None = None) -> tuple[float, int, int, int | None]:
+    """One exact root search: (CPU seconds, nodes, forced nodes, value or None if capped)."""
+    s = _solve.Searcher(state, "score", tt_bits or default_tt_bits(), "hand_count", techniques)
+    s.set_position(state)
     t = time.process_time()
-    sol = solve(state, max_nodes=cap)
+    _, values, optimal, nodes, stopped, _ = s.root_values(cap, seconds, _solve.EXACT_DEPTH)
     dt = time.process_time() - t
-    return dt, sol.nodes, sol.exact and dt <= limit
+    return dt, nodes, s.forced, None if stopped else values[optimal[0]]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rules", nargs="+", default=["classic", "baibian", "jj", "qianbian"])
-    ap.add_argument("--positions", type=int, default=5, help="seeded positions per size")
-    ap.add_argument("--limit", type=float, default=1.0, help="CPU seconds counted as solved")
-    ap.add_argument("--cap", type=int, default=20_000_000, help="nodes per solve at most")
-    ap.add_argument("--minimax", type=int, default=3, help="positions for the minimax ratio")
-    a = ap.parse_args()
-    print(f"exact solve, {a.positions} seeded positions per size; solved = exact within "
-          f"{a.limit:g} CPU s (each search capped at {a.cap:,} nodes)")
-    print(f"{'preset':<9} {'cards':>5} {'solved':>7} {'median s':>9} {'worst s':>9} "
-          f"{'median nodes':>13} {'Mnodes/s':>9}")
+def time_to_exact(a: argparse.Namespace) -> None:
+    print(f"exact solve, {a.positions} seeded positions a size; each capped at {a.cap:,} nodes "
+          f"and {a.seconds:g} s (a capped one counts as unsolved, at the cap's time)")
+    print(f"{'preset':<9} {'cards':>5} {'exact':>6} {'<=1 s':>6} {'<=10 s':>7} "
+          f"{'median s':>9} {'worst s':>9} {'median nodes':>13} {'Mnodes/s':>9}")
     total_nodes, total_time = 0, 0.0
     for preset in a.rules:
         rules = Rules.preset(preset)
-        for n in SIZES:
-            runs = [timed_solve(position(rules, n, seed), a.limit, a.cap)
+        for n in a.sizes:
+            runs = [search(position(rules, n, seed), a.cap, a.seconds)
                     for seed in range(a.positions)]
             times = [r[0] for r in runs]
             nodes = [r[1] for r in runs]
             total_nodes += sum(nodes)
             total_time += sum(times)
+            exact = [r for r in runs if r[3] is not None]
             rate = sum(nodes) / max(sum(times), 1e-9) / 1e6
-            print(f"{preset:<9} {n:>5} {sum(r[2] for r in runs):>4}/{len(runs):<2} "
-                  f"{statistics.median(times):>9.4f} {max(times):>9.4f} "
-                  f"{int(statistics.median(nodes)):>13,} {rate:>9.2f}")
-    print(f"\nall sizes: {total_nodes:,} nodes in {total_time:.2f} CPU s = "
+            print(f"{preset:<9} {n:>5} {len(exact):>3}/{len(runs):<2} "
+                  f"{sum(r[0] <= 1 for r in exact):>6} {sum(r[0] <= 10 for r in exact):>7} "
+                  f"{statistics.median(times):>9.3f} {max(times):>9.3f} "
+                  f"{int(statistics.median(nodes)):>13,} {rate:>9.2f}", flush=True)
+    print(f"\nall: {total_nodes:,} nodes in {total_time:.2f} CPU s = "
           f"{total_nodes / max(total_time, 1e-9) / 1e6:.2f} M nodes/s")
-    print("\nspeed-up over plain minimax (Python, reference engine), 3 cards per seat:")
+
+
+def ablation(a: argparse.Namespace) -> None:
+    """Each technique's effect: all on, then each one off (same positions, one run)."""
+    every = list(_solve.TECHNIQUES)
+    configs = [("all techniques", every, None)]
+    configs += [(f"without {t}", [x for x in every if x != t], None) for t in every]
+    configs += [("all, table 2^20", every, 20), ("all, table 2^18", every, 18),
+                ("none, table 2^18 (old)", [], 18)]
+    for preset in a.rules:
+        rules = Rules.preset(preset)
+        for n in a.sizes:
+            states = [position(rules, n, seed) for seed in range(a.positions)]
+            print(f"\n{preset}, {n} cards a seat, {len(states)} positions (cap {a.cap:,} nodes "
+                  f"and {a.seconds:g} s each)")
+            print(f"{'search':<24} {'exact':>6} {'nodes':>13} {'forced':>7} {'CPU s':>8}")
+            base = None
+            values = None
+            for name, techniques, bits in configs:
+                runs = [search(s, a.cap, a.seconds, techniques, bits) for s in states]
+                nodes = sum(r[1] for r in runs)
+                forced = sum(r[2] for r in runs) / max(nodes, 1)
+                vals = [r[3] for r in runs]
+                if values is None:
+                    values = vals
+                # a technique changes the work, never a value
+                assert all(v is None or w is None or v == w for v, w in zip(vals, values))
+                base = base or nodes
+                print(f"{name:<24} {sum(v is not None for v in vals):>3}/{len(vals):<2} "
+                      f"{nodes:>13,} {forced:>7.0%} {sum(r[0] for r in runs):>8.2f} "
+                      f"({nodes / base:.2f}x nodes)", flush=True)
+
+
+def versus_minimax(a: argparse.Namespace) -> None:
+    print("\nspeed-up over plain minimax (Python, reference engine), 3 cards a seat:")
     print(f"{'preset':<9} {'minimax s':>10} {'solve s':>9} {'ratio':>8} {'minimax nodes':>14} "
           f"{'solve nodes':>12}")
     for preset in a.rules:
@@ -98,13 +135,14 @@ def main() -> None:
         mt = st = 0.0
         mn = sn = 0
         for seed in range(a.minimax):
-            state = position(rules, 3, seed)
+            pos = position(rules, 3, seed)
+            ref = RefState.from_position(rules, [pos.hand(s) for s in range(4)], 0)
             t = time.process_time()
-            value, nodes = plain_minimax(state)
+            value, nodes = plain_minimax(ref)
             mt += time.process_time() - t
             mn += nodes
             t = time.process_time()
-            sol = solve(state)
+            sol = solve(pos)
             st += time.process_time() - t
             sn += sol.nodes
             assert sol.value == value
@@ -112,8 +150,27 @@ def main() -> None:
               f"{sn:>12,}")
 
 
-def test_bench_solve_4_cards(benchmark) -> None:  # type: ignore[no-untyped-def]
-    state = position(Rules.preset("baibian"), 4, 1)
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=PRESETS)
+    ap.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
+    ap.add_argument("--positions", type=int, default=10, help="seeded positions a size")
+    ap.add_argument("--cap", type=int, default=200_000_000, help="nodes a solve at most")
+    ap.add_argument("--seconds", type=float, default=0.0,
+                    help="wall seconds a solve at most (0: none; node caps are load-free)")
+    ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
+    ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
+    a = ap.parse_args()
+    if a.ablation:
+        ablation(a)
+    elif a.minimax:
+        versus_minimax(a)
+    else:
+        time_to_exact(a)
+
+
+def test_bench_solve_5_cards(benchmark) -> None:  # type: ignore[no-untyped-def]
+    state = position(Rules.preset("baibian"), 5, 1)
     benchmark(solve, state)
 
 

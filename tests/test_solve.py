@@ -189,3 +189,59 @@ def test_all_values_are_exact() -> None:
                 continue
             sol = solve(state, all_values=True)
             assert dict(sol.values) == values, str(state)
+
+
+def test_techniques_change_no_value() -> None:
+    """Every root move's exact value is the same with the search's techniques (relative-rank
+    keys, buckets, MTD(f), quick tricks) on and all off, on dealt positions of 5-6 cards a seat
+    (mostly chain-free hands: relative ranks beyond 4 cards) and after a few random moves."""
+    from shuangkou import State, _solve
+
+    rng = random.Random("techniques")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for k in range(4):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            n = 5 + (k == 3)
+            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k)
+            for _ in range(rng.randint(0, 3)):
+                moves = list(state.legal()) + ([PASS] if state.table is not None else [])
+                state.play(rng.choice(moves))
+                if state.is_over:
+                    break
+            if state.is_over:
+                continue
+            found = []
+            for techniques in (None, ()):
+                s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+                s.set_position(state)
+                _, values, _, _, stopped, _ = s.root_values(0, 0.0, _solve.EXACT_DEPTH, True)
+                assert not stopped
+                found.append(values)
+            assert found[0] == found[1], str(state)
+
+
+def test_chainless_is_sound() -> None:
+    """The relative-rank keys rest on ``_solve.chainless``: when it says no chain can be formed
+    from a hand, the kernel lists no straight, chain of pairs or triples, or chain bomb for it
+    (R2/R3, every preset); and it recognises most chain-free hands (else the keys lose)."""
+    from shuangkou import _solve, legal_plays
+    from shuangkou.plays import Kind
+
+    chains = {Kind.STRAIGHT, Kind.PAIR_CHAIN, Kind.TRIPLE_CHAIN, Kind.CHAIN_BOMB}
+    rng = random.Random("chainless")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        free = recognised = 0
+        for _ in range(400):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            hand = Hand.from_cards(deck[: rng.randint(5, 12)])
+            has_chain = any(p.kind in chains for p in legal_plays(hand, rules))
+            said = _solve.chainless(hand.packed, rules.flags)
+            assert not (said and has_chain), (preset, str(hand))
+            free += not has_chain
+            recognised += said
+        assert recognised >= 0.9 * free, (preset, recognised, free)

@@ -38,23 +38,32 @@ def reference_costs(
 ) -> list[int] | None:
     """:func:`decompose_costs` by the first, exponential search; ``None`` past ``max_nodes``."""
 
+def chainless(hand: int, flags: int) -> bool:
+    """No chain can be formed from ``hand`` or a part of it (the relative-rank keys)."""
+
 EXACT_DEPTH: int
+MAX_DEPTH: int
+TECHNIQUES: dict[str, int]
 OBJECTIVES: dict[str, int]
 EVALUATIONS: dict[str, int]
 
 @disjoint_base
 class Searcher:
     """A search context: rules (the engine's SkParams fields), objective, transposition table
-    of ``2**tt_bits`` entries, a root position."""
+    of ``2**tt_bits`` entries, a root position. Shareable across threads (its calls take its
+    lock)."""
 
     @property
     def rules(self) -> Rules: ...
     def __init__(
-        self, state: State, objective: str = ..., tt_bits: int = ..., evaluation: str = ...
+        self, state: State, objective: str = ..., tt_bits: int = ..., evaluation: str = ...,
+        techniques: Iterable[str] | None = ...,
     ) -> None: ...
     def set_position(self, state: State) -> None: ...
     @property
     def hash(self) -> int: ...
+    @property
+    def forced(self) -> int: ...
     def root_values(
         self, max_nodes: int = ..., time_limit: float = ..., depth: int = ...,
         all_values: bool = ...,

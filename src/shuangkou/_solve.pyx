@@ -223,63 +223,101 @@ def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
 # negated, a partner's is not.
 
 
+# Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction is in the
+# table there, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
+# table with work-preferred replacement, relative ranks (one entry for positions that differ
+# only in ranks no play can tell apart), MTD(f) at the root and the quick-trick lower bound.
+
+import threading
+
+from libc.stdint cimport uint16_t
+
+from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
+from _generate cimport sk_count
+from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
+from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
+from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
+
+from shuangkou._check import as_int
+from shuangkou.errors import ArgumentError
+
 cdef extern from *:
     """
-    #ifdef _WIN32
-    #include <windows.h>
-    static double sv_now(void) {
-        LARGE_INTEGER f, t; QueryPerformanceFrequency(&f); QueryPerformanceCounter(&t);
-        return (double)t.QuadPart / (double)f.QuadPart;
-    }
+    #if defined(__GNUC__) || defined(__clang__)
+    #define sv_prefetch(p) __builtin_prefetch(p)
+    #define sv_log2(x) (63 - __builtin_clzll((unsigned long long)(x) | 1ULL))
     #else
-    #include <time.h>
-    static double sv_now(void) {
-        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    }
+    #define sv_prefetch(p) ((void)(p))
+    static int sv_log2(unsigned long long x) { int k = 0; while (x >>= 1) k++; return k; }
     #endif
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* Ask for transparent huge pages over the table (Linux): a probe then misses the TLB far
+       less often. Advice only: nothing changes where the system refuses it. */
+    static void sv_huge_pages(void* p, size_t n) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE);
+    #else
+        (void)p; (void)n;
+    #endif
+    }
     """
-    double sv_now() noexcept nogil
+    void sv_prefetch(const void* p) noexcept nogil
+    int sv_log2(unsigned long long x) noexcept nogil
+    void sv_huge_pages(void* p, size_t n) noexcept nogil
 
 cdef enum:
     SV_INF = 1 << 28
-    SV_EXACT_DEPTH = 0x7FFF     # an entry whose subtree met no horizon: exact at any depth
+    SV_EXACT_DEPTH = 1 << 20    # the depth of an exact search: longer than any deal
+    SV_MAX_DEPTH = 254          # the deepest depth-limited search (a table depth is one byte)
+    SV_TT_EXACT = 255           # table depth of an entry whose subtree met no horizon
     SV_LOWER = 1
     SV_UPPER = 2
     SV_EXACT = 3
+    SV_WAYS = 4                 # entries a table bucket (16 bytes each: one 64-byte line)
     SV_STACK0 = 8192
+    SV_RELATIVE_CARDS = 4       # hands of at most 4 cards: no chain (R2), ranks are relative
+    SV_QUICK_MOVES = 48         # the quick-trick test runs at leads of at most this many plays
     SV_OBJ_SCORE = 0
     SV_OBJ_BASE = 1
-    SV_CHECK_EVERY = 1023       # nodes between clock checks (mask)
     SV_EVAL_SLOTS = 4096
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
+    # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
+    SV_F_BUCKET = 1             # 4-way buckets, work-preferred replacement (off: 1 way, always)
+    SV_F_RELATIVE = 4           # table keys over relative ranks once no chain can be formed
+    SV_F_MTDF = 8               # root values by MTD(f) (null windows) instead of a full window
+    SV_F_QUICK = 16             # quick tricks: a lower bound from a line the others cannot stop
+    SV_F_ALL = 29
+    SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
 
 
 ctypedef struct TTEntry:
     uint64_t key
     int32_t value
-    int16_t depth
-    uint8_t flag
-    uint8_t pad
-    uint32_t best               # 0: none; else 1 + index of the move in generation order
+    uint16_t best               # 0: none; else 1 + index of the move in generation order
+    uint8_t depth               # SV_TT_EXACT, or the depth of a search that met a horizon
+    uint8_t meta                # flag (SV_LOWER/UPPER/EXACT; 0: empty) | log2(work) << 2
 
 
 ctypedef struct Search:
     SkParams p
     int objective
+    int features                # SV_F_* bits
+    void* tt_block              # the table's allocation (``tt`` is its 64-byte aligned start)
     TTEntry* tt
-    uint64_t tt_mask
+    uint64_t bucket_mask        # entries − 1, without the low bits of the bucket's ways
+    int ways
     uint64_t* words             # move stack: plays of each ply, then pass as (0, 0)
     uint32_t* tags
     int32_t* keys
     int32_t* order
     long long cap
     long long top
-    long long nodes
-    long long max_nodes         # 0: none
-    double deadline             # 0: none
+    long long forced            # nodes with a single move (a forced pass or play)
+    SkBudget budget             # nodes (budget.work), the time limit and Ctrl-C
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
@@ -315,6 +353,127 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
     return True
 
 
+# -- the transposition table ---------------------------------------------------------------------
+cdef inline TTEntry* sv_bucket(Search* s, uint64_t key) noexcept nogil:
+    return s.tt + (key & s.bucket_mask)
+
+
+cdef inline TTEntry* sv_probe(Search* s, TTEntry* b, uint64_t key) noexcept nogil:
+    """The entry of ``key`` in bucket ``b``, or NULL."""
+    cdef int i
+    for i in range(s.ways):
+        if b[i].key == key and b[i].meta & 3:
+            return &b[i]
+    return NULL
+
+
+cdef inline bint sv_chainless(uint64_t h, uint32_t flags) noexcept nogil:
+    """No chain can ever be formed from ``h`` (nor from what is left of it): every window of
+    5 ranks of 3..A lacks more singles, and every window of 3 ranks more cards for pairs, than
+    the hand has wilds (R2: a straight has ≥ 5 ranks, a chain of pairs ≥ 3; a chain of
+    triples or bombs needs more in the same windows, and a longer chain holds such a window;
+    R3: a wild fills one gap). Counted in the nibble lanes of the packed hand at once: a lane
+    ``v`` (≤ 7) is ≥ ``k`` exactly when ``v + 8 − k`` sets its bit 3."""
+    cdef uint64_t x = h & SK_NAT_MASK, one, two, t, win
+    cdef int w = 0
+    if flags & FLAG_WILD_SJ:
+        w += nib(h, 13)
+    if flags & FLAG_WILD_BJ:
+        w += nib(h, 14)
+    if w >= 5:
+        return False
+    one = (x | x >> 1 | x >> 2 | x >> 3) & SK_NIB1             # lanes with a card
+    two = ((x + 6 * SK_NIB1) >> 3) & SK_NIB1 & SK_NAT_MASK     # lanes with 2 (≤ 8 a rank)
+    # straights: ranks r..r+4 held, r = 0..7 (3..7 up to T..A), at least 5 − w of them
+    win = one + (one >> 4) + (one >> 8) + (one >> 12) + (one >> 16)
+    if (win + <uint64_t>(3 + w) * SK_NIB1) & (8 * SK_NIB1) & 0xFFFFFFFFULL:
+        return False
+    # chains of pairs: ranks r..r+2, r = 0..9, at least 6 − w of their 6 cards held
+    t = one + two
+    win = t + (t >> 4) + (t >> 8)
+    if (win + <uint64_t>(2 + w) * SK_NIB1) & (8 * SK_NIB1) & 0xFFFFFFFFFFULL:
+        return False
+    return True
+
+
+def chainless(uint64_t hand, uint32_t flags) -> bool:
+    """``sv_chainless`` (tests): True when no chain can be formed from ``hand`` or a part."""
+    return sv_chainless(hand, flags)
+
+
+cdef inline uint64_t sv_tt_key(Search* s, const SkState* st) noexcept nogil:
+    """The table key of ``st``: its Zobrist hash, or (relative ranks, DDS's partition idea)
+    once no hand can form a chain (at most SV_RELATIVE_CARDS cards — R2: a straight needs 5,
+    a chain of pairs 6 — or ``sv_chainless``): then every play left is of one rank or of
+    jokers, so only the order of the natural ranks still held matters (R4/R5 compare tops;
+    R8 scores counts and stars, never ranks): the hash with the held natural ranks (and the
+    table's top) renumbered 0, 1, 2, … in order, so positions that differ only in the gaps
+    share one entry. The key is built like ``sk_rehash`` (seat to act, passes, escape, places,
+    bombs played) with the renumbered hands and table reading in place of the cards."""
+    cdef uint64_t nat[4]
+    cdef uint64_t occupied = 0, held, gaps, low, tag, h
+    cdef int t, r, top
+    if not (s.features & SV_F_RELATIVE):
+        return st.hash
+    for t in range(4):
+        if st.ncards[t] > SV_RELATIVE_CARDS and not sv_chainless(st.hand[t], s.p.flags):
+            return st.hash
+        nat[t] = st.hand[t] & SK_NAT_MASK
+        occupied |= nat[t]
+    tag = st.table
+    top = tag_top(tag) if tag else 15
+    held = (occupied | occupied >> 1 | occupied >> 2 | occupied >> 3) & SK_NIB1 & SK_NAT_MASK
+    if top < 13:
+        held |= (<uint64_t>1) << (4 * top)
+    gaps = ~held & SK_NIB1 & SK_NAT_MASK
+    if top < 13:    # the table's top, renumbered: less the gaps below it
+        tag -= <uint32_t>nib_sum(gaps & (((<uint64_t>1) << (4 * top)) - 1)) << 4
+    while gaps:     # squeeze each gap out, the highest first (no hand holds its rank)
+        r = high_rank(gaps)
+        low = ((<uint64_t>1) << (4 * r)) - 1
+        for t in range(4):
+            nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
+        gaps &= low
+    # the future depends on the table's reading and owner, not on which cards made it
+    h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
+         + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL))
+    for t in range(4):      # the jokers keep their ranks
+        h += sk_mix((nat[t] | (st.hand[t] & ~SK_NAT_MASK)) * 0x9E3779B97F4A7C15ULL
+                    + <uint64_t>t)
+    for r in range(st.nplaces):
+        h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
+    return h
+
+
+cdef inline bint sv_usable(const TTEntry* e, int depth) noexcept nogil:
+    """An entry's bound holds for a search of ``depth``: it is exact, or from a search at
+    least as deep (an exact search, deeper than SV_MAX_DEPTH, takes exact entries only)."""
+    return e.depth == SV_TT_EXACT or (depth <= SV_MAX_DEPTH and e.depth >= depth)
+
+
+cdef inline void sv_store(Search* s, TTEntry* b, uint64_t key, int32_t value, long long best,
+                          int depth, int flag, long long work) noexcept nogil:
+    """Store a bound in bucket ``b``: over the entry of ``key`` if there is one, else an empty
+    entry, else the one whose subtree took the least work (depth-preferred replacement: the
+    costly results stay; with one way, always replace). ``depth`` SV_TT_EXACT: no horizon."""
+    cdef TTEntry* e = b
+    cdef int i
+    for i in range(s.ways):
+        if b[i].key == key or not (b[i].meta & 3):
+            e = &b[i]
+            break
+        if (b[i].meta >> 2) < (e.meta >> 2):
+            e = &b[i]
+    e.key = key
+    e.value = value
+    e.best = <uint16_t>(best if 0 <= best <= 0xFFFF else 0)
+    e.depth = <uint8_t>(depth if depth <= SV_MAX_DEPTH else SV_TT_EXACT)
+    e.meta = <uint8_t>(flag | (min(sv_log2(<unsigned long long>work + 1), 63) << 2))
+
+
+# -- values and horizon evaluations --------------------------------------------------------------
 cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept nogil:
     """The value of a finished deal (or of ``st`` read as finished) for ``seat``'s team."""
     cdef SkScore sc
@@ -357,7 +516,8 @@ cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept 
     to the end."""
     cdef SkState play = st[0]
     cdef long long start = s.top
-    cdef int n, me, choice, opp_min
+    cdef int n, me, choice
+    cdef int opp_min = 0
     cdef bint partner_owns
     if s.cap - start < 1 and not sv_grow(s, 1):
         s.stopped = True
@@ -386,6 +546,62 @@ cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept 
     return sv_units(s, &play, seat)
 
 
+# -- bounds without search -----------------------------------------------------------------------
+cdef inline bint sv_out_decides(const SkState* st, int seat) noexcept nogil:
+    """R7: would ``seat`` going out decide the deal (see ``sk_decided``)? Yes when it is the
+    first finisher's partner, or when another opponent of the first finisher is already out."""
+    if st.nplaces == 0:
+        return False
+    return seat == (st.places[0] ^ 2) or st.nplaces >= 2
+
+
+cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long start,
+                             int n) noexcept nogil:
+    """Quick tricks, the lower bound of a shedding game: the seat to act leads and holds a play
+    that neither opponent can beat (R4/R5: ``sk_count`` against it is 0) and, after it, one
+    play that empties its hand, and going out then decides the deal. The partner can pass and
+    the opponents must, so that line is in the team's power: its final value bounds the
+    position's from below. −SV_INF when no such line exists. ``start``/``n``: the seat's
+    plays (all of them: it leads)."""
+    cdef uint64_t hand = st.hand[seat], rest
+    cdef int i, j, o, k
+    cdef int32_t lb = -SV_INF, v
+    cdef bint sure
+    cdef SkState line
+    if not sv_out_decides(st, seat):
+        return -SV_INF
+    for i in range(n):
+        rest = hand - s.words[start + i]
+        if rest == 0:
+            continue        # going out at once is a move: the search sees it first
+        sure = False
+        for j in range(n):
+            if s.words[start + j] != rest:
+                continue
+            if not sure:
+                sure = True
+                for k in range(1, 4, 2):
+                    o = (seat + k) & 3
+                    if st.ncards[o] and sk_count(st.hand[o], s.p.flags, s.tags[start + i],
+                                                 False) != 0:
+                        sure = False
+                if not sure:
+                    break
+            line = st[0]
+            sk_play(&line, s.words[start + i], s.tags[start + i])
+            while not line.over and line.to_act != seat:
+                sk_pass(&line)
+            if line.over or line.table:
+                break       # cannot happen (every other seat passed): no bound from it
+            sk_play(&line, rest, s.tags[start + j])
+            if line.over:
+                v = sv_units(s, &line, seat)
+                if v > lb:
+                    lb = v
+    return lb
+
+
+# -- the search ----------------------------------------------------------------------------------
 cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int seat) noexcept nogil:
     """Move ordering (speed only): going out, then a pass on the partner's play, plain plays
     (bigger sets, lower tops first), a pass on an opponent's play, bombs (smaller first)."""
@@ -432,19 +648,36 @@ cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, in
     return -sv_search(s, st, -beta, -alpha, depth)
 
 
+cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess,
+                            int depth) noexcept nogil:
+    """The exact value for ``seat`` of ``st`` (reached by its move) by MTD(f): null-window
+    searches from ``guess``, each proving a bound, until the bounds meet."""
+    cdef int32_t lo = -SV_INF, hi = SV_INF, g = guess, b
+    while lo < hi:
+        b = g + 1 if g == lo else g
+        g = sv_child(s, st, seat, b - 1, b, depth)
+        if s.stopped:
+            return 0
+        if g < b:
+            hi = g
+        else:
+            lo = g
+    return g
+
+
 cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                        int depth) noexcept nogil:
     """Fail-soft alpha-beta value of ``st`` for its seat to act, within ``depth`` moves."""
     cdef int seat = st.to_act, n, k, i, j, bi
     cdef int32_t best = -SV_INF, v, a0 = alpha, kb
-    cdef uint32_t hint = 0, best_code = 0
-    cdef long long start
+    cdef uint32_t hint = 0
+    cdef uint64_t key
+    cdef long long start, work0, best_code = 0
     cdef bint outer_horizon
+    cdef TTEntry* b
     cdef TTEntry* e
     cdef SkUndo u
-    s.nodes += 1
-    if (s.max_nodes and s.nodes > s.max_nodes) or (
-            s.deadline and (s.nodes & SV_CHECK_EVERY) == 0 and sv_now() >= s.deadline):
+    if budget_tick(&s.budget):
         s.stopped = True
     if s.stopped:
         return 0
@@ -453,27 +686,41 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if s.evaluation == SV_EVAL_ROLLOUT:
             return sv_rollout(s, st, seat)
         return sv_eval(s, st, seat)
-    e = &s.tt[st.hash & s.tt_mask]
-    if e.key == st.hash and e.flag:
-        if e.depth >= depth and (e.flag == SV_EXACT or (e.flag == SV_LOWER and e.value >= beta)
-                                 or (e.flag == SV_UPPER and e.value <= alpha)):
-            if e.depth != SV_EXACT_DEPTH:
-                s.horizon = True
-            return e.value
-        hint = e.best
+    key = sv_tt_key(s, st)
+    b = sv_bucket(s, key)
+    sv_prefetch(b)      # the table's memory access overlaps the move generation
     start = s.top
     n = sv_moves(s, st)
     if n < 0:
         s.stopped = True
         return 0
     s.top = start + n
+    e = sv_probe(s, b, key)
+    if e != NULL:
+        if sv_usable(e, depth) and (
+                (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
+                or ((e.meta & 3) == SV_UPPER and e.value <= alpha)):
+            if e.depth != SV_TT_EXACT:
+                s.horizon = True
+            s.top = start
+            return e.value
+        hint = e.best
+    sk_save(st, &u)
+    if n == 1:
+        s.forced += 1   # counted only: a store here pays (forced positions transpose too)
+    if s.features & SV_F_QUICK and st.table == 0 and n <= SV_QUICK_MOVES:
+        v = sv_quick(s, st, seat, start, n)
+        if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
+            sv_store(s, b, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
+            s.top = start
+            return v
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
             st, s.words[start + i], s.tags[start + i], seat)
     outer_horizon = s.horizon
     s.horizon = False
-    sk_save(st, &u)
+    work0 = s.budget.work
     for k in range(n):
         # selection: the best-keyed move not tried yet (cut-offs usually come early)
         bi = k
@@ -493,113 +740,171 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             return 0
         if v > best:
             best = v
-            best_code = <uint32_t>(i + 1)
+            best_code = i + 1
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
                     break
     s.top = start
-    e = &s.tt[st.hash & s.tt_mask]
-    e.key = st.hash
-    e.value = best
-    e.best = best_code
-    e.depth = <int16_t>(depth if s.horizon else SV_EXACT_DEPTH)
-    e.flag = SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT)
+    sv_store(s, b, key, best, best_code, depth if s.horizon else SV_TT_EXACT,
+             SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT),
+             s.budget.work - work0)
     s.horizon = s.horizon or outer_horizon
     return best
 
 
-EXACT_DEPTH = SV_EXACT_DEPTH - 1
+EXACT_DEPTH = SV_EXACT_DEPTH
 """The depth of an exact search (longer than any deal: it never meets a horizon)."""
+MAX_DEPTH = SV_MAX_DEPTH
+"""The deepest depth-limited search."""
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
+TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE,
+              "mtdf": SV_F_MTDF, "quick": SV_F_QUICK}
+"""The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
+some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
+
+
+def _choice(value, str what, dict allowed):
+    if not isinstance(value, str) or value not in allowed:
+        names = " or ".join(repr(k) for k in allowed)
+        raise ArgumentError(f"{what} must be {names}, not {value!r}")
+    return allowed[value]
 
 
 @cython.auto_pickle(False)
 cdef class Searcher:
     """One search context: the rules, the objective, a transposition table of
-    ``2**tt_bits`` entries (24 bytes each; bounded memory, always-replace), the horizon
-    evaluation of depth-limited searches (``"hand_count"``: 手数 ranking, ``"rollout"``: greedy
-    playout) and a root position. Reusable across positions of the same rules (the table keys
-    are the positions' hashes)."""
+    ``2**tt_bits`` entries (16 bytes each, in buckets of 4: bounded memory, work-preferred
+    replacement), the horizon evaluation of depth-limited searches (``"hand_count"``: 手数
+    ranking, ``"rollout"``: greedy playout) and a root position. Reusable across positions of
+    the same rules (the table keys are the positions' hashes).
+
+    Thread-safety: an instance may be shared across threads; it holds a lock, so calls on one
+    instance run one at a time (a second thread waits). Searches on different instances run in
+    parallel without the GIL."""
 
     cdef Search s
     cdef SkState root
+    cdef bint has_root
     cdef readonly object rules
+    cdef object lock
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
 
-    def __init__(self, State state, str objective="score", int tt_bits=20,
-                 str evaluation="hand_count"):
-        """For the rules of ``state`` (a ``shuangkou.State``: its engine parameters)."""
-        if self.s.tt != NULL:
+    def __init__(self, State state, objective="score", tt_bits=20, evaluation="hand_count",
+                 techniques=None):
+        """For the rules of ``state`` (a ``shuangkou.State``: its engine parameters).
+        ``techniques``: names of :data:`TECHNIQUES` to use (None: all)."""
+        cdef uint64_t entries
+        cdef size_t size, align
+        cdef int features = SV_F_ALL
+        if self.lock is not None:
             raise RuntimeError("a Searcher is set up once")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be 'score' or 'base', not {objective!r}")
-        if not 4 <= tt_bits <= 30:
-            raise ValueError(f"tt_bits must be 4..30, got {tt_bits}")
+        obj = _choice(objective, "objective", OBJECTIVES)
+        ev = _choice(evaluation, "evaluation", EVALUATIONS)
+        bits = as_int(tt_bits, "tt_bits", 4, 34)
+        if techniques is not None:
+            features = 0
+            for name in techniques:
+                features |= _choice(name, "technique", TECHNIQUES)
+        self.lock = threading.Lock()
         self.s.p = state.p
         self.rules = state.rules
-        self.s.objective = OBJECTIVES[objective]
-        if evaluation not in EVALUATIONS:
-            raise ValueError(f"evaluation must be 'hand_count' or 'rollout', not {evaluation!r}")
-        self.s.evaluation = EVALUATIONS[evaluation]
-        self.s.tt_mask = ((<uint64_t>1) << tt_bits) - 1
-        self.s.tt = <TTEntry*>calloc(self.s.tt_mask + 1, sizeof(TTEntry))
+        self.s.objective = obj
+        self.s.evaluation = ev
+        self.s.features = features
+        self.s.ways = SV_WAYS if features & SV_F_BUCKET else 1
+        entries = (<uint64_t>1) << bits
+        self.s.bucket_mask = (entries - 1) & ~(<uint64_t>(self.s.ways - 1))
+        # calloc: the pages are mapped zeroed on first touch (a big table costs only what is
+        # used); started on a huge page (or a cache line when smaller)
+        size = entries * sizeof(TTEntry)
+        align = SV_HUGE if size >= SV_HUGE else 64
+        self.s.tt_block = calloc(size + align, 1)
+        self.s.tt = <TTEntry*>((<size_t>self.s.tt_block + align - 1) & ~(<size_t>(align - 1)))
+        if size >= SV_HUGE:
+            sv_huge_pages(self.s.tt, size)
         self.s.cap = SV_STACK0
         self.s.words = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
         self.s.tags = <uint32_t*>calloc(self.s.cap, sizeof(uint32_t))
         self.s.keys = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         ok = deco_init(&self.s.deco, 16)
-        if (not ok or self.s.tt == NULL or self.s.words == NULL or self.s.tags == NULL
+        if (not ok or self.s.tt_block == NULL or self.s.words == NULL or self.s.tags == NULL
                 or self.s.keys == NULL or self.s.order == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.s.tt)
+        free(self.s.tt_block)
         free(self.s.words)
         free(self.s.tags)
         free(self.s.keys)
         free(self.s.order)
         deco_free(&self.s.deco)
 
+    def _ready(self):
+        if self.lock is None:
+            raise RuntimeError("the Searcher was not set up (__init__ was not called)")
+
     def set_position(self, State state):
         """The root: a copy of ``state``'s position (a ``shuangkou.State`` of the same rules)."""
+        self._ready()
         if state.rules != self.rules:
-            raise ValueError("the position's rules are not the searcher's")
-        self.root = state.st
+            raise ArgumentError("state: the position's rules are not the searcher's")
+        with self.lock:
+            self.root = state.st
+            self.has_root = True
 
     @property
     def hash(self) -> int:
         """The root's Zobrist hash (the engine's)."""
         return self.root.hash
 
+    @property
+    def forced(self) -> int:
+        """Nodes of the last search that had a single move (a forced pass or play)."""
+        return self.s.forced
+
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
                     bint all_values=False):
         """Search the root's moves (plays in generation order, then pass as ``(0, 0)``).
+        ``max_nodes`` (0: none) and ``time_limit`` (seconds, 0: none) bound the search;
+        Ctrl-C raises KeyboardInterrupt (checked every few ms without the GIL held).
 
         Returns ``(moves, values, optimal, nodes, stopped, horizon)``. ``all_values``: each
-        move's value is exact (full window). Otherwise the best value is exact and every other
-        move is only tested against it: ``values[i]`` is then an upper bound for a move that is
-        not optimal. ``optimal`` lists the indices of the moves reaching the best value.
-        Moves not searched when a limit stopped the search have value ``None``; ``horizon``
-        says whether a depth-limited evaluation entered any value."""
+        move's value is exact. Otherwise the best value is exact and every other move is only
+        tested against it: ``values[i]`` is then an upper bound for a move that is not optimal.
+        ``optimal`` lists the indices of the moves reaching the best value. Moves not searched
+        when a limit stopped the search have value ``None``; ``horizon`` says whether a
+        depth-limited evaluation entered any value."""
+        self._ready()
+        if not self.has_root:
+            raise RuntimeError("set_position first: the Searcher has no root")
+        if max_nodes < 0 or time_limit < 0 or not (1 <= depth <= SV_MAX_DEPTH
+                                                    or depth == SV_EXACT_DEPTH):
+            raise ArgumentError("root_values: max_nodes, time_limit >= 0 and depth in "
+                                f"1..{SV_MAX_DEPTH} or EXACT_DEPTH")
+        with self.lock:
+            return self._root_values(max_nodes, time_limit, depth, all_values)
+
+    cdef _root_values(self, long long max_nodes, double time_limit, int depth,
+                      bint all_values):
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef SkUndo u
-        cdef int seat = st.to_act, n, i, k
-        cdef int32_t v, best = -SV_INF
-        cdef long long start
+        cdef int seat = st.to_act, n, i
+        cdef int32_t v, best = -SV_INF, guess = 0
+        cdef uint64_t key
         cdef bint first = True
+        cdef TTEntry* e
         if st.over or seat < 0:
-            raise ValueError("the deal is over: there is no move to search")
-        s.nodes = 0
+            raise ArgumentError("state: the deal is over: there is no move to search")
+        budget_init(&s.budget, max_nodes, time_limit)
+        s.forced = 0
         s.stopped = False
         s.horizon = False
-        s.max_nodes = max_nodes
-        s.deadline = sv_now() + time_limit if time_limit > 0 else 0.0
         s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
@@ -607,16 +912,20 @@ cdef class Searcher:
         s.top = n
         moves = [(s.words[i], s.tags[i]) for i in range(n)]
         keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
-        e = &s.tt[st.hash & s.tt_mask]
-        if e.key == st.hash and e.flag and 0 < e.best <= <uint32_t>n:
+        key = sv_tt_key(s, &st)
+        e = sv_probe(s, sv_bucket(s, key), key)
+        if e != NULL and 0 < e.best <= <uint32_t>n:
             keys[e.best - 1] = 1 << 30
+            guess = e.value
         values = [None] * n
         optimal = []
         sk_save(&st, &u)
         for i in sorted(range(n), key=lambda j: -keys[j]):
             with nogil:
                 sv_apply(&st, s.words[i], s.tags[i])
-                if all_values or first:
+                if (all_values or first) and s.features & SV_F_MTDF:
+                    v = sv_mtdf(s, &st, seat, guess if first else best, depth - 1)
+                elif all_values or first:
                     v = sv_child(s, &st, seat, -SV_INF, SV_INF, depth - 1)
                 else:
                     # window (best − 1, best + 1): inside it the value is exact (== best)
@@ -624,10 +933,11 @@ cdef class Searcher:
                     if v > best and not s.stopped:   # a better move: its exact value
                         v = sv_child(s, &st, seat, -SV_INF, SV_INF, depth - 1)
                 sk_restore(&st, &u)
-            if s.stopped:
-                break
+            budget_raise(&s.budget)
             if s.oom:
                 raise MemoryError()
+            if s.stopped:
+                break
             values[i] = v
             first = False
             if v > best:
@@ -636,32 +946,37 @@ cdef class Searcher:
             elif v == best:
                 optimal.append(i)
         s.top = 0
-        e = &s.tt[st.hash & s.tt_mask]
         if optimal and not s.stopped:
-            e.key = st.hash
-            e.value = best
-            e.best = optimal[0] + 1
-            e.depth = <int16_t>(depth if s.horizon else SV_EXACT_DEPTH)
-            e.flag = SV_EXACT
-        return moves, values, optimal, s.nodes, bool(s.stopped), bool(s.horizon)
+            sv_store(s, sv_bucket(s, key), key, best, optimal[0] + 1,
+                     depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
+        return moves, values, optimal, s.budget.work, bool(s.stopped), bool(s.horizon)
 
     def principal_variation(self, int first, int value, int max_length=1000):
         """The line from the root playing move ``first`` (an index of :meth:`root_values`),
         whose exact value is ``value``: at each later position a move reaching that
-        position's value (TT move tried first, each checked by a null-window search)."""
+        position's value (table move tried first, each checked by a null-window search)."""
+        self._ready()
+        with self.lock:
+            return self._principal_variation(first, value, max_length)
+
+    cdef _principal_variation(self, int first, int value, int max_length):
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef SkUndo u
-        cdef int seat, n, k, i, j
+        cdef int seat, n, i
         cdef int32_t v = value, w
         cdef uint32_t hint
-        cdef long long nodes = s.nodes
+        cdef uint64_t key
         cdef bint found
-        s.max_nodes = 0
-        s.deadline = 0.0
+        cdef TTEntry* e
+        budget_init(&s.budget, 0, 0.0)      # no limit; Ctrl-C still stops it
         s.stopped = False
         s.top = 0
         n = sv_moves(s, &st)
+        if n < 0:
+            raise MemoryError()
+        if not 0 <= first < n:
+            raise ArgumentError(f"first must be in 0..{n - 1}, got {first}")
         line = [(s.words[first], s.tags[first])]
         seat = st.to_act
         sv_apply(&st, s.words[first], s.tags[first])
@@ -673,8 +988,9 @@ cdef class Searcher:
             if n < 0:
                 raise MemoryError()
             s.top = n
-            e = &s.tt[st.hash & s.tt_mask]
-            hint = e.best if e.key == st.hash else 0
+            key = sv_tt_key(s, &st)
+            e = sv_probe(s, sv_bucket(s, key), key)
+            hint = e.best if e != NULL else 0
             order = sorted(range(n), key=lambda j: (<uint32_t>(j + 1)) != hint)
             found = False
             sk_save(&st, &u)
@@ -683,6 +999,9 @@ cdef class Searcher:
                     sv_apply(&st, s.words[i], s.tags[i])
                     w = sv_child(s, &st, seat, v - 1, v, SV_EXACT_DEPTH - 1)
                     sk_restore(&st, &u)
+                budget_raise(&s.budget)
+                if s.oom:
+                    raise MemoryError()
                 if w >= v:
                     line.append((s.words[i], s.tags[i]))
                     sv_apply(&st, s.words[i], s.tags[i])
@@ -691,5 +1010,4 @@ cdef class Searcher:
             if not found:   # cannot happen for an exact value; never loop forever
                 raise RuntimeError("principal variation: no move reaches the value")
         s.top = 0
-        s.nodes = nodes
         return line

@@ -10,14 +10,17 @@ the exact endgame solver and a PIMC policy.
 
 from __future__ import annotations
 
+import os
 import random
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Any, Literal, Protocol
 
 from . import _solve
-from ._check import as_int, as_seat, as_seed
+from ._check import as_int, as_seat, as_seconds, as_seed
 from ._engine import State
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import ArgumentError
@@ -307,13 +310,50 @@ Objective = Literal["score", "base"]
 
 Evaluation = Literal["hand_count", "rollout"]
 
+DEFAULT_MAX_NODES = 20_000_000
+""":func:`solve`'s default node limit: a few seconds on this machine's class (8–10 M nodes/s),
+so an interactive call on any legal position returns (``exact=False`` past it); ``None``
+lifts it."""
+
+TT_BITS = 22
+"""The default transposition table of :func:`solve`: ``2**22`` entries of 16 bytes (64 MiB),
+fewer on a machine with under 1 GiB of memory (see :func:`default_tt_bits`)."""
+
+
+def default_tt_bits() -> int:
+    """:data:`TT_BITS`, capped so the table takes at most 1/16 of the physical memory (its
+    pages are mapped on first touch, so a small search uses little of it)."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): the default
+        return TT_BITS
+    return max(16, min(TT_BITS, (memory // 16 // 16).bit_length() - 1))
+
+
+def _node_limit(value: object, what: str = "max_nodes") -> int:
+    """A node limit: ``None`` (none: 0 for the search) or an int ``>= 1``."""
+    return 0 if value is None else as_int(value, what, 1, 2**62)
+
 
 def as_state(position: Position) -> State:
-    """``position`` as the engine's :class:`~shuangkou.State` (itself if it is one)."""
+    """``position`` as the engine's :class:`~shuangkou.State` (itself if it is one): a State,
+    a ``RefState`` or a :class:`~shuangkou.Game`; anything else is refused with an
+    :class:`~shuangkou.errors.ArgumentError` (a seat's view hides hands: solve the worlds of
+    :func:`sample_worlds` instead)."""
+    from ._reference_game import RefState
+
     if isinstance(position, State):
         return position
+    if not isinstance(position, (Game, RefState)):
+        hint = (
+            ": a seat's view hides the other hands (sample_worlds gives full positions)"
+            if hasattr(position, "seat") and hasattr(position, "cards_left") else ""
+        )
+        raise ArgumentError(
+            f"position must be a State, RefState or Game, not {type(position).__name__}{hint}"
+        )
     if position.to_act is None:
-        raise ValueError("the deal is over: there is nothing to solve")
+        raise ArgumentError("position: the deal is over: there is nothing to solve")
     return State.from_position(
         position.rules, [_ranks(position, s) for s in range(4)], position.to_act,
         table=position.table, table_owner=position.table_owner, passes=position.passes,
@@ -327,8 +367,11 @@ def searcher(
     evaluation: Evaluation = "hand_count",
 ) -> _solve.Searcher:
     """A reusable search context for positions of ``state``'s rules (transposition table of
-    ``2**tt_bits`` entries of 24 bytes); ``evaluation`` scores the horizon of depth-limited
-    searches."""
+    ``2**tt_bits`` entries of 16 bytes); ``evaluation`` scores the horizon of depth-limited
+    searches. One instance may be shared by threads: its calls run one at a time (it holds a
+    lock); searches on separate instances run in parallel."""
+    if not isinstance(state, State):
+        raise ArgumentError(f"state must be a State, not {type(state).__name__}")
     return _solve.Searcher(state, objective, tt_bits, evaluation)
 
 
@@ -347,7 +390,10 @@ class Solution:
     the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
     ``upper`` is ``None`` when a limit stopped the search before every play was searched);
     ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
-    asked for ``all_values``) an upper bound."""
+    asked for ``all_values``) an upper bound. ``guess`` – the anytime answer: ``best[0]`` when
+    exact, else the best play of the deepest depth-limited search that finished (iterative
+    deepening over the moves left, horizon scored by 手数), ``None`` if none did; ``depth`` –
+    that search's depth in moves (``None`` when exact)."""
 
     value: int | None
     best: tuple[Play, ...]
@@ -359,11 +405,17 @@ class Solution:
     objective: str
     seat: int
     values: tuple[tuple[Play, int | None], ...]
+    guess: Play | None = None
+    depth: int | None = None
 
     def __str__(self) -> str:
         if not self.exact:
             bound = "unknown" if self.lower is None else f">= {self.lower:+d}"
-            return f"not solved: a limit stopped the search after {self.nodes} nodes; value {bound}"
+            guess = "" if self.guess is None else (
+                f"; best so far (depth {self.depth}): {self.guess or 'pass'}"
+            )
+            return (f"not solved: a limit stopped the search after {self.nodes} nodes; "
+                    f"value {bound}{guess}")
         best = ", ".join(str(p) if p else "pass" for p in self.best)
         line = " ; ".join(str(p) if p else "pass" for p in self.pv)
         return (
@@ -372,45 +424,94 @@ class Solution:
         )
 
 
+ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
+"""The depths of :func:`solve`'s anytime stage (moves, passes included), searched before the
+exact search when a time limit is given."""
+
+
 def solve(
     position: Position,
     objective: Objective = "score",
-    max_nodes: int | None = None,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
     time_limit: float | None = None,
     *,
     all_values: bool = False,
-    tt_bits: int = 18,
+    tt_bits: int | None = None,
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
-    :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released.
+    :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released
+    (docs/solver.md "Search": a bucketed transposition table, forced moves, killer moves,
+    MTD(f), quick-trick bounds).
 
     The value (docs/solver.md) is the side to act's team total minus the other team's, of the
     final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
-    four seats (partners cooperate). ``max_nodes``/``time_limit`` (seconds) stop the search:
-    the solution is then ``exact=False`` with the bounds proven so far. ``all_values``: every
-    move's value exact in ``Solution.values`` (else only the optimal ones are). ``tt_bits``:
-    the transposition table holds ``2**tt_bits`` entries of 24 bytes."""
+    four seats (partners cooperate). ``max_nodes`` (default :data:`DEFAULT_MAX_NODES`: a few
+    seconds; ``None``: no limit) and ``time_limit`` (seconds; default none) stop the search:
+    the solution is then ``exact=False`` with the bounds proven so far. With a time limit the
+    search first deepens by moves left (:data:`ANYTIME_DEPTHS`), so ``Solution.guess`` holds
+    the best play found so far whenever the limit stops it. Ctrl-C raises
+    :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
+    in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
+    table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits`)."""
     state = as_state(position)
-    if state.to_act is None:
-        raise ValueError("the deal is over: there is nothing to solve")
+    _choice(objective, "objective", ("score", "base"))
+    nodes_left = _node_limit(max_nodes)
+    seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
+    bits = default_tt_bits() if tt_bits is None else as_int(tt_bits, "tt_bits", 4, 34)
     seat = state.to_act
-    s = searcher(state, objective, tt_bits)
+    assert seat is not None  # as_state refuses finished deals
+    s = searcher(state, objective, bits)
     s.set_position(state)
-    moves, values, optimal, nodes, stopped, _ = s.root_values(
-        max_nodes or 0, time_limit or 0.0, _solve.EXACT_DEPTH, all_values
+    deadline = None if seconds is None else time.monotonic() + seconds
+    guess: Play | None = None
+    depth: int | None = None
+    spent = 0
+    for d in ANYTIME_DEPTHS if seconds is not None else ():
+        left = deadline - time.monotonic() if deadline is not None else 0.0
+        if left <= 0 or (max_nodes is not None and nodes_left - spent <= 0):
+            break
+        moves, values, optimal, nodes, stopped, horizon = s.root_values(
+            max(nodes_left - spent, 0), left, d, False
+        )
+        spent += nodes
+        if stopped:
+            break
+        guess, depth = _play(*moves[optimal[0]]), d
+        if not horizon:  # the whole tree fitted in d moves: the next search is exact
+            break
+    left = deadline - time.monotonic() if deadline is not None else 0.0
+    out_of_budget = (deadline is not None and left <= 0) or (
+        max_nodes is not None and nodes_left - spent <= 0
     )
+    if out_of_budget:
+        moves, values, nodes, stopped = [], [], 0, True
+    else:
+        moves, values, optimal, nodes, stopped, _ = s.root_values(
+            nodes_left - spent if max_nodes is not None else 0,
+            left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values,
+        )
+    nodes += spent
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
     if stopped:
         done = [v for v in values if v is not None]
         lower = max(done) if done else None
-        upper = lower if all(v is not None for v in values) else None
-        return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals)
+        upper = lower if values and all(v is not None for v in values) else None
+        return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals,
+                        guess, depth)
     value = values[optimal[0]]
     assert value is not None
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
     best = tuple(plays[i] for i in optimal)
-    return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals)
+    return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals,
+                    best[0])
+
+
+def _choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        names = " or ".join(repr(a) for a in allowed)
+        raise ArgumentError(f"{what} must be {names}, not {value!r}")
+    return value
 
 
 # -- PIMC ----------------------------------------------------------------------------------------
@@ -448,10 +549,19 @@ def pimc_policy(
 
     Each decision samples ``worlds`` deals consistent with what the seat knows
     (:func:`sample_deals`), searches each (exactly once it fits in ``max_nodes`` nodes, else a
-    depth-limited search, the horizon scored by ``evaluation``) and makes the play (or pass)
-    with the best mean value. The sampling seed comes from ``rng`` (the deal's generator), so
-    a seeded game is reproducible."""
-    searchers: dict[Rules, _solve.Searcher] = {}
+    depth-limited search of at most ``max_depth`` moves, the horizon scored by
+    ``evaluation``) and makes the play (or pass) with the best mean value. The sampling seed
+    comes from ``rng`` (the deal's generator), so a seeded game is reproducible. A decision
+    costs at most ``worlds × max_nodes`` nodes. The arguments are checked here, not at the
+    first decision. The policy may be called from several threads: each thread searches with
+    its own searchers (``2**tt_bits`` table entries a rules preset)."""
+    worlds = as_int(worlds, "worlds", 1, 1 << 20)
+    max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
+    _choice(objective, "objective", ("score", "base"))
+    max_depth = as_int(max_depth, "max_depth", 1, _solve.MAX_DEPTH)
+    tt_bits = as_int(tt_bits, "tt_bits", 4, 34)
+    _choice(evaluation, "evaluation", ("hand_count", "rollout"))
+    local = threading.local()
 
     def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
         pos: Any = game  # a Game (with_game) or the seat's view
@@ -461,6 +571,7 @@ def pimc_policy(
         assert seat is not None
         total: dict[tuple[int, int], float] = {}
         seed = rng.next() if hasattr(rng, "next") else 0
+        searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
         for world in sample_worlds(game, seat, worlds, seed):
             s = searchers.get(pos.rules)
             if s is None:

@@ -1,0 +1,121 @@
+"""solve(), searcher() and pimc_policy() under careless or hostile input (issue #18): the
+argument rule (int-like values normalised; bools, floats, out-of-range values and wrong types
+refused with a ValueError naming the argument), limits that are honoured, Ctrl-C that stops a
+search at once, and the anytime answer of a time-limited search."""
+
+from __future__ import annotations
+
+import math
+import random
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from shuangkou import Game, Hand, Rules, State, pimc_policy, solve
+from shuangkou._reference_game import RefState
+from shuangkou.errors import ArgumentError
+from shuangkou.solve import searcher
+
+SMALL = "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
+
+
+def deal(preset: str, cards: int, seed: int) -> State:
+    deck = list(range(108))
+    random.Random(seed).shuffle(deck)
+    hands = [Hand.from_cards(deck[cards * s : cards * (s + 1)]) for s in range(4)]
+    return State.from_position(Rules.preset(preset), hands, 0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"max_nodes": 1.5}, "max_nodes"), ({"max_nodes": True}, "max_nodes"),
+        ({"max_nodes": -5}, "max_nodes"), ({"max_nodes": 0}, "max_nodes"),
+        ({"max_nodes": 2**70}, "max_nodes"), ({"max_nodes": "9"}, "max_nodes"),
+        ({"tt_bits": 4.5}, "tt_bits"), ({"tt_bits": 99}, "tt_bits"),
+        ({"tt_bits": False}, "tt_bits"),
+        ({"time_limit": -1}, "time_limit"), ({"time_limit": math.nan}, "time_limit"),
+        ({"time_limit": math.inf}, "time_limit"), ({"time_limit": 0}, "time_limit"),
+        ({"time_limit": True}, "time_limit"), ({"time_limit": "1"}, "time_limit"),
+        ({"objective": "points"}, "objective"), ({"objective": None}, "objective"),
+    ],
+)
+def test_solve_refuses_bad_arguments(kwargs: dict[str, object], name: str) -> None:
+    state = RefState.parse(SMALL)
+    with pytest.raises(ArgumentError, match=name):
+        solve(state, **kwargs)  # type: ignore[arg-type]
+
+
+def test_solve_normalises_int_like_arguments() -> None:
+    state = RefState.parse(SMALL)
+    sol = solve(state, max_nodes=np.int64(10_000), tt_bits=np.int32(12), time_limit=30)
+    assert sol.exact and sol.value == 8
+
+
+@pytest.mark.parametrize("position", ["text", None, 3, Hand.parse("3 4")])
+def test_solve_refuses_what_is_not_a_position(position: object) -> None:
+    with pytest.raises(ArgumentError, match="position must be a State, RefState or Game"):
+        solve(position)  # type: ignore[arg-type]
+
+
+def test_solve_refuses_a_seat_view_with_a_reason() -> None:
+    game = Game.from_deal(Rules.preset("classic"), ["3s 4s", "5s", "6s", "7s"], leader=0)
+    with pytest.raises(ArgumentError, match="view hides the other hands"):
+        solve(game.view(0))  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="view hides the other hands"):
+        solve(State.from_position(Rules.preset("classic"), [Hand.parse("3")] * 4, 0).view(1))  # type: ignore[arg-type]
+
+
+def test_searcher_and_pimc_check_their_arguments_at_construction() -> None:
+    state = deal("baibian", 3, 1)
+    for kwargs, name in [({"tt_bits": 4.5}, "tt_bits"), ({"tt_bits": True}, "tt_bits"),
+                         ({"objective": "x"}, "objective"), ({"evaluation": 1}, "evaluation")]:
+        with pytest.raises(ArgumentError, match=name):
+            searcher(state, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="state"):
+        searcher("text")  # type: ignore[arg-type]
+    for kwargs, name in [
+        ({"worlds": 0}, "worlds"), ({"worlds": 1.5}, "worlds"), ({"max_nodes": True}, "max_nodes"),
+        ({"max_nodes": -5}, "max_nodes"), ({"max_depth": 0}, "max_depth"),
+        ({"max_depth": 10_000}, "max_depth"), ({"tt_bits": 4.5}, "tt_bits"),
+        ({"objective": "x"}, "objective"), ({"evaluation": "minimax"}, "evaluation"),
+    ]:
+        with pytest.raises(ArgumentError, match=name):
+            pimc_policy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_node_limit_returns_an_answer() -> None:
+    # 9 cards a seat is far past 200,000 nodes: the call returns, not exact, with nodes
+    # at the limit
+    sol = solve(deal("baibian", 9, 3), max_nodes=200_000)
+    assert not sol.exact and sol.value is None and sol.nodes <= 200_001
+
+
+def test_time_limit_gives_an_anytime_answer() -> None:
+    state = deal("baibian", 9, 3)
+    t = time.monotonic()
+    sol = solve(state, max_nodes=None, time_limit=0.5)
+    assert time.monotonic() - t < 2.0
+    assert not sol.exact and sol.guess is not None and sol.depth is not None
+    assert sol.guess in set(state.legal()) | {None}
+    assert "best so far" in str(sol)
+    small = solve(RefState.parse(SMALL), time_limit=10.0)
+    assert small.exact and small.value == 8 and small.guess == small.best[0]
+
+
+def test_ctrl_c_stops_a_search_within_a_second() -> None:
+    state = deal("qianbian", 9, 5)
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    t = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solve(state, max_nodes=None)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t < 1.3
