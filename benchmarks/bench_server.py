@@ -13,6 +13,15 @@ rates there depend on what else runs), and the server's memory per table.
 
     python benchmarks/bench_server.py                     # 500 tables, 30 s
     python benchmarks/bench_server.py --tables 1000 --seconds 20
+    python benchmarks/bench_server.py --cluster 2 --tables 200 --seconds 20
+
+``--cluster N`` measures the same load through ``shuangkou cluster`` (N nodes over one
+PostgreSQL behind HAProxy: every request and WebSocket goes through the proxy), reports the
+CPU per action of the nodes together and of HAProxy, then kills a random node with SIGKILL
+``--kills`` times while ``--kill-tables`` tables of bots are watched through the proxy, and
+reports how long each of the killed node's tables took to resume (from the connection's loss
+to the next accepted action its client saw: proxy health check, adoption by another node,
+replay of the log, reconnect).
 """
 
 from __future__ import annotations
@@ -24,10 +33,13 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +49,8 @@ from shuangkou.server.app import new_event_loop, quiet_collector
 from shuangkou.server.client import TableClient, create_table, join_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.server_harness import free_port, start_serve  # noqa: E402
+from tests.cluster_harness import Watched, cluster, killer, retried, watch  # noqa: E402
+from tests.server_harness import UNLIMITED_ADDRESS, free_port, start_serve  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 STALL = 5.0  # seconds without a message at a table that should be moving
@@ -138,43 +151,46 @@ def main(argv: list[str] | None = None) -> int:
                          "tables")
     ap.add_argument("--workers", type=int, default=1, help="client processes")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--cluster", type=int, default=0, metavar="N",
+                    help="through `shuangkou cluster --nodes N` (HAProxy + PostgreSQL)")
+    ap.add_argument("--kills", type=int, default=5, help="--cluster: nodes killed after the load")
+    ap.add_argument("--kill-tables", type=int, default=8,
+                    help="--cluster: tables of bots watched while nodes are killed")
     args = ap.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # 4 sockets a table, both ends
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        proc = start_serve(f"sqlite://{tmp}/bench.db", port)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            rss0 = _proc_rss(proc.pid)
-            ctx = mp.get_context("fork")
-            go = ctx.Event()
-            out = ctx.Queue()
-            per = [args.tables // args.workers + (i < args.tables % args.workers)
-                   for i in range(args.workers)]
-            readies = [ctx.Event() for _ in per]
-            procs = [ctx.Process(target=_worker,
-                                 args=(base, n, args.seconds, args.think, r, go, out, i))
-                     for i, (n, r) in enumerate(zip(per, readies))]
-            for p in procs:
-                p.start()
-            for r in readies:
-                while not r.wait(1.0):
-                    if not all(p.is_alive() for p in procs):
-                        raise RuntimeError("a client worker died while setting up")
-            rss1 = _proc_rss(proc.pid)
-            cpu0, t0 = _proc_cpu(proc.pid), time.monotonic()
-            go.set()
-            print(f"measuring {args.seconds:g} s (server pid {proc.pid})", file=sys.stderr,
-                  flush=True)
-            results = [out.get(timeout=args.seconds + 600) for _ in procs]
-            cpu1, t1 = _proc_cpu(proc.pid), time.monotonic()
-            for p in procs:
-                p.join(30)
-            rss2 = _proc_rss(proc.pid)
-        finally:
-            proc.kill()
-            proc.wait()
+    with _target(args.cluster) as (base, pids, info):
+        rss0 = sum(map(_proc_rss, pids))
+        ctx = mp.get_context("fork")
+        go = ctx.Event()
+        out = ctx.Queue()
+        per = [args.tables // args.workers + (i < args.tables % args.workers)
+               for i in range(args.workers)]
+        readies = [ctx.Event() for _ in per]
+        procs = [ctx.Process(target=_worker,
+                             args=(base, n, args.seconds, args.think, r, go, out, i))
+                 for i, (n, r) in enumerate(zip(per, readies))]
+        for p in procs:
+            p.start()
+        for r in readies:
+            while not r.wait(1.0):
+                if not all(p.is_alive() for p in procs):
+                    raise RuntimeError("a client worker died while setting up")
+        rss1 = sum(map(_proc_rss, pids))
+        cpus0, t0 = [_proc_cpu(p) for p in pids], time.monotonic()
+        go.set()
+        print(f"measuring {args.seconds:g} s (server pids {pids})", file=sys.stderr,
+              flush=True)
+        results = [out.get(timeout=args.seconds + 600) for _ in procs]
+        cpus1, t1 = [_proc_cpu(p) for p in pids], time.monotonic()
+        for p in procs:
+            p.join(30)
+        rss2 = sum(map(_proc_rss, pids))
+        resume = None
+        if args.cluster:
+            resume = asyncio.run(_kill_campaign(info, args.kills, args.kill_tables))
+    nodes = len(pids) - (1 if args.cluster else 0)  # the last pid is HAProxy's
+    cpu0, cpu1 = sum(cpus0[:nodes]), sum(cpus1[:nodes])
     lat = sorted(x for r in results for x in r["latencies"])
     elapsed = max(r["elapsed"] for r in results)
     n = len(lat)
@@ -191,16 +207,79 @@ def main(argv: list[str] | None = None) -> int:
         "server_cpu_ms_per_action": round(1000 * (cpu1 - cpu0) / max(n, 1), 3),
         "client_cpu_ms_per_action": round(1000 * sum(r["cpu"] for r in results) / max(n, 1), 3),
         "server_rss_mb": round(rss2 / 2**20, 1),
+        "nodes": args.cluster or None,
         "rss_per_table_kb": round((rss1 - rss0) / max(args.tables, 1) / 1024, 1),
         "load_average": round(os.getloadavg()[0], 1),
     }
+    if args.cluster:
+        n_act = max(n, 1)
+        report["haproxy_cpu_ms_per_action"] = round(1000 * (cpus1[-1] - cpus0[-1]) / n_act, 3)
+        report["node_cpu_ms_per_action"] = [
+            round(1000 * (b - a) / n_act, 3) for a, b in zip(cpus0[:nodes], cpus1[:nodes])]
+        assert resume is not None
+        report.update(resume)
     if args.json:
         print(json.dumps(report))
     else:
         width = max(map(len, report))
         for k, v in report.items():
             print(f"{k:<{width}}  {v}")
-    return 0 if report["errors"] == 0 and report["lost_actions"] == 0 else 1
+    ok = report["errors"] == 0 and report["lost_actions"] == 0 and not report.get("problems")
+    return 0 if ok else 1
+
+
+@contextmanager
+def _target(nodes: int) -> Iterator[tuple[str, list[int], dict[str, Any]]]:
+    """The server under test: (base URL, pids whose CPU counts, the cluster's JSON line):
+    ``shuangkou serve`` over a fresh SQLite file, or ``shuangkou cluster --nodes N`` (pids:
+    the nodes, then HAProxy)."""
+    tmp = tempfile.mkdtemp(prefix="sk-bench-")
+    os.chmod(tmp, 0o755)  # the cluster's PostgreSQL runs as the postgres user under root
+    try:
+        if nodes:
+            args = ("--bot-delay", "0.02", *UNLIMITED_ADDRESS)
+            with cluster(Path(tmp) / "c", nodes, *args) as info:
+                pids = [n["pid"] for n in info["nodes"]] + [info["haproxy_pid"]]
+                yield info["base"], pids, info
+            return
+        port = free_port()
+        proc = start_serve(f"sqlite://{tmp}/bench.db", port)
+        try:
+            yield f"http://127.0.0.1:{port}", [proc.pid], {}
+        finally:
+            proc.kill()
+            proc.wait()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _kill_campaign(info: dict[str, Any], kills: int, n_tables: int) -> dict[str, Any]:
+    """Kill a random node ``kills`` times (every 3 s) while ``n_tables`` tables of bots play,
+    each watched through the proxy; the resume time of each table that lost its node, and
+    every table's log checked against what its client saw."""
+    base = info["base"]
+    async with aiohttp.ClientSession() as http:
+        watched = []
+        for _ in range(n_tables):
+            t = await retried(http, "POST", f"{base}/api/tables", ok=201,
+                              json={"seats": ["greedy"] * 4, "deals": 100, "rules": "classic"})
+            watched.append(Watched(t["id"], None))
+        done = asyncio.Event()
+        kill = asyncio.ensure_future(killer(info["nodes"], kills, 3.0, random.Random(1), done))
+        # watched until 5 s after the last kill (the matches are long on purpose)
+        tasks = [asyncio.ensure_future(watch(http, base, w, 3.0 * kills + 5)) for w in watched]
+        killed = await kill
+        await asyncio.gather(*tasks)
+        problems = [m for w in watched for m in w.mismatches]
+        resumes = sorted(r for w in watched for r in w.resumes)
+        for w in watched:  # every action a client saw is in the log, in place
+            doc = await retried(http, "GET", f"{base}/api/tables/{w.table}/log")
+            log = {a["seq"]: a for a in doc["log"]}
+            problems += [f"{w.table}: seq {s}" for s, a in w.seen.items() if log.get(s) != a]
+    return {"kills": len(killed), "resumed_tables": len(resumes),
+            "resume_median_s": round(statistics.median(resumes), 2) if resumes else None,
+            "resume_worst_s": round(resumes[-1], 2) if resumes else None,
+            "problems": problems}
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -15,21 +16,62 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
+from jsonschema import Draft202012Validator
 
 from shuangkou.game import Match
 from shuangkou.rules import Rules
 from shuangkou.server import Limits, Server, make_app, open_store
+from shuangkou.server import app as server_app
+from shuangkou.server import table as server_table
+from shuangkou.server.app import handler_args
 from shuangkou.server.client import TableClient
+from shuangkou.server.protocol import encode
+
+SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).parent.parent / "docs" / "protocol.schema.json").read_text())
+"""docs/protocol.schema.json: the protocol's JSON Schema."""
+
+
+def schema_validator(name: str) -> Draft202012Validator:
+    """A validator for one of the schema's ``$defs`` (``server_message``, ``http_answer``)."""
+    return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": SCHEMA["$defs"]})
+
+
+_WS, _HTTP = schema_validator("server_message"), schema_validator("http_answer")
+
+
+@pytest.fixture(autouse=True)
+def schema_checked(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Check every message an in-process server sends (WebSocket messages and HTTP answers
+    alike go through ``protocol.encode``) against docs/protocol.schema.json; a test that
+    imports this fixture fails if any did not match."""
+    bad: list[str] = []
+
+    def checked(message: dict[str, Any]) -> bytes:
+        validator = _WS if "type" in message else _HTTP
+        for err in validator.iter_errors(message):
+            bad.append(f"{err.message} at {list(err.absolute_path)} in {str(message)[:300]}")
+        return encode(message)
+
+    monkeypatch.setattr(server_app, "encode", checked)
+    monkeypatch.setattr(server_table, "encode", checked)
+    yield
+    assert not bad, bad[:5]
 
 
 @asynccontextmanager
 async def running(db: str, *, limits: Limits | None = None, bot_delay: float = 0.0,
                   allow_seed: bool = True) -> AsyncIterator[tuple[Server, str]]:
-    """A server on a free localhost port over the store at ``db``: yields (server, base URL)."""
+    """A server on a free localhost port over the store at ``db``: yields (server, base URL).
+    Without ``limits``, the defaults less the per-address creation limits (tests create many
+    tables from 127.0.0.1; tests/test_server_limits.py tests those)."""
+    if limits is None:
+        limits = Limits(create_rate=0, tables_per_address=0)
     server = Server(open_store(db), bot_delay=bot_delay, allow_seed=allow_seed,
                     limits=limits)
-    runner = web.AppRunner(make_app(server))
+    runner = web.AppRunner(make_app(server), **handler_args(server.limits))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -67,12 +109,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+UNLIMITED_ADDRESS = ["--limit", "create_rate=0", "--limit", "tables_per_address=0",
+                     "--limit", "connections_per_address=0"]
+"""``serve`` flags lifting the per-address limits: tests and benchmarks run every client from
+127.0.0.1 (tests/test_server_limits.py tests those limits)."""
+
+
 def start_serve(db: str, port: int, bot_delay: float = 0.0) -> subprocess.Popen[bytes]:
     """``shuangkou serve`` in a subprocess; returns once it answers ``GET /api``."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "shuangkou", "serve", "--db", db, "--host", "127.0.0.1",
-         "--port", str(port), "--bot-delay", str(bot_delay)],
+         "--port", str(port), "--bot-delay", str(bot_delay), *UNLIMITED_ADDRESS],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
     )
     deadline = time.monotonic() + 30

@@ -14,10 +14,9 @@ import pytest
 
 from shuangkou.game import Match
 from shuangkou.rules import Rules
-from shuangkou.server import open_store
+from shuangkou.server import PROTOCOL_VERSION, open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.config import ConfigError, TableConfig
-from shuangkou.server.hints import smallest_first
 from shuangkou.server.store import MIGRATIONS
 from shuangkou.solve import hints as sk_hints
 from tests.server_harness import (
@@ -27,6 +26,7 @@ from tests.server_harness import (
     replay_log,
     run,
     running,
+    schema_checked,  # noqa: F401  (autouse)
     start_serve,
 )
 
@@ -43,7 +43,7 @@ def test_http_api_create_list_join(tmp_path):
     async def body():
         async with running(db_url(tmp_path)) as (_, base), aiohttp.ClientSession() as http:
             async with http.get(f"{base}/api") as r:
-                assert (await r.json())["protocol"] == 1
+                assert (await r.json())["protocol"] == PROTOCOL_VERSION == 2
             t = await create_table(http, base, rules="jj", deals=3, timer=30,
                                    seats=["open", "open", "greedy", "random"],
                                    options={"base_score": 2})
@@ -209,14 +209,13 @@ def test_hint_is_the_solvers_order_and_playable(tmp_path):
             t, clients = await _seat_all(http, base, rules="classic", seats=["open"] * 4,
                                          seed=8)
             table = server.tables[t["id"]]
-            server.hints.budget = 30.0  # the order is tested here, the budget below
             for _ in range(12):  # hints on leads and on answers
                 c = next(x for x in clients if x.my_turn)
                 game = table.game
                 want = sk_hints(game)
                 await c.send({"type": "hint", "n": 1})
                 reply = await _reply(c, "hint")
-                assert reply["order"] == "solver" and reply["seq"] == table.seq
+                assert reply["seq"] == table.seq
                 if not want:
                     assert reply["pass"] and reply["cards"] == [] and reply["count"] == 0
                     await c.send({"type": "pass"})
@@ -228,37 +227,6 @@ def test_hint_is_the_solvers_order_and_playable(tmp_path):
                                   "kind": reply["kind"]})
                 await _reply(c, "update")
                 await asyncio.gather(*(_drain_to(x, table.seq) for x in clients))
-
-    run(body)
-
-
-def test_a_slow_hint_falls_back_to_smallest_first(tmp_path):
-    """A budget the solver cannot meet: the hint is smallest-first (kind, size, length, top,
-    width, wilds; ties in kernel order, computed here apart from the tag), the late child is
-    killed, and the next hint with a fair budget is the solver's again."""
-    async def body():
-        async with running(db_url(tmp_path)) as (server, base), \
-                aiohttp.ClientSession() as http:
-            t, clients = await _seat_all(http, base, rules="classic", seats=["open"] * 4,
-                                         seed=8)
-            table = server.tables[t["id"]]
-            c = next(x for x in clients if x.my_turn)
-            server.hints.budget = 1e-6
-            await c.send({"type": "hint", "n": 2})
-            reply = await _reply(c, "hint")
-            plays = table.game.legal_plays("fewest")
-            order = sorted(plays, key=lambda p: (p.kind, p.size, p.length, p.top, p.width,
-                                                 p.wilds))
-            trial = table.game.copy()
-            trial.play(reply["cards"], reply["kind"])
-            assert reply["order"] == "smallest" and trial.table == order[2 % len(order)]
-            assert reply["count"] == len(order)
-            assert server.hints._proc is None  # killed
-            server.hints.budget = 30.0
-            table._hints = None  # forget the cached order of this position
-            await c.send({"type": "hint"})
-            reply = await _reply(c, "hint")
-            assert reply["order"] == "solver" and reply["count"] == len(sk_hints(table.game))
 
     run(body)
 
@@ -311,7 +279,7 @@ def test_reconnect_with_the_token_resumes_the_place(tmp_path):
 
 def test_turn_timer_default_action(tmp_path):
     """On timeout the server passes for the place when passing is legal (R4), else plays
-    the first hint."""
+    the first hint (shuangkou.solve.hints)."""
     async def body():
         async with running(db_url(tmp_path)) as (server, base), \
                 aiohttp.ClientSession() as http:
@@ -325,7 +293,7 @@ def test_turn_timer_default_action(tmp_path):
                     assert await c.receive() is not None
                 assert 0 < c.state["timer_left"] <= 1
                 game = table.game.copy()
-                expect = None if game.can_pass() else smallest_first(game.legal_plays("fewest"))[0]
+                expect = None if game.can_pass() else sk_hints(game)[0]
                 before = table.seq
                 while before not in c.seen:
                     assert await c.receive() is not None

@@ -96,3 +96,41 @@ def test_postgres_match_and_restart(pg_url):
                 assert len(match.games) == 2 and all(g.is_over for g in match.games)
 
     run(body)
+
+
+def test_table_leases_are_advisory_locks(pg_url):
+    """cluster.PgOwnership: a table's lease is one session's advisory lock on the id's 64
+    bits (the key agrees with PostgreSQL's own ``('x' || id)::bit(64)::bigint``, which the
+    orphan query uses); a second node cannot take it, and it is an orphan again, for anyone
+    to adopt, as soon as the holder's session ends."""
+    import psycopg
+
+    from shuangkou.server.cluster import PgOwnership, table_key
+
+    store = open_store(pg_url)
+    ids = ["0000000000000001", "7fffffffffffffff", "8000000000000000", "ffffffffffffffff",
+           "a3c95e0d1b2f4867"]
+    with psycopg.connect(pg_url) as conn:
+        for table_id in ids:
+            (key,) = conn.execute("SELECT ('x' || %s)::bit(64)::bigint", (table_id,)).fetchone()
+            assert key == table_key(table_id)
+    for table_id in ids:
+        store.create_table(table_id, 0.0, {"x": 1})
+    a, b = PgOwnership(pg_url, "a"), PgOwnership(pg_url, "b")
+    try:
+        assert a.claim(ids[2]) and a.claim(ids[2])  # held: claiming again is a no-op
+        assert not b.claim(ids[2])
+        assert ids[2] not in b.orphans(set()) + b.orphans(set())
+        a.release(ids[2])
+        assert b.claim(ids[2])
+        assert a.claim(ids[3])
+        a.close()  # the session ends: its locks go with it
+        found: set[str] = set()
+        for _ in range(10):  # at most half of the orphans per look, in random order
+            found.update(b.orphans(b.held))
+        assert ids[3] in found and ids[2] not in found
+        assert b.claim(ids[3])
+    finally:
+        b.close()
+        a.close()
+        store.close()

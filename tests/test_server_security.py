@@ -10,10 +10,17 @@ from typing import Any
 
 import aiohttp
 
+from shuangkou.game import replay
+from shuangkou.rng import deal_seed
 from shuangkou.server import Limits, open_store
 from shuangkou.server.client import TableClient, choose, create_table, ids_for, join_table
 from shuangkou.server.table import Table
-from tests.server_harness import db_url, run, running
+from tests.server_harness import (
+    db_url,
+    run,
+    running,
+    schema_checked,  # noqa: F401  (autouse)
+)
 
 
 class Fixture:
@@ -244,8 +251,9 @@ def test_oversized_frame_and_flood_close_the_connection(tmp_path):
 
 def test_no_hidden_card_reaches_a_connection(tmp_path):
     """A whole deal: every message to a place holds, as cards, only its own hand, cards
-    played, and the hint it asked for; a spectator gets no hand; the log without a token
-    has no hands, with a token only the place's own."""
+    played, and the hint it asked for; a spectator gets no hand; during the deal the log
+    without a token has no hands, with a token only the place's own; once the deal is over
+    the log shows the whole deal and its seed, and replays in the engine."""
     async def check(f: Fixture) -> None:
         table = f.table
         game = table.game
@@ -253,6 +261,11 @@ def test_no_hidden_card_reaches_a_connection(tmp_path):
                  for c in f.clients}
         received: dict[int | None, list[dict[str, Any]]] = {c.player: [] for c in f.clients}
         received[None] = []
+        async with f.http.get(f"{f.base}/api/tables/{f.id}/log") as r:
+            early = await r.json()
+        async with f.http.get(f"{f.base}/api/tables/{f.id}/log",
+                              headers={"Authorization": f"Bearer {f.tokens[2]}"}) as r:
+            early_mine = await r.json()
 
         async def play(c: TableClient) -> None:
             acted = -1
@@ -288,18 +301,22 @@ def test_no_hidden_card_reaches_a_connection(tmp_path):
                 if m["type"] == "hint":
                     assert set(m["cards"]) <= own
                 assert "seed" not in m and "hands" not in m
-        async with f.http.get(f"{f.base}/api/tables/{f.id}/log") as r:
-            public = await r.json()
-        assert "seed" not in json.dumps(public["config"])
-        for deal in public["deals"]:  # the spectator's form: no hand, no seed
+        # during the deal (fetched before it was played out, below): no hand but one's own
+        assert "seed" not in json.dumps(early["config"])
+        for deal in early["deals"]:  # the spectator's form: no hand, no seed
             assert deal["seed"] is None and deal["deal"]["hands"] == [None] * 4
-        async with f.http.get(f"{f.base}/api/tables/{f.id}/log",
-                              headers={"Authorization": f"Bearer {f.tokens[2]}"}) as r:
-            mine = await r.json()
-        assert mine["player"] == 2
-        for deal in mine["deals"]:
+        for deal in early_mine["deals"]:
             shown = [set(h) for h in deal["deal"]["hands"] if h is not None]
             assert deal["seed"] is None and shown == [dealt[2]]
+        assert early_mine["player"] == 2
+        # once the deal (here the match) is over: the whole deal and its seed, for anyone
+        async with f.http.get(f"{f.base}/api/tables/{f.id}/log") as r:
+            after = await r.json()
+        (deal,) = after["deals"]
+        assert deal["seed"] == deal_seed(31, 0)
+        assert deal["deal"]["hands"] == [list(h) for h in game.dealt]
+        again = replay(deal)  # the client's own engine replays and checks it
+        assert again.is_over and again.result.to_dict() == game.result.to_dict()
 
     _with(tmp_path, check)
 

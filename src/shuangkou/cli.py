@@ -19,10 +19,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ._check import as_int, as_seconds
 from .errors import ShuangkouError
 from .rules import PRESETS, Rules
+
+if TYPE_CHECKING:
+    from .server import Limits
 
 _POLICIES = ("random", "greedy")
 
@@ -145,7 +149,57 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--bot-delay", type=float, default=0.5, help="seconds a bot waits to move")
     sv.add_argument("--durable", action="store_true",
                     help="fsync every action (survive power loss, not only a crash)")
+    _limit_args(sv)
+    sv.add_argument("--node", help="this node's name in a cluster (needs a postgresql:// --db)")
+    sv.add_argument("--router", help="the runtime API of each HAProxy in front (socket path or "
+                                     "host:port, comma-separated) that a cluster node routes "
+                                     "its tables through")
+    sv.add_argument("--router-map", help="the HAProxy map file of table id -> node")
+
+    cl = sub.add_parser("cluster", help="PostgreSQL + N server nodes + HAProxy on this machine",
+                        formatter_class=fmt)
+    cl.add_argument("--nodes", type=int, default=2, help="server nodes")
+    cl.add_argument("--port", type=int, default=8000, help="HAProxy's port on 127.0.0.1")
+    cl.add_argument("--data", required=True,
+                    help="directory for the PostgreSQL cluster, configs and logs")
+    cl.add_argument("--bot-delay", type=float, default=0.5, help="seconds a bot waits to move")
+    _limit_args(cl)
     return ap
+
+
+def _limit_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--limit", action="append", metavar="NAME=VALUE",
+                   help="set a field of shuangkou.server.Limits, e.g. --limit idle=600 "
+                        "--limit create_key=SECRET (docs/server.md \"Limits\"); repeatable")
+
+
+def _limits(pairs: list[str]) -> Limits:
+    import dataclasses
+
+    from .server import Limits
+
+    fields = {f.name: f for f in dataclasses.fields(Limits)}
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or name not in fields:
+            raise ValueError(f"--limit {pair!r}: give NAME=VALUE, NAME one of "
+                             f"{', '.join(fields)}")
+        default = fields[name].default
+        try:
+            if isinstance(default, bool):
+                if text not in ("true", "false"):
+                    raise ValueError(text)
+                values[name] = text == "true"
+            elif isinstance(default, int):
+                values[name] = int(text)
+            elif isinstance(default, float):
+                values[name] = float(text)
+            else:
+                values[name] = text
+        except ValueError:
+            raise ValueError(f"--limit {pair!r}: bad value for {name}") from None
+    return Limits(**values)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -154,8 +208,35 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise ValueError(f"serve needs the server extra: pip install 'shuangkou[server]' ({e})") \
             from None
-    serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable)
+    limits = _limits(args.limit or [])
+    ownership = None
+    if args.node is not None:
+        if not args.db.startswith(("postgresql://", "postgres://")):
+            raise ValueError("--node needs a postgresql:// --db (the tables' leases)")
+        from .server.cluster import HAProxyRouter, PgOwnership
+
+        router = None
+        if args.router is not None:
+            if args.router_map is None:
+                raise ValueError("--router needs --router-map")
+            router = HAProxyRouter(args.router, args.router_map)
+        ownership = PgOwnership(args.db, args.node, router)
+    serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable,
+          limits=limits, ownership=ownership)
     return 0
+
+
+def _cluster(args: argparse.Namespace) -> int:
+    try:
+        from .server.cluster import run_cluster
+    except ImportError as e:
+        raise ValueError(f"cluster needs the server extra: pip install 'shuangkou[server]' "
+                         f"({e})") from None
+    _limits(args.limit or [])  # refuse a bad --limit before starting anything
+    extra = ["--bot-delay", str(args.bot_delay)]
+    for pair in args.limit or []:
+        extra += ["--limit", pair]
+    return run_cluster(args.nodes, args.port, args.data, extra)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -298,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(args)
         if args.command == "arena":
             return _arena(args)
+        if args.command == "cluster":
+            return _cluster(args)
         return _plays(args)
     except (ShuangkouError, ValueError) as e:
         print(f"shuangkou: error: {e}", file=sys.stderr)

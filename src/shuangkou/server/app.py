@@ -9,55 +9,79 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import logging
+import os
 import time
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from ..errors import IllegalPlayError
-from ..game import SPECTATOR
 from .commit import GroupCommit
 from .config import ConfigError, TableConfig
-from .hints import HINT_BUDGET, HintSolver
+from .ownership import Ownership
 from .protocol import (
     ACTIONS,
+    HTTP_STATUS,
+    MAX_BODY,
     MAX_FRAME,
+    MAX_NAME,
     PROTOCOL_VERSION,
     ClientMessage,
     ProtocolError,
     encode,
     error_message,
+    load_json,
     parse_client,
+    with_reply,
 )
 from .store import Store, open_store
 from .table import Table
-from .views import action_view, result_view
 
-__all__ = ["Limits", "Server", "make_app", "new_event_loop", "serve"]
+__all__ = ["Limits", "Server", "handler_args", "make_app", "new_event_loop", "serve"]
 
 log: logging.Logger = logging.getLogger("shuangkou.server")
 STATIC = Path(__file__).parent / "static"
 
 
+@dataclass
 class Limits:
-    """Abuse limits (docs/protocol.md "Limits"): a connection may send ``rate`` messages a
-    second that are not accepted actions, with bursts of ``burst``; it must join within
-    ``auth_timeout`` seconds; at most ``queue`` messages wait for a slow client before it is
-    dropped; a table takes at most ``spectators`` spectators; the server holds at most
-    ``tables`` unfinished tables."""
+    """Every resource limit of a server (docs/protocol.md "Limits"; ``shuangkou serve`` has a
+    flag for each, named like the field). Rates are per second; ``0`` disables a cap that
+    says so."""
 
-    def __init__(self, *, rate: float = 20.0, burst: float = 40.0, auth_timeout: float = 10.0,
-                 queue: int = 512, spectators: int = 50, tables: int = 2000) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.auth_timeout = auth_timeout
-        self.queue = queue
-        self.spectators = spectators
-        self.tables = tables
+    rate: float = field(default=20.0, metadata={"help": (
+        "messages a second a connection may send that are not accepted actions")})
+    burst: float = field(default=40.0, metadata={"help": "burst allowance of --rate"})
+    auth_timeout: float = field(default=10.0, metadata={"help": (
+        "seconds a WebSocket has to join or spectate")})
+    queue: int = field(default=512, metadata={"help": (
+        "messages queued for a slow client before it is dropped")})
+    spectators: int = field(default=50, metadata={"help": "spectators per table"})
+    tables: int = field(default=2000, metadata={"help": "unfinished tables per server"})
+    create_rate: float = field(default=0.2, metadata={"help": (
+        "tables an address may create a second (sustained; 0: no limit)")})
+    create_burst: float = field(default=10.0, metadata={"help": "burst allowance of --create-rate"})
+    create_key: str | None = field(default=None, metadata={"help": (
+        "if set, creating a table needs 'Authorization: Bearer KEY' (then no rate limit)")})
+    tables_per_address: int = field(default=20, metadata={"help": (
+        "unfinished tables created by one address and held at once (0: no limit)")})
+    connections_per_address: int = field(default=64, metadata={"help": (
+        "open WebSocket connections per address (0: no limit)")})
+    idle: float = field(default=3600.0, metadata={"help": (
+        "seconds without an accepted action or a taken place before an unfinished table"
+        " expires (its log is kept)")})
+    header_timeout: float = field(default=10.0, metadata={"help": (
+        "seconds an HTTP connection has to send a request's headers (and idle keep-alive)")})
+    body_timeout: float = field(default=10.0, metadata={"help": (
+        "seconds an HTTP request has to send its body")})
+    pause_unwatched: bool = field(default=True, metadata={"help": (
+        "pause a table of bots only while no connection watches it")})
+    trust_forwarded: bool = field(default=False, metadata={"help": (
+        "take the client address from X-Forwarded-For (only behind a proxy that sets it)")})
 
 
 class Connection:
@@ -143,122 +167,214 @@ class Connection:
 class Server:
     """The tables of one server process and its store. ``bot_delay`` is how long a bot waits
     before moving (so people can follow); ``allow_seed`` lets a create request choose the
-    seed (tests only: a known seed reveals every hand); ``hint_budget`` is how long the
-    solver's hint order may take before a hint falls back to smallest-first (:mod:`.hints`)."""
+    seed (tests only: a known seed reveals every hand); ``ownership`` says which tables this
+    process may serve (one process: all; a cluster node: those whose lease it holds,
+    :mod:`.cluster`)."""
 
     def __init__(self, store: Store, *, bot_delay: float = 0.5, allow_seed: bool = False,
-                 limits: Limits | None = None, hint_budget: float = HINT_BUDGET) -> None:
+                 limits: Limits | None = None, ownership: Ownership | None = None) -> None:
         self.store = store
         self.bot_delay = bot_delay
         self.allow_seed = allow_seed
         self.limits: Limits = limits or Limits()
+        self.ownership: Ownership = ownership or Ownership()
         self.commits: GroupCommit = GroupCommit(store)
-        self.hints: HintSolver = HintSolver(hint_budget)
-        self._tasks: set[asyncio.Future[None]] = set()
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
+        self.per_address: dict[str, int] = {}  # open WebSocket connections per address
+        self._create_buckets: dict[str, tuple[float, float]] = {}  # address: (tokens, time)
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def _load(self, table_id: str) -> Table:
+        table = Table.restore(table_id, self.commits, bot_delay=self.bot_delay,
+                              pause_unwatched=self.limits.pause_unwatched)
+        table.on_finish = self.ownership.release
+        self.tables[table.id] = table
+        table.schedule()
+        return table
 
     def resume(self) -> int:
-        """Rebuild every unfinished stored table and restart its bots and timers; returns
-        how many. A table whose stored log the engine refuses is logged and left out."""
+        """Rebuild every unfinished stored table this process may own and restart its bots
+        and timers; returns how many. A table whose stored log the engine refuses is logged
+        and left out."""
         for stored in self.store.tables(unfinished_only=True):
-            try:
-                table = Table.restore(stored.id, self.commits, bot_delay=self.bot_delay)
-            except (IllegalPlayError, ValueError, KeyError):  # a damaged log: skip that table
-                log.exception("table %s cannot be restored; left out", stored.id)
-                continue
-            self.tables[table.id] = table
-            table.schedule()
+            if stored.id not in self.tables and self.ownership.claim(stored.id):
+                self._restore_owned(stored.id)
         return len(self.tables)
 
+    def _restore_owned(self, table_id: str) -> Table | None:
+        try:
+            return self._load(table_id)
+        except (IllegalPlayError, ValueError, KeyError):  # a damaged log: skip that table
+            log.exception("table %s cannot be restored; left out", table_id)
+            self.ownership.release(table_id)
+            return None
+
     def find(self, table_id: str) -> Table:
-        """A table by id (a finished one is rebuilt from the store on demand)."""
+        """A table by id. One not in memory is rebuilt from the store: an unfinished one only
+        if this process can take its ownership (else ``elsewhere``), a finished or expired one
+        always (it is read-only)."""
         table = self.tables.get(table_id)
-        if table is None:
-            if not isinstance(table_id, str) or len(table_id) > 64:
-                raise ProtocolError("no_table")
+        if table is not None:
+            return table
+        if not isinstance(table_id, str) or len(table_id) > 64:
+            raise ProtocolError("no_table")
+        stored = self.store.table(table_id)
+        if stored is None:
+            raise ProtocolError("no_table")
+        if not stored.finished and not stored.expired:
+            if not self.ownership.claim(table_id):
+                raise ProtocolError("elsewhere")
+            found = self._restore_owned(table_id)
+            if found is None:
+                raise ProtocolError("server", "the table's log cannot be restored")
+            return found
+        return self._load(table_id)
+
+    def address(self, request: web.Request) -> str:
+        """The client's address: the peer, or (``trust_forwarded``, behind a proxy) the
+        last address the proxy appended to ``X-Forwarded-For``."""
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        if self.limits.trust_forwarded and forwarded:
+            return forwarded.rsplit(",", 1)[-1].strip()
+        return request.remote or "?"
+
+    # -- expiry ----------------------------------------------------------------------------
+    def sweep(self) -> None:
+        """Expire unfinished tables idle for ``limits.idle`` seconds (stored as expired, log
+        kept, connections closed with 4410); forget finished tables nobody watches; adopt
+        tables no node owns (a cluster node whose peer died, :mod:`.cluster`)."""
+        now = time.monotonic()
+        for table in list(self.tables.values()):
+            idle = now - table.active
+            if not table.closed and idle >= self.limits.idle:
+                table.expire()
+                log.info("table %s expired after %.0f s idle", table.id, idle)
+            if table.closed and not table.watched and idle >= min(self.limits.idle, 60.0):
+                del self.tables[table.id]
+        for table_id in self.ownership.orphans(set(self.tables)):
+            if table_id not in self.tables and self.ownership.claim(table_id):
+                if self._restore_owned(table_id) is not None:
+                    log.info("table %s adopted", table_id)
+        full = [a for a, (tokens, t) in self._create_buckets.items()
+                if tokens + (now - t) * self.limits.create_rate >= self.limits.create_burst]
+        for a in full:  # a full bucket is the default: no need to remember it
+            del self._create_buckets[a]
+
+    async def _sweep_forever(self) -> None:
+        every = max(0.05, min(self.limits.idle / 4, self.ownership.scan_every, 30.0))
+        while True:
+            await asyncio.sleep(every)
             try:
-                table = Table.restore(table_id, self.commits, bot_delay=self.bot_delay)
-            except KeyError:
-                raise ProtocolError("no_table") from None
-            self.tables[table.id] = table
-        return table
+                self.sweep()
+            except Exception:  # a sweep that fails is retried, never fatal
+                log.exception("sweep failed")
 
     # -- HTTP ------------------------------------------------------------------------------
     async def version(self, request: web.Request) -> web.Response:
-        return web.json_response({"protocol": PROTOCOL_VERSION, "server": "shuangkou"})
+        return _json({"protocol": PROTOCOL_VERSION, "server": "shuangkou",
+                                  "node": self.ownership.node, "pid": os.getpid()})
 
     async def list_tables(self, request: web.Request) -> web.Response:
         tables = sorted(self.tables.values(), key=lambda t: t.created)
-        return web.json_response({"tables": [t.public() for t in tables]})
+        return _json({"tables": [t.public() for t in tables]})
 
     async def create_table(self, request: web.Request) -> web.Response:
-        doc = await _json_body(request)
+        address = self.address(request)
+        key = self.limits.create_key
+        authorized = request.headers.get("Authorization", "") == f"Bearer {key}"
+        if key is not None and not authorized:
+            raise ProtocolError("unauthorized")
+        doc = await self._json_body(request)
         try:
             config = TableConfig.from_request(doc, allow_seed=self.allow_seed)
         except ConfigError as e:
-            return _http_error(400, "bad_config", str(e))
-        if sum(not t.finished for t in self.tables.values()) >= self.limits.tables:
-            return _http_error(503, "full", "the server holds its maximum of tables")
-        table = Table.create(config, self.commits, bot_delay=self.bot_delay)
+            raise ProtocolError("bad_config", str(e)) from None
+        open_tables = [t for t in self.tables.values() if not t.closed]
+        if len(open_tables) >= self.limits.tables:
+            raise ProtocolError("full")
+        cap = self.limits.tables_per_address
+        if cap and sum(t.creator == address for t in open_tables) >= cap:
+            raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
+        if key is None and not self._take_create_token(address):
+            raise ProtocolError("rate")
+        table = Table.create(config, self.commits, bot_delay=self.bot_delay,
+                             pause_unwatched=self.limits.pause_unwatched)
+        table.creator = address
+        table.on_finish = self.ownership.release
+        if not self.ownership.claim(table.id):  # a fresh id: nobody else can hold it
+            raise ProtocolError("server", "could not take the new table's lease")
         self.tables[table.id] = table
         table.schedule()
-        return web.json_response(table.public(), status=201)
+        return _json(table.public(), status=201)
+
+    def _take_create_token(self, address: str) -> bool:
+        rate, burst = self.limits.create_rate, self.limits.create_burst
+        if rate <= 0:
+            return True
+        now = time.monotonic()
+        tokens, last = self._create_buckets.get(address, (burst, now))
+        tokens = min(burst, tokens + (now - last) * rate)
+        if tokens < 1:
+            self._create_buckets[address] = (tokens, now)
+            return False
+        self._create_buckets[address] = (tokens - 1, now)
+        return True
 
     async def table_info(self, request: web.Request) -> web.Response:
-        return web.json_response(self._table(request).public())
+        return _json(self._table(request).public())
 
     async def join(self, request: web.Request) -> web.Response:
         table = self._table(request)
-        doc = await _json_body(request)
-        if not isinstance(doc, dict):
-            return _http_error(400, "bad_message", "the request body must be a JSON object")
+        doc = await self._json_body(request)
         player, name = doc.get("player"), doc.get("name", "")
         if player is not None and (type(player) is not int or not 0 <= player < 4):
-            return _http_error(400, "bad_message", "'player' must be 0..3 or absent")
-        if not isinstance(name, str) or len(name) > 24:
-            return _http_error(400, "bad_message", "'name' must be a text of at most 24 chars")
-        try:
-            player, token = table.take(player, name.strip())
-        except ValueError as e:
-            return _http_error(409, "taken", str(e))
-        return web.json_response({"table": table.id, "player": player, "token": token})
+            raise ProtocolError("bad_message", "'player' must be 0..3 or absent")
+        if not isinstance(name, str) or len(name) > MAX_NAME:
+            raise ProtocolError("bad_message",
+                                f"'name' must be a text of at most {MAX_NAME} characters")
+        player, token = table.take(player, name.strip())
+        return _json({"table": table.id, "player": player, "token": token})
 
     async def table_log(self, request: web.Request) -> web.Response:
-        """The public log of accepted actions and the results, and each deal's engine log as
-        a spectator sees it (:meth:`Game.log`, no hand); with a place's token (an
-        ``Authorization: Bearer`` header) each deal's log as that place's seat sees it."""
+        """The table's log (docs/protocol.md "Log"): the accepted actions, the results, and
+        each deal's engine log as the asker may see it — a finished deal whole (every hand as
+        dealt; its seed once the match is over), the current one as a spectator sees it, or
+        with a place's token (``Authorization: Bearer``) as that place's seat sees it."""
         table = self._table(request)
         player = None
         auth = request.headers.get("Authorization", "")
         if auth:
             player = table.player_for(auth.removeprefix("Bearer ").strip())
             if player is None:
-                return _http_error(403, "bad_token", "no place has this token")
-        body: dict[str, Any] = {
-            "table": table.id, "config": table.config.public(), "player": player,
-            "log": [action_view(a) for a in table.log],
-            "results": [result_view(g) for g in table.match.games if g.is_over],
-            "deals": [g.log(seat=SPECTATOR if player is None else g.players.index(player))
-                      for g in table.match.games],
-        }
-        return web.json_response(body)
+                raise ProtocolError("bad_token")
+        return _json(table.log_view(player))
 
     def _table(self, request: web.Request) -> Table:
+        return self.find(request.match_info["id"])
+
+    async def _json_body(self, request: web.Request) -> dict[str, Any]:
+        """The request body as a JSON object (:func:`.protocol.load_json`), read within
+        ``limits.body_timeout``."""
         try:
-            return self.find(request.match_info["id"])
-        except ProtocolError:
-            raise web.HTTPNotFound(
-                text=json.dumps({"error": "no_table", "message": "no table with this id"}),
-                content_type="application/json",
-            ) from None
+            data = await asyncio.wait_for(request.read(), self.limits.body_timeout)
+        except TimeoutError:
+            raise ProtocolError("timeout", "the body was not sent in time") from None
+        except web.HTTPRequestEntityTooLarge:
+            raise ProtocolError("too_large", f"the body is over {MAX_BODY} bytes") from None
+        return load_json(data)
 
     # -- WebSocket -------------------------------------------------------------------------
-    async def websocket(self, request: web.Request) -> web.WebSocketResponse:
+    async def websocket(self, request: web.Request) -> web.StreamResponse:
+        address = self.address(request)
+        cap = self.limits.connections_per_address
+        if cap and self.per_address.get(address, 0) >= cap:
+            raise ProtocolError("too_many", f"this address has {cap} open connections")
         ws = web.WebSocketResponse(max_msg_size=MAX_FRAME, heartbeat=30.0)
         await ws.prepare(request)
         conn = Connection(ws, self.limits)
         self.connections.add(conn)
+        self.per_address[address] = self.per_address.get(address, 0) + 1
         guard = asyncio.get_running_loop().call_later(
             self.limits.auth_timeout, self._auth_timeout, conn)
         try:
@@ -266,12 +382,18 @@ class Server:
                 if msg.type == WSMsgType.TEXT:
                     # Accepted actions are paced by the turn order; everything else (errors,
                     # hints, pings, refused actions) draws on the bucket.
-                    if not self._handle(conn, msg.data) and not self._charge(conn):
+                    action, reply_to = self._handle(conn, msg.data)
+                    if not action and not self._charge(conn, reply_to):
                         break
                 elif msg.type == WSMsgType.BINARY:
                     conn.send(error_message(ProtocolError("bad_json", "text frames only")))
         finally:
             self.connections.discard(conn)
+            left = self.per_address[address] - 1
+            if left:
+                self.per_address[address] = left
+            else:
+                del self.per_address[address]
             guard.cancel()
             if conn.table is not None and conn.joined:
                 conn.table.detach(conn.player, conn)
@@ -284,46 +406,40 @@ class Server:
             conn.close(4408, "join or spectate within the time limit")
 
     @staticmethod
-    def _charge(conn: Connection) -> bool:
+    def _charge(conn: Connection, reply_to: str | int | None) -> bool:
         """Take a token for a message that is not an accepted action; ``False`` (and the
-        connection closing) if it is flooding."""
+        connection closing) if it is flooding (the ``flood`` error answers the frame that
+        overflowed, ``reply_to``)."""
         if conn.allow():
             return True
-        conn.send(error_message(ProtocolError("flood")))
+        conn.send(error_message(ProtocolError("flood"), reply_to))
         conn.close(1008, "flood")
         return False
 
-    def _handle(self, conn: Connection, text: str) -> bool:
-        """Answer one client frame; ``True`` if it was an action (submitted: a refusal is
-        answered, and charged to the bucket, when the batch is validated)."""
+    def _handle(self, conn: Connection, text: str) -> tuple[bool, str | int | None]:
+        """Answer one client frame, in one synchronous step (no await: nothing else can
+        move the table between reading it and answering). Returns whether it was an action
+        (submitted: a refusal is answered, and charged to the bucket, when the batch is
+        validated) and the frame's id."""
         msg: ClientMessage | None = None
         try:
             msg = parse_client(text)
             reply = self._dispatch(conn, msg)
             if reply is not None:
                 conn.send(reply)
-            return msg.type in ACTIONS
+            return msg.type in ACTIONS, msg.id
         except ProtocolError as e:
             conn.send(error_message(e, None if msg is None else msg.id))
+            return False, e.reply_to if msg is None else msg.id
         except Exception:  # a bug must cost one reply, never the server or the table
             log.exception("internal error on a client message")
-            conn.send(error_message(ProtocolError("server", "internal error"),
-                                    None if msg is None else msg.id))
-        return False
-
-    async def _hint(self, conn: Connection, table: Table, player: int,
-                    msg: ClientMessage) -> None:
-        try:
-            conn.send({**await table.hint(player, msg.n, self.hints), "reply_to": msg.id})
-        except ProtocolError as e:  # the position moved on while the hint was computed
-            conn.send(error_message(e, msg.id))
-        except Exception:  # a bug must cost one reply, never the server
-            log.exception("internal error on a hint")
-            conn.send(error_message(ProtocolError("server", "internal error"), msg.id))
+            mid = None if msg is None else msg.id
+            conn.send(error_message(ProtocolError("server", "internal error"), mid))
+            return False, mid
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
-            return {"type": "pong", "reply_to": msg.id}
+            return with_reply({"type": "pong"}, msg.id)
         if msg.type in ("join", "spectate"):
             if conn.joined:
                 raise ProtocolError("already_joined")
@@ -338,7 +454,7 @@ class Server:
             elif len(table.spectators) >= self.limits.spectators:
                 raise ProtocolError("busy")
             conn.table, conn.player, conn.joined = table, player, True
-            table.attach(player, conn)
+            table.attach(player, conn, msg.id)
             return None
         joined = conn.table
         if joined is None or not conn.joined:
@@ -346,14 +462,10 @@ class Server:
         if conn.player is None:
             raise ProtocolError("spectator")
         if msg.type == "hint":
-            joined.check_hint(conn.player)  # refused at once; the answer may take a while
-            task = asyncio.ensure_future(self._hint(conn, joined, conn.player, msg))
-            self._tasks.add(task)  # a strong reference until it is done
-            task.add_done_callback(self._tasks.discard)
-            return None
+            return with_reply(joined.hint(conn.player, msg.n, msg.seq), msg.id)
         def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
             conn.send(error_message(err, reply_to))
-            self._charge(conn)
+            self._charge(conn, reply_to)
 
         joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id,
                    refuse=refuse)
@@ -363,26 +475,41 @@ class Server:
     async def page(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
 
+    def start(self) -> None:
+        """Resume the stored tables and start the sweeper (the application's start-up)."""
+        self.store.checkpoint_in_background()  # no checkpoint stalls the event loop
+        n = self.resume()
+        log.info("resumed %d unfinished table(s) from %s", n, self.store.url)
+        self._sweeper = asyncio.ensure_future(self._sweep_forever())
+
     def stop(self) -> None:
-        """Stop every table's timer and close every connection (1001, going away)."""
+        """Stop the sweeper and every table's timer and close every connection (1001, going
+        away)."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         for table in self.tables.values():
             table.stop()
         for conn in list(self.connections):
             conn.close(1001, "the server is shutting down")
 
 
-async def _json_body(request: web.Request) -> object:
+def _json(doc: dict[str, Any], status: int = 200) -> web.Response:
+    """An HTTP answer: ``doc`` encoded like every WebSocket message (:func:`.protocol.encode`)."""
+    return web.Response(body=encode(doc), status=status, content_type="application/json")
+
+
+@web.middleware
+async def _protocol_errors(request: web.Request, handler: Any) -> web.StreamResponse:
+    """An HTTP handler's :class:`ProtocolError` as ``{"error": code, "message": text}`` with
+    the code's status (:data:`.protocol.HTTP_STATUS`)."""
     try:
-        return await request.json()
-    except (ValueError, UnicodeDecodeError):
-        raise web.HTTPBadRequest(
-            text=json.dumps({"error": "bad_json", "message": "the body is not JSON"}),
-            content_type="application/json",
-        ) from None
-
-
-def _http_error(status: int, code: str, message: str) -> web.Response:
-    return web.json_response({"error": code, "message": message}, status=status)
+        resp: web.StreamResponse = await handler(request)
+    except ProtocolError as e:
+        resp = _json({"error": e.code, "message": e.detail}, status=HTTP_STATUS[e.code])
+        if e.code in ("timeout", "too_large"):  # do not wait for the rest of the body
+            resp.force_close()
+    return resp
 
 
 @web.middleware
@@ -398,8 +525,10 @@ async def _security_headers(request: web.Request, handler: Any) -> web.StreamRes
 
 
 def make_app(server: Server) -> web.Application:
-    """The aiohttp application of a :class:`Server` (bodies are limited to 16 KiB)."""
-    app = web.Application(client_max_size=16 * 1024, middlewares=[_security_headers])
+    """The aiohttp application of a :class:`Server` (bodies are limited to
+    :data:`.protocol.MAX_BODY`). Run it with :func:`handler_args` for the header timeout."""
+    app = web.Application(client_max_size=MAX_BODY,
+                          middlewares=[_security_headers, _protocol_errors])
     app.add_routes([
         web.get("/", server.page),
         web.get("/api", server.version),
@@ -413,15 +542,13 @@ def make_app(server: Server) -> web.Application:
     ])
 
     async def on_startup(app: web.Application) -> None:
-        server.store.checkpoint_in_background()  # no checkpoint stalls the event loop
-        n = server.resume()
-        log.info("resumed %d unfinished table(s) from %s", n, server.store.url)
+        server.start()
 
     async def on_shutdown(app: web.Application) -> None:
         server.stop()
 
     async def on_cleanup(app: web.Application) -> None:
-        await server.hints.aclose()
+        server.ownership.close()
         server.store.close()
 
     app.on_startup.append(on_startup)
@@ -430,16 +557,25 @@ def make_app(server: Server) -> web.Application:
     return app
 
 
+def handler_args(limits: Limits) -> dict[str, Any]:
+    """aiohttp's connection settings for ``limits``: a connection that has not sent a whole
+    request's headers within ``header_timeout`` seconds of opening (or of the last response)
+    is closed — aiohttp's keep-alive timer, which runs until the headers are complete."""
+    return {"keepalive_timeout": limits.header_timeout}
+
+
 def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int = 8000, *,
           bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False,
-          hint_budget: float = HINT_BUDGET) -> None:
+          limits: Limits | None = None, ownership: Ownership | None = None) -> None:
     """Run a server until interrupted (what ``shuangkou serve`` calls)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_collector()
+    limits = limits or Limits()
     server = Server(open_store(db, durable=durable), bot_delay=bot_delay, allow_seed=allow_seed,
-                    hint_budget=hint_budget)
+                    limits=limits, ownership=ownership)
     web.run_app(make_app(server), host=host, port=port, access_log=None, shutdown_timeout=5.0,
-                print=lambda s: log.info("%s", s.strip()), loop=new_event_loop())
+                print=lambda s: log.info("%s", s.strip()), loop=new_event_loop(),
+                **handler_args(limits))
 
 
 def quiet_collector() -> None:

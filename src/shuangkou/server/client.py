@@ -24,7 +24,6 @@ from ..cards import CARD_RANKS, N_RANKS, Hand
 from ..game import play_from_dict
 from ..plays import Play, legal_plays
 from ..rules import Rules
-from .hints import hint_key
 
 __all__ = ["TableClient", "choose", "create_table", "ids_for", "join_table"]
 
@@ -63,8 +62,16 @@ def ids_for(play: Play, hand: list[int]) -> list[int]:
     return out
 
 
+def hint_key(play: Play) -> tuple[int, int, int, int, int, int]:
+    """Smallest-first: (kind, size, length, top, width, wilds) of a play, read from its tag
+    (docs/internals.md; :meth:`Play.sort_key` builds a Hand per call, ~100x slower)."""
+    tag = play.tag
+    return (tag & 15, tag >> 22 & 63, tag >> 13 & 15, tag >> 4 & 15, tag >> 8 & 31,
+            tag >> 28 & 7)
+
+
 def choose(state: dict[str, Any], rules: Rules, table: Play | None = None) -> Play | None:
-    """The smallest-first play (:mod:`.hints`) for a state whose turn it is; ``None`` = pass
+    """The smallest-first play (:func:`hint_key`) for a state whose turn it is; ``None`` = pass
     (nothing beats the table). Never passes on a lead (R4). ``table``: the state's table play
     if the caller has it parsed already."""
     counts = [0] * N_RANKS
@@ -102,7 +109,8 @@ class TableClient:
         """Open ``/ws`` and join (with a token) or spectate (without); waits for the welcome.
         Raises :class:`ConnectionError` if the server closes first, ``RuntimeError`` if it
         refuses."""
-        ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws", max_msg_size=0)
+        ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws?table={table}",
+                                   max_msg_size=0)
         hello = {"type": "join", "table": table, "token": token} if token else \
             {"type": "spectate", "table": table}
         await ws.send_str(orjson.dumps(hello).decode())

@@ -2,7 +2,10 @@
 client message passes before it reaches a table.
 
 A client message is one JSON object per WebSocket text frame with a ``type``; it may carry an
-``id`` (a string or integer of the client's choosing) that the reply echoes as ``reply_to``.
+``id`` (a string or integer of the client's choosing) that every reply to it echoes as
+``reply_to`` — errors included, as soon as the frame is an object with a well-formed ``id``.
+HTTP bodies go through the same JSON check (:func:`load_json`), so a fault has one error code
+on both transports.
 """
 
 from __future__ import annotations
@@ -13,15 +16,23 @@ from typing import Any
 import orjson
 
 __all__ = [
-    "ACTIONS", "CLIENT_TYPES", "MAX_FRAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError",
-    "encode", "error_message", "parse_client",
+    "ACTIONS", "CLIENT_TYPES", "ERRORS", "HTTP_STATUS", "MAX_BODY", "MAX_DEPTH", "MAX_FRAME",
+    "MAX_NAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError", "encode",
+    "error_message", "load_json", "parse_client", "with_reply",
 ]
 
-PROTOCOL_VERSION = 1
-"""Bumped on any change a client could notice (docs/protocol.md "Versioning")."""
+PROTOCOL_VERSION = 2
+"""Bumped on any change a client could notice (docs/protocol.md "Versioning"); the JSON Schema
+``protocol.schema.json`` carries the same number."""
 
 MAX_FRAME = 4096
 """Largest client frame in bytes; a bigger one closes the connection (1009)."""
+MAX_BODY = 16 * 1024
+"""Largest HTTP request body in bytes (413)."""
+MAX_DEPTH = 4
+"""Deepest nesting of objects and arrays in a frame or body (the messages need 3)."""
+MAX_NAME = 24
+"""Longest player name (characters)."""
 
 CLIENT_TYPES = ("join", "spectate", "play", "pass", "hint", "abandon", "ping")
 ACTIONS = ("play", "pass", "abandon")
@@ -43,18 +54,39 @@ ERRORS: dict[str, str] = {
     "flood": "too many messages; the connection is closed",
     "busy": "the table has too many spectators",
     "server": "the server could not store the action; nothing changed",
+    "bad_config": "the table configuration is refused",
+    "taken": "that place is not free",
+    "full": "the server holds its maximum of tables",
+    "rate": "too many tables created from this address; try later",
+    "too_many": "this address holds too many tables or connections",
+    "unauthorized": "creating tables needs the server's credential",
+    "timeout": "the request was not sent in time",
+    "expired": "the table expired unfinished (idle too long); its log is kept",
+    "elsewhere": "another node owns this table; retry (the proxy routes to it)",
+    "too_large": "the HTTP body is too large",
 }
 """Every error code with its meaning (docs/protocol.md "Errors")."""
+
+
+HTTP_STATUS: dict[str, int] = {
+    "bad_json": 400, "bad_message": 400, "bad_config": 400, "unauthorized": 401,
+    "bad_token": 403, "no_table": 404, "timeout": 408, "taken": 409, "expired": 410,
+    "too_large": 413, "rate": 429, "too_many": 429, "server": 500, "full": 503,
+    "elsewhere": 503,
+}
+"""The HTTP status of each error code an HTTP request can get (the body is
+``{"error": code, "message": text}``)."""
 
 
 class ProtocolError(Exception):
     """A client message that is refused: ``code`` is one of :data:`ERRORS`."""
 
-    def __init__(self, code: str, detail: str = "") -> None:
+    def __init__(self, code: str, detail: str = "", reply_to: str | int | None = None) -> None:
         assert code in ERRORS, code
         super().__init__(detail or ERRORS[code])
         self.code = code
         self.detail: str = detail or ERRORS[code]
+        self.reply_to = reply_to  # the frame's id, when it had a well-formed one
 
 
 @dataclass(frozen=True)
@@ -86,21 +118,44 @@ def _opt(doc: dict[str, Any], name: str, types: tuple[type, ...], limit: int = 2
     return v
 
 
-def parse_client(text: str) -> ClientMessage:
-    """Check one client frame; raises :class:`ProtocolError` on anything malformed. The cards
-    are only checked for shape here (a list of at most 108 integers): the engine decides
-    whether they are held and legal."""
+def load_json(data: str | bytes) -> dict[str, Any]:
+    """A frame or HTTP body as a JSON object; :class:`ProtocolError` ``bad_json`` if it is not
+    JSON, holds NaN/Infinity (orjson refuses them), is not an object or nests deeper than
+    :data:`MAX_DEPTH`."""
     try:
-        doc = orjson.loads(text)
-    except orjson.JSONDecodeError:  # also nesting deeper than 1,024 and NaN
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
         raise ProtocolError("bad_json") from None
     if not isinstance(doc, dict):
-        raise ProtocolError("bad_json")
+        raise ProtocolError("bad_json", "the frame or body must be a JSON object")
+    level: list[Any] = [doc]  # the containers at depth 1, 2, ...
+    for _ in range(MAX_DEPTH):
+        level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)
+                 if isinstance(v, (dict, list))]
+        if not level:
+            return doc
+    raise ProtocolError("bad_json", f"nested deeper than {MAX_DEPTH} levels")
+
+
+def parse_client(text: str | bytes) -> ClientMessage:
+    """Check one client frame; raises :class:`ProtocolError` on anything malformed (with
+    ``reply_to`` set once the frame's ``id`` is read). The cards are only checked for shape
+    here (a list of at most 108 integers): the engine decides whether they are held and
+    legal."""
+    doc = load_json(text)
+    mid = _opt(doc, "id", (str, int), 64)
+    try:
+        return _message(doc, mid)
+    except ProtocolError as e:
+        e.reply_to = mid
+        raise
+
+
+def _message(doc: dict[str, Any], mid: str | int | None) -> ClientMessage:
     typ = doc.get("type")
     if not isinstance(typ, str) or typ not in CLIENT_TYPES:
         shown = typ if isinstance(typ, str) and len(typ) <= 20 else "?"
         raise ProtocolError("unknown_type", f"unknown message type {shown!r}")
-    mid = _opt(doc, "id", (str, int), 64)
     cards: tuple[int, ...] = ()
     if typ == "play":
         raw = doc.get("cards")
@@ -126,9 +181,19 @@ def encode(message: dict[str, Any]) -> bytes:
     return orjson.dumps(message)
 
 
+def with_reply(message: dict[str, Any], reply_to: str | int | None) -> dict[str, Any]:
+    """``message`` with ``reply_to`` when the frame it answers had an id."""
+    if reply_to is not None:
+        message["reply_to"] = reply_to
+    return message
+
+
 def error_message(err: ProtocolError, reply_to: str | int | None = None) -> dict[str, Any]:
-    """The ``error`` message for ``err``."""
+    """The ``error`` message for ``err`` (``reply_to``: the frame's id, else the one the
+    error carries)."""
     msg: dict[str, Any] = {"type": "error", "code": err.code, "message": err.detail}
+    if reply_to is None:
+        reply_to = err.reply_to
     if reply_to is not None:
         msg["reply_to"] = reply_to
     return msg

@@ -77,12 +77,18 @@ class StoredAction:
 
 @dataclass(frozen=True)
 class StoredTable:
-    """A table as stored: its id, configuration document, and whether the match is over."""
+    """A table as stored: its id, configuration document, and whether the match is over or
+    expired unfinished (``sk_tables.finished``: 0 open, 1 finished, 2 expired)."""
 
     id: str
     created: float
     config: dict[str, Any]
     finished: bool
+    expired: bool = False
+
+    @classmethod
+    def from_row(cls, r: Any) -> StoredTable:
+        return cls(r[0], float(r[1]), json.loads(r[2]), int(r[3]) == 1, int(r[3]) == 2)
 
 
 class Store:
@@ -119,6 +125,21 @@ class Store:
             cur.close()
 
     def _migrate(self) -> None:
+        """Apply the missing migrations. On PostgreSQL under an advisory lock (the two-int
+        key space, apart from the tables' leases), so that nodes starting together over a
+        fresh database migrate one at a time."""
+        pg = self._ph == "%s"
+        if pg:
+            self._conn.execute("SELECT pg_advisory_lock(5837, 1)")
+            self._conn.commit()
+        try:
+            self._migrate_locked()
+        finally:
+            if pg:
+                self._conn.execute("SELECT pg_advisory_unlock(5837, 1)")
+                self._conn.commit()
+
+    def _migrate_locked(self) -> None:
         with self._tx() as cur:
             cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             cur.execute("SELECT version FROM schema_version")
@@ -172,6 +193,13 @@ class Store:
             conn.rollback()
             raise
 
+    def expire(self, table_id: str) -> None:
+        """Mark an unfinished table expired (committed on return; its actions are kept)."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql("UPDATE sk_tables SET finished = 2 WHERE id = ? AND finished = 0"),
+                (table_id,))
+
     def take_seat(self, table_id: str, player: int, token_digest: str, name: str) -> bool:
         """Give ``player``'s place to the holder of a token (its SHA-256 digest is stored, never
         the token); ``False`` if the place was already taken. Committed on return."""
@@ -205,7 +233,7 @@ class Store:
                 (table_id,),
             )
             r = cur.fetchone()
-        return None if r is None else StoredTable(r[0], float(r[1]), json.loads(r[2]), bool(r[3]))
+        return None if r is None else StoredTable.from_row(r)
 
     def tables(self, *, unfinished_only: bool = False) -> list[StoredTable]:
         """Every stored table (or only the unfinished ones), oldest first."""
@@ -214,7 +242,7 @@ class Store:
             cur.execute(f"SELECT id, created, config, finished FROM sk_tables{where} "
                         "ORDER BY created, id")
             rows = cur.fetchall()
-        return [StoredTable(r[0], float(r[1]), json.loads(r[2]), bool(r[3])) for r in rows]
+        return [StoredTable.from_row(r) for r in rows]
 
     def actions(self, table_id: str) -> list[StoredAction]:
         """A table's accepted actions in order."""

@@ -22,14 +22,14 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..errors import IllegalPlayError
-from ..game import Game, Match
+from ..game import SPECTATOR, Game, Match
 from ..plays import Play
 from ..rng import SplitMix64
 from ..sim import greedy_policy, random_policy
+from ..solve import hints as solver_hints
 from .commit import GroupCommit, Submitted
 from .config import TableConfig
-from .hints import HintSolver, Order, smallest_first
-from .protocol import ProtocolError, encode
+from .protocol import ProtocolError, encode, with_reply
 from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
@@ -63,13 +63,19 @@ class Table:
     """A table (see the module docstring). Build it with :meth:`create` or :meth:`restore`."""
 
     def __init__(self, table_id: str, config: TableConfig, commits: GroupCommit,
-                 created: float, *, bot_delay: float = 0.5) -> None:
+                 created: float, *, bot_delay: float = 0.5, pause_unwatched: bool = True
+                 ) -> None:
         self.id = table_id
         self.config = config
         self.commits = commits
         self.store: Store = commits.store
         self.created = created
         self.bot_delay = bot_delay
+        self.pause_unwatched = pause_unwatched  # a table of bots waits while nobody watches
+        self.expired = False
+        self.active = time.monotonic()  # last accepted action or taken place (idle expiry)
+        self.creator: str | None = None  # the address that created it (per-address cap)
+        self.on_finish: Callable[[str], None] = lambda table_id: None
         self.match: Match = Match(config.rules, config.seed)
         self.match.deal()
         self.log: list[StoredAction] = []
@@ -78,21 +84,22 @@ class Table:
         self.listeners: dict[int, Listener] = {}
         self.spectators: set[Listener] = set()
         self._timer: asyncio.TimerHandle | None = None
-        self._hints: tuple[int, list[Play], Order] | None = None  # seq, order, its source
+        self._hints: tuple[int, list[Play]] | None = None  # (seq, order) of the last hint
         self.deadline: float | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def create(cls, config: TableConfig, commits: GroupCommit, *,
-               bot_delay: float = 0.5) -> Table:
+    def create(cls, config: TableConfig, commits: GroupCommit, *, bot_delay: float = 0.5,
+               pause_unwatched: bool = True) -> Table:
         """A new table, stored (committed) before it is returned."""
-        table = cls(secrets.token_hex(8), config, commits, time.time(), bot_delay=bot_delay)
+        table = cls(secrets.token_hex(8), config, commits, time.time(), bot_delay=bot_delay,
+                    pause_unwatched=pause_unwatched)
         commits.store.create_table(table.id, table.created, config.to_dict())
         return table
 
     @classmethod
-    def restore(cls, table_id: str, commits: GroupCommit, *,
-                bot_delay: float = 0.5) -> Table:
+    def restore(cls, table_id: str, commits: GroupCommit, *, bot_delay: float = 0.5,
+                pause_unwatched: bool = True) -> Table:
         """Rebuild a stored table by replaying its actions through the engine (each one is
         re-validated: a corrupt log raises :class:`~shuangkou.errors.IllegalPlayError`)."""
         store = commits.store
@@ -100,7 +107,8 @@ class Table:
         if stored is None:
             raise KeyError(table_id)
         table = cls(table_id, TableConfig.from_dict(stored.config), commits, stored.created,
-                    bot_delay=bot_delay)
+                    bot_delay=bot_delay, pause_unwatched=pause_unwatched)
+        table.expired = stored.expired
         for a in store.actions(table_id):
             if a.seq != len(table.log):
                 raise IllegalPlayError(f"table {table_id}: action seq {a.seq} out of order")
@@ -129,6 +137,26 @@ class Table:
         return len(self.match.games) == self.config.deals and self.game.is_over
 
     @property
+    def closed(self) -> bool:
+        """Whether the table takes no more actions: finished or expired."""
+        return self.expired or self.finished
+
+    @property
+    def watched(self) -> bool:
+        """Whether any connection (place or spectator) is attached."""
+        return bool(self.listeners or self.spectators)
+
+    def expire(self) -> None:
+        """Close an idle unfinished table for good (docs/protocol.md "Limits"): stored as
+        expired (its log is kept), its timer stopped, its connections closed (4410)."""
+        self.store.expire(self.id)
+        self.expired = True
+        self.stop()
+        self.on_finish(self.id)
+        for listener in [*self.listeners.values(), *self.spectators]:
+            listener.close(4410, "the table expired: idle too long")
+
+    @property
     def seq(self) -> int:
         """The number of accepted actions (the next action's ``seq``)."""
         return len(self.log)
@@ -149,7 +177,7 @@ class Table:
         return {
             "id": self.id, "config": self.config.public(), "seq": self.seq,
             "deal": len(self.match.games) - 1, "finished": self.finished,
-            "places": self.places(),
+            "expired": self.expired, "places": self.places(),
         }
 
     def places(self) -> list[dict[str, Any]]:
@@ -169,23 +197,53 @@ class Table:
         """The state message body for a place (``None``: a spectator)."""
         return seat_view(self, player, self.public_state() if public is None else public)
 
+    def log_view(self, player: int | None) -> dict[str, Any]:
+        """``GET /api/tables/{id}/log`` (docs/protocol.md "Log"): every accepted action and
+        result, and each deal's engine log (:meth:`Game.log`). A finished deal is shown whole
+        — every hand as dealt, indexed by the seat it was dealt to (before a 明牌 swap) — so
+        any client can check it with its own engine; its seed only once the match is over
+        (a deal's seed gives the match's seed, :func:`shuangkou.rng.deal_seed` is
+        invertible, and with it every later deal). The deal in play is as ``player``'s seat
+        sees it (``None``: a spectator). An expired table has nothing left to hide: every
+        deal whole, with its seed."""
+        deals = []
+        for g in self.match.games:
+            if g.is_over or self.expired:
+                doc = g.log()
+                if not self.closed:
+                    doc["seed"] = None
+            else:
+                doc = g.log(seat=SPECTATOR if player is None else g.players.index(player))
+            deals.append(doc)
+        return {
+            "table": self.id, "config": self.config.public(), "player": player,
+            "finished": self.finished, "expired": self.expired,
+            "log": [action_view(a) for a in self.log],
+            "results": [result_view(g) for g in self.match.games if g.is_over],
+            "deals": deals,
+        }
+
     # -- seats and listeners ---------------------------------------------------------------
     def take(self, player: int | None, name: str) -> tuple[int, str]:
         """Give an open place (the first free one if ``player`` is None) a fresh token,
-        stored before it is returned. Raises :class:`ValueError` if there is none."""
+        stored before it is returned. Raises :class:`ProtocolError` (``taken``, ``expired``)
+        if there is none."""
+        if self.expired:
+            raise ProtocolError("expired")
         free = [p for p in range(4) if self.config.seats[p] == "open" and p not in self.digests]
         if player is None:
             if not free:
-                raise ValueError("no open place is free at this table")
+                raise ProtocolError("taken", "no open place is free at this table")
             player = free[0]
         if player not in free:
-            raise ValueError(f"place {player} is not a free open place")
+            raise ProtocolError("taken", f"place {player} is not a free open place")
         token = secrets.token_urlsafe(24)
         digest = token_digest(token)
         if not self.store.take_seat(self.id, player, digest, name):
-            raise ValueError(f"place {player} was just taken")
+            raise ProtocolError("taken", f"place {player} was just taken")
         self.digests[player] = digest
         self.names[player] = name
+        self.active = time.monotonic()
         self._broadcast_places()
         self.schedule()
         return player, token
@@ -199,9 +257,11 @@ class Table:
                 found = p
         return found
 
-    def attach(self, player: int | None, listener: Listener) -> None:
+    def attach(self, player: int | None, listener: Listener,
+               reply_to: str | int | None = None) -> None:
         """Start sending to a listener (a reconnect replaces the place's old connection) and
-        send it the welcome: the whole public log, the deal results so far, its state."""
+        send it the welcome (``reply_to``: the join's id): the whole public log, the deal
+        results so far, its state. A paused table of bots starts again."""
         if player is None:
             self.spectators.add(listener)
         else:
@@ -209,14 +269,16 @@ class Table:
             self.listeners[player] = listener
             if old is not None and old is not listener:
                 old.close(4000, "replaced by a newer connection with this token")
-        listener.send({
+        listener.send(with_reply({
             "type": "welcome", "table": self.id, "player": player,
-            "config": self.config.public(),
+            "config": self.config.public(), "expired": self.expired,
             "log": [action_view(a) for a in self.log],
             "results": [result_view(g) for g in self.match.games if g.is_over],
             "state": self.state(player),
-        })
+        }, reply_to))
         self._broadcast_places()
+        if self._timer is None:
+            self.schedule()
 
     def detach(self, player: int | None, listener: Listener) -> None:
         """Stop sending to a listener."""
@@ -243,6 +305,8 @@ class Table:
         else runs). Raises :class:`ProtocolError` (nothing changed) if it is refused."""
         if self.finished:
             raise ProtocolError("match_over")
+        if self.expired:
+            raise ProtocolError("expired")
         if s.seq is not None and s.seq != self.seq:
             raise ProtocolError("stale", f"the table is at seq {self.seq}, not {s.seq}")
         game = self.game
@@ -263,8 +327,11 @@ class Table:
         """A committed action: log it, deal the next deal if this one ended, re-arm the bots
         and timer, broadcast it."""
         self.log.append(record)
+        self.active = time.monotonic()
         ended = self.game if self.game.is_over else None
         self._next_deal()
+        if self.finished:
+            self.on_finish(self.id)
         self.schedule()  # first: the states broadcast carry the new deadline
         self._broadcast_action(record, ended, s.reply_to, s.player)
 
@@ -284,29 +351,34 @@ class Table:
         if self.game.is_over and len(self.match.games) < self.config.deals:
             self.match.deal()
 
-    def check_hint(self, player: int) -> None:
-        """Raise :class:`ProtocolError` unless ``player`` may ask for a hint now."""
+    def hint(self, player: int, n: int, seq: int | None = None) -> dict[str, Any]:
+        """The ``n``-th hint (cycling) for a place whose turn it is, of the position now
+        (``seq``, when given, must be it: else ``stale``): :func:`shuangkou.solve.hints`,
+        computed once per position. Synchronous on purpose: it reads the live game and
+        answers in one step, so no other action can move the position in between (an await
+        here let a hint be computed for one seat and answered with the next seat's cards)."""
         if self.finished:
             raise ProtocolError("match_over")
-        if self.game.to_act != self.seat_of(player):
-            raise ProtocolError("not_your_turn", f"it is seat {self.game.to_act}'s turn")
-
-    async def hint(self, player: int, n: int, solver: HintSolver) -> dict[str, Any]:
-        """The ``n``-th hint (cycling) for a place whose turn it is: the solver's order, or
-        smallest-first when it is too slow (:mod:`.hints`); computed once per position."""
-        self.check_hint(player)
-        seq, game = self.seq, self.game
-        if self._hints is None or self._hints[0] != seq:
-            order, source = await solver.order(game.copy())
-            self._hints = (seq, order, source)
-        _, order, source = self._hints
+        if self.expired:
+            raise ProtocolError("expired")
+        if seq is not None and seq != self.seq:
+            raise ProtocolError("stale", f"the table is at seq {self.seq}, not {seq}")
+        game, seat = self.game, self.seat_of(player)
+        if game.to_act != seat:
+            raise ProtocolError("not_your_turn", f"it is seat {game.to_act}'s turn")
+        order = self.hint_order()
         if not order:
-            return {"type": "hint", "cards": [], "pass": True, "count": 0, "order": source,
-                    "seq": seq}
+            return {"type": "hint", "cards": [], "pass": True, "count": 0, "seq": self.seq}
         play = order[n % len(order)]
-        return {"type": "hint", "cards": list(game.cards_for(play)), "kind":
-                play.kind.name.lower(), "text": play.describe(), "pass": False,
-                "count": len(order), "order": source, "seq": seq}
+        return {"type": "hint", "cards": list(game.cards_for(play, seat)),
+                "kind": play.kind.name.lower(), "text": play.describe(), "pass": False,
+                "count": len(order), "seq": self.seq}
+
+    def hint_order(self) -> list[Play]:
+        """The solver's hint order for the seat to act now (cached for this ``seq``)."""
+        if self._hints is None or self._hints[0] != self.seq:
+            self._hints = (self.seq, solver_hints(self.game))
+        return self._hints[1]
 
     # -- broadcasting ----------------------------------------------------------------------
     def _broadcast_action(self, record: StoredAction, ended: Game | None,
@@ -343,12 +415,15 @@ class Table:
             self._timer.cancel()
             self._timer = None
         self.deadline = None
-        if self.finished:
+        if self.closed:
             return
         game = self.game
         assert game.to_act is not None
         player = game.players[game.to_act]
         loop = asyncio.get_running_loop()
+        bots_only = "open" not in self.config.seats
+        if bots_only and self.pause_unwatched and not self.watched:
+            return  # paused: attach() starts it again
         if self.config.seats[player] != "open":
             self._timer = loop.call_later(self.bot_delay, self._auto_move, player, True)
         elif self.config.timer is not None:
@@ -357,11 +432,14 @@ class Table:
 
     def _auto_move(self, player: int, bot: bool) -> None:
         """A bot's move, or the timeout default (docs/protocol.md "Turn timer"): pass when
-        passing is legal, else the first hint."""
+        passing is legal, else the first hint (:meth:`hint_order`). Chosen on the position
+        now and submitted with its ``seq``: if another action (an abandon out of turn) moves
+        the table before the batch is applied, the move is refused as ``stale`` instead of
+        being applied to a position it was not chosen for (that action re-armed the table)."""
         self._timer = None
         game = self.game
         seat = game.to_act
-        if self.finished or seat is None or game.players[seat] != player:
+        if self.closed or seat is None or game.players[seat] != player:
             return
         if bot:
             policy = _POLICIES[self.config.seats[player]]
@@ -370,16 +448,16 @@ class Table:
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
             choice = policy(game.view(seat), game.legal_plays(wilds), rng)
         else:
-            choice = None if game.can_pass() else smallest_first(game.legal_plays("fewest"))[0]
+            choice = None if game.can_pass() else self.hint_order()[0]
         def retry(err: ProtocolError) -> None:  # e.g. the store refused it: try again later
-            if self._timer is None:
+            if err.code != "stale" and self._timer is None:
                 self._timer = asyncio.get_running_loop().call_later(
                     max(self.bot_delay, 1.0), self._auto_move, player, bot)
 
         if choice:
-            self.act(player, "play", choice, refuse=retry)
+            self.act(player, "play", choice, seq=self.seq, refuse=retry)
         else:
-            self.act(player, "pass", refuse=retry)
+            self.act(player, "pass", seq=self.seq, refuse=retry)
 
     def stop(self) -> None:
         """Cancel the timer (server shutdown)."""

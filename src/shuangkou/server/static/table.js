@@ -159,7 +159,8 @@ function openSocket(id, token) {
   me = { table: id, player: null };
   location.hash = id;
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${proto}//${location.host}/ws`);
+  // ?table= lets a proxy route the socket to the table's node (docs/server.md "Scale-out")
+  ws = new WebSocket(`${proto}//${location.host}/ws?table=${encodeURIComponent(id)}`);
   ws.onopen = () => ws.send(JSON.stringify(
     token ? { type: "join", table: id, token } : { type: "spectate", table: id }));
   ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));

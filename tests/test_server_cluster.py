@@ -1,0 +1,140 @@
+"""Scale-out (issue #20 item 4): ``shuangkou cluster`` — a real PostgreSQL, real HAProxy and
+several nodes — routes each table to its owner; kill -9 of random nodes while tables play
+through the proxy loses nothing: every table's log equals what its client saw accepted, and
+every deal replays to a valid end in the engine. Needs the Debian packages ``postgresql``
+and ``haproxy``.
+
+The CI budget is small (2 nodes, 4 tables, 3 kills, ~30 s); ``SK_CLUSTER_KILLS``,
+``SK_CLUSTER_TABLES``, ``SK_CLUSTER_NODES`` and ``SK_CLUSTER_DEALS`` run a bigger campaign."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from shuangkou.server.cluster import HAProxyRouter
+from tests.cluster_harness import Watched, check_log, cluster, killer, retried, watch
+from tests.conftest import require
+from tests.server_harness import UNLIMITED_ADDRESS, run
+
+LIMITS = ["--bot-delay", "0.02", *UNLIMITED_ADDRESS]
+
+
+@pytest.fixture
+def data() -> Iterator[Path]:
+    """The cluster's directory: outside pytest's private tmp (PostgreSQL runs as the
+    ``postgres`` user when the tests run as root, and must reach it)."""
+    require(module="psycopg", extra="server")
+    require(program="/usr/lib/postgresql/*/bin/initdb", apt="postgresql")
+    require(program="haproxy", apt="haproxy")
+    path = Path(tempfile.mkdtemp(prefix="sk-cluster-"))
+    path.chmod(0o755)
+    yield path / "c"
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_cluster_routes_each_table_to_its_owner(data: Path) -> None:
+    """Tables are created on any node and then served only by their owner: asked directly,
+    the other node answers ``503 elsewhere``; through the proxy every request (HTTP and the
+    WebSocket) reaches the owner, and a whole match plays to a log that replays. HAProxy
+    killed and restarted starts from an empty map: the owners route their tables again."""
+    async def body() -> None:
+        with cluster(data, 2, *LIMITS) as info:
+            base = info["base"]
+            async with aiohttp.ClientSession() as http:
+                tables = [await retried(http, "POST", f"{base}/api/tables", ok=201,
+                                        json={"seats": ["open", "greedy", "greedy", "greedy"]})
+                          for _ in range(6)]
+                for t in tables:
+                    for _ in range(3):  # through the proxy: always answered
+                        async with aiohttp.ClientSession() as fresh:
+                            doc = await retried(fresh, "GET", f"{base}/api/tables/{t['id']}")
+                        assert doc["id"] == t["id"]
+                    answers = []  # straight to each node: only the owner serves it
+                    for n in info["nodes"]:
+                        url = f"http://127.0.0.1:{n['port']}/api/tables/{t['id']}"
+                        async with http.get(url) as r:
+                            answers.append((r.status, (await r.json()).get("error")))
+                    assert sorted(answers) == [(200, None), (503, "elsewhere")], answers
+                # HAProxy dies: the cluster restarts it, and the owners route their tables
+                # again (the new process starts from the empty map file)
+                os.kill(info["haproxy_pid"], signal.SIGKILL)
+                router = HAProxyRouter(str(data / "haproxy.sock"), str(data / "tables.map"))
+                deadline = time.monotonic() + 20
+                want = {t["id"] for t in tables}
+                while time.monotonic() < deadline:
+                    try:
+                        shown = router._command(router.addresses[0],
+                                                f"show map {router.map_file}")
+                    except OSError:
+                        shown = ""
+                    if all(table_id in shown for table_id in want):
+                        break
+                    await asyncio.sleep(0.2)
+                else:
+                    raise AssertionError(f"tables not routed again: {shown!r}")
+                for t in tables:
+                    j = await retried(http, "POST", f"{base}/api/tables/{t['id']}/join", json={})
+                    w = Watched(t["id"], j["token"])
+                    await watch(http, base, w, 60)
+                    assert w.finished and not w.mismatches
+                    doc = await retried(http, "GET", f"{base}/api/tables/{t['id']}/log")
+                    assert check_log(doc, w) == []
+
+    run(body, timeout=180)
+
+
+def test_kill_nodes_while_tables_play(data: Path) -> None:
+    """kill -9 a random node again and again while bot tables (watched by a spectator) and
+    tables with a person (a client playing with its token) play through the proxy; each
+    killed node's tables resume on another node, the clients reconnect with the same tokens,
+    and afterwards every table's log equals what its client saw accepted and replays."""
+    kills = int(os.environ.get("SK_CLUSTER_KILLS", "3"))
+    n_tables = int(os.environ.get("SK_CLUSTER_TABLES", "4"))
+    nodes = int(os.environ.get("SK_CLUSTER_NODES", "2"))
+    deals = int(os.environ.get("SK_CLUSTER_DEALS", "2"))
+    rng = random.Random(kills * 1000 + n_tables)
+
+    async def body() -> None:
+        with cluster(data, nodes, *LIMITS) as info:
+            base = info["base"]
+            async with aiohttp.ClientSession() as http:
+                watched = []
+                for i in range(n_tables):
+                    person = i % 2 == 1
+                    seats = ["open", "greedy", "greedy", "greedy"] if person else ["greedy"] * 4
+                    t = await retried(http, "POST", f"{base}/api/tables", ok=201,
+                                      json={"seats": seats, "deals": deals, "rules": "classic"})
+                    token = None
+                    if person:
+                        token = (await retried(http, "POST", f"{base}/api/tables/{t['id']}/join",
+                                               json={}))["token"]
+                    watched.append(Watched(t["id"], token))
+                done = asyncio.Event()
+                kill = asyncio.ensure_future(killer(info["nodes"], kills, 2.0, rng, done))
+                await asyncio.gather(*(watch(http, base, w, 240) for w in watched))
+                done.set()
+                killed = await kill
+                problems = [m for w in watched for m in w.mismatches]
+                for w in watched:
+                    assert w.finished, w.table
+                    doc = await retried(http, "GET", f"{base}/api/tables/{w.table}/log")
+                    problems += check_log(doc, w)
+                assert problems == []
+                assert len(killed) >= min(kills, 1)
+                resumes = [r for w in watched for r in w.resumes]
+                print(f"{len(killed)} kills, {sum(len(w.seen) for w in watched)} actions, "
+                      f"{sum(w.reconnects for w in watched)} reconnects, "
+                      f"resume worst {max(resumes, default=0):.2f} s")
+
+    run(body, timeout=600)
