@@ -55,7 +55,21 @@ def _seconds_flag(text: str) -> float:
             f"expected a positive, finite number of seconds, got {text[:40]!r}") from None
 
 
+def _delay_flag(text: str) -> float:
+    """An argparse type: a finite number of seconds >= 0 (a wait; 0 means none)."""
+    seconds = float("nan")
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    if not (0.0 <= seconds < float("inf")):
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number of seconds >= 0, got {text[:40]!r}")
+    return seconds
+
+
 _COUNT = 2**63 - 1  # the largest count the C loops take (int64)
+_PORT = _int_flag(0, 65535)
 
 
 def _policy_arg(text: str) -> list[str]:
@@ -145,8 +159,9 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--db", default="sqlite://shuangkou.db",
                     help="sqlite://PATH (default ./shuangkou.db) or postgresql://user@host/db")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--bot-delay", type=float, default=0.5, help="seconds a bot waits to move")
+    sv.add_argument("--port", type=_PORT, default=8000)
+    sv.add_argument("--bot-delay", type=_delay_flag, default=0.5,
+                    help="seconds a bot waits to move")
     sv.add_argument("--durable", action="store_true",
                     help="fsync every action (survive power loss, not only a crash)")
     _limit_args(sv)
@@ -158,11 +173,12 @@ def _parser() -> argparse.ArgumentParser:
 
     cl = sub.add_parser("cluster", help="PostgreSQL + N server nodes + HAProxy on this machine",
                         formatter_class=fmt)
-    cl.add_argument("--nodes", type=int, default=2, help="server nodes")
-    cl.add_argument("--port", type=int, default=8000, help="HAProxy's port on 127.0.0.1")
+    cl.add_argument("--nodes", type=_int_flag(1, 64), default=2, help="server nodes")
+    cl.add_argument("--port", type=_PORT, default=8000, help="HAProxy's port on 127.0.0.1")
     cl.add_argument("--data", required=True,
                     help="directory for the PostgreSQL cluster, configs and logs")
-    cl.add_argument("--bot-delay", type=float, default=0.5, help="seconds a bot waits to move")
+    cl.add_argument("--bot-delay", type=_delay_flag, default=0.5,
+                    help="seconds a bot waits to move")
     _limit_args(cl)
     return ap
 
