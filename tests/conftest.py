@@ -53,7 +53,7 @@ def hands(draw: st.DrawFn, max_cards: int = 27, jokers: int | None = None) -> Ha
 
 
 # -- what a test needs beyond the lean test extra ---------------------------------------------
-# The README's test command (``pip install -e ".[test]" && python -m pytest``) must pass on any
+# The README's test command (``pip install ".[test]" && python -m pytest``) must pass on any
 # machine with Python, so a test needing an OS program or a package outside ``[test]`` is
 # skipped with the command that installs it. Under ``CI=true`` (``.ci/run``, which installs
 # everything) a missing need fails instead, so CI can never pass by skipping.

@@ -12,8 +12,10 @@ from ..rules import PRESETS, Rules
 
 __all__ = ["BOTS", "SEAT_KINDS", "ConfigError", "TableConfig"]
 
-BOTS = ("random", "greedy")
-"""The bot policies a seat can be filled with (:mod:`shuangkou.sim`'s Python twins)."""
+BOTS = ("random", "greedy", "heuristic", "learned", "default")
+"""The bots a seat can be filled with (:func:`shuangkou.bots.make`; ``default`` is the strongest
+that decides within 20 ms, docs/bots.md). ``pimc`` is left out: it searches for tens of
+milliseconds a move, on the server's event loop."""
 SEAT_KINDS = ("open",) + BOTS
 """What each of the four places can be: ``open`` for a person, or a bot."""
 
@@ -67,7 +69,7 @@ class TableConfig:
     seed: int
     deals: int = 1
     timer: float | None = None
-    seats: tuple[str, str, str, str] = ("open", "greedy", "greedy", "greedy")
+    seats: tuple[str, str, str, str] = ("open", "default", "default", "default")
 
     @classmethod
     def from_request(cls, doc: object, *, allow_seed: bool = False) -> TableConfig:
@@ -89,7 +91,7 @@ class TableConfig:
             or not 1 <= timer <= MAX_TIMER
         ):
             raise ConfigError(f"'timer' must be null or 1..{MAX_TIMER:.0f} seconds")
-        seats = doc.get("seats", ["open", "greedy", "greedy", "greedy"])
+        seats = doc.get("seats", ["open", "default", "default", "default"])
         if (not isinstance(seats, list) or len(seats) != 4
                 or any(not isinstance(s, str) or s not in SEAT_KINDS for s in seats)):
             raise ConfigError(f"'seats' must be four of {', '.join(SEAT_KINDS)}")

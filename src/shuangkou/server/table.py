@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..bots import Bot, make
 from ..errors import IllegalPlayError
 from ..game import SPECTATOR, Game, Match
 from ..plays import Play
 from ..rng import SplitMix64
-from ..sim import greedy_policy, random_policy
 from ..solve import hints as solver_hints
 from .commit import GroupCommit, Submitted
 from .config import TableConfig
@@ -35,9 +35,6 @@ from .views import action_view, public_view, result_view, seat_view
 
 __all__ = ["Listener", "Table", "token_digest"]
 
-_POLICIES: dict[str, Callable[[Any, list[Play], SplitMix64], Play | None]] = {
-    "random": random_policy, "greedy": greedy_policy,
-}
 _GOLDEN = 0x9E3779B97F4A7C15
 
 
@@ -76,6 +73,7 @@ class Table:
         self.active = time.monotonic()  # last accepted action or taken place (idle expiry)
         self.creator: str | None = None  # the address that created it (per-address cap)
         self.on_finish: Callable[[str], None] = lambda table_id: None
+        self._bots: dict[str, Bot] = {}  # shuangkou.bots players by seat kind, made on first use
         self.match: Match = Match(config.rules, config.seed)
         self.match.deal()
         self.log: list[StoredAction] = []
@@ -442,8 +440,10 @@ class Table:
         if self.closed or seat is None or game.players[seat] != player:
             return
         if bot:
-            policy = _POLICIES[self.config.seats[player]]
-            wilds = getattr(policy, "wilds", "all")
+            kind = self.config.seats[player]
+            policy = self._bots.get(kind) or self._bots.setdefault(
+                kind, make(kind, self.config.rules))
+            wilds = policy.wilds
             rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
             choice = policy(game.view(seat), game.legal_plays(wilds), rng)
