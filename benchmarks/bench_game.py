@@ -140,14 +140,16 @@ def test_state_perft(benchmark, preset: str) -> None:  # type: ignore[no-untyped
 
 # -- Game --------------------------------------------------------------------------------------
 def random_game(rules: Rules, seed: int) -> Game:
-    """One deal with a uniformly random legal policy (pass counted as one more option)."""
+    """One deal with a uniformly random legal policy (pass counted as one more option): the
+    loop of :func:`random_state_game` through Game, with the same generator so that the two
+    compare (the plays as objects, ``play`` given the chosen ``Play``)."""
     g = Game(rules, seed=seed)
-    rnd = random.Random(seed)
+    rng = SplitMix64(seed)
     while not g.is_over:
         plays = g.legal_plays()
-        n = len(plays) + (g.table is not None)
-        i = rnd.randrange(n)
-        if i == len(plays):
+        k = len(plays)
+        i = rng.bounded(k + g.can_pass())
+        if i == k:
             g.pass_()
         else:
             g.play(plays[i])

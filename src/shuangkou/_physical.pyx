@@ -15,6 +15,13 @@ from libc.stdint cimport uint64_t
 cdef object _M64 = 0xFFFFFFFFFFFFFFFF
 
 
+cdef inline int _rank(int c) noexcept nogil:
+    """The rank index of card id ``c`` (cards.CARD_RANKS)."""
+    if c < 104:
+        return (c % 52) // 4
+    return 13 if c < 106 else 14
+
+
 cdef inline int _bit(uint64_t lo, uint64_t hi, int c) noexcept nogil:
     if c < 64:
         return <int>((lo >> c) & 1)
@@ -70,9 +77,37 @@ def take_lowest(object packed, object mask):
     cdef uint64_t tlo, thi
     if _take(<uint64_t>packed, lo, hi, &tlo, &thi) < 0:
         return -1
-    if thi == 0:
-        return PyLong_FromUnsignedLongLong(tlo)
-    return (PyLong_FromUnsignedLongLong(thi) << 64) | PyLong_FromUnsignedLongLong(tlo)
+    return _mask(tlo, thi)
+
+
+cdef inline object _mask(uint64_t lo, uint64_t hi):
+    if hi == 0:
+        return PyLong_FromUnsignedLongLong(lo)
+    return (PyLong_FromUnsignedLongLong(hi) << 64) | PyLong_FromUnsignedLongLong(lo)
+
+
+def mask_of(object ids):
+    """The mask of the card ids ``ids`` (ints 0..107: the caller checks them)."""
+    cdef uint64_t lo = 0, hi = 0
+    cdef int c
+    for x in ids:
+        c = x
+        if not 0 <= c < 108:
+            raise ValueError(f"card id {c} is out of range 0..107")
+        _set(&lo, &hi, c)
+    return _mask(lo, hi)
+
+
+def ranks_of(object mask):
+    """The packed rank word (4 bits a rank, R1 order) of the cards in ``mask``."""
+    cdef uint64_t lo = mask & _M64
+    cdef uint64_t hi = mask >> 64
+    cdef uint64_t packed = 0
+    cdef int c
+    for c in range(108):
+        if _bit(lo, hi, c):
+            packed += (<uint64_t>1) << (4 * _rank(c))
+    return packed
 
 
 def ids_of(object mask):

@@ -76,6 +76,8 @@ from typing import Any, ClassVar, NamedTuple
 from . import documents
 from ._check import as_int, as_seat
 from ._physical import ids_of as _ids_of
+from ._physical import mask_of as _mask_of
+from ._physical import ranks_of as _ranks_of
 from ._physical import take_lowest as _take
 from .cards import (
     CARD_RANKS,
@@ -483,7 +485,8 @@ class Game:
         if len(players) != 4:
             raise ValueError("players must name the player at each of the 4 seats")
         self.dealt = tuple(tuple(h) for h in hands)
-        seat_hands = [tuple(sorted(h)) for h in hands]
+        masks = [_mask_of(h) for h in hands]
+        seat_hands = [_ids_of(m) for m in masks]  # ascending
         seated = list(players)
         self.swap = None
         self.revealed = None
@@ -493,6 +496,7 @@ class Game:
             if self.swap is not None:
                 a, b = self.swap
                 seat_hands[a], seat_hands[b] = seat_hands[b], seat_hands[a]
+                masks[a], masks[b] = masks[b], masks[a]
                 seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
         if leader is None or not 0 <= int(leader) < 4:
@@ -503,9 +507,9 @@ class Game:
         self.first_leader = leader
         if any(not h for h in seat_hands):
             raise ValueError("every seat needs at least one card")
-        self._mask = [sum(1 << c for c in h) for h in seat_hands]
+        self._mask = masks
         self._st = _State.from_position(
-            rules, [Hand._from_packed_unchecked(_packed_of(h)) for h in seat_hands], leader,
+            rules, [Hand._from_packed_unchecked(_ranks_of(m)) for m in masks], leader,
             leader=leader,
         )
         # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
@@ -532,7 +536,8 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return bool(self._st.is_over)
+        is_over: bool = self._st.is_over
+        return is_over
 
     @property
     def result(self) -> Result | None:
@@ -674,6 +679,23 @@ class Game:
         An index or a :class:`Play` of the current legal list is applied as it is (no
         classifying); anything else is read and validated first."""
         with self._lock:
+            if type(cards) is Play and kind is None and cards:
+                # The hot path, a play of the legal list: the State finds it in its list in C
+                # and applies it, or refuses it unchanged; then _play judges it, with the reason.
+                st = self._st
+                s = st.to_act
+                if s is not None and (seat is None or type(seat) is int and seat == s):
+                    taken = _take(cards.packed, self._mask[s])
+                    if taken >= 0:
+                        trick = st.trick
+                        try:
+                            st.play(cards)
+                        except IllegalPlayError:
+                            pass
+                        else:
+                            self._mask[s] ^= taken
+                            self._log.append(("play", s, taken, cards, trick))
+                            return cards
             return self._play(cards, kind, seat)
 
     def _play(
