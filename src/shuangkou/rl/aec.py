@@ -113,13 +113,17 @@ class ShuangkouAEC(_AECBase):
         self._selector = AgentSelector(self.agents)
         self._to_act = int(out.to_act[0])
         self.agent_selection: str = self.possible_agents[self._to_act]
+        # the acting agent's observation and mask: views into row 0, rewritten by each step
+        self._obs = out.obs[0]
+        self._mask = out.mask[0].view(np.int8)
 
     def observe(self, agent: str) -> Observation:
+        """The agent's observation. The acting agent's arrays are views into the env's row
+        (what the last step wrote, no copy): they change with the next step — copy them to
+        keep them. Another agent's view is computed into new arrays."""
         seat = int(agent[-1])
-        out = self._vec.last
-        if seat == self._to_act:  # the step wrote this agent's view already
-            return {"observation": out.obs[0].copy(),
-                    "action_mask": out.mask[0].view(np.int8).copy()}
+        if seat == self._to_act:
+            return {"observation": self._obs, "action_mask": self._mask}
         return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
 
     def step(self, action: int | None) -> None:
