@@ -35,7 +35,7 @@ TABLES = ("7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "8 8 8 8", "5555 6666
 # workload; argument conversion is a few thousand instructions) and of the Play list, since the
 # C compiler may inline sk_generate into its callers; the self-play deal loop.
 GENERATOR = "__pyx_pw_*generate_many"
-PLAY_LIST = "__pyx_pw_*generate_plays"
+PLAY_LIST = "__pyx_pw_*legal_plays"
 DEAL_LOOP = "__pyx_f_*_play_deal"
 STATE_PERFT = "__pyx_pf_*_5State_*perft*"
 # The Python-level workloads run inside operator.call (a C function nothing else calls), so that
@@ -150,11 +150,14 @@ def answer_scenarios(rules):  # type: ignore[no-untyped-def]
 
 
 def in_python_call(work: Callable[[], tuple[int, ...]]) -> tuple[int, ...]:
-    """Run ``work`` once to warm up (caches, free lists), then once inside operator.call (what
-    the gate counts)."""
+    """Run ``work`` once to warm up (caches, free lists) and collect the garbage (so that the
+    imports' objects are old, as in a long-running process), then run it once inside
+    operator.call (what the gate counts)."""
+    import gc
     import operator
 
     work()
+    gc.collect()
     result: tuple[int, ...] = operator.call(work)
     return result
 
@@ -178,7 +181,6 @@ def api_answer() -> tuple[int, ...]:
 def state_loop() -> tuple[int, ...]:
     """The random loop on ``State`` over 10 seeded 百变 deals (the deal included): decisions."""
     from bench_game import random_state_game  # benchmarks/
-
     from shuangkou import Rules
 
     rules = Rules.preset("baibian")
@@ -189,7 +191,6 @@ def game_loop() -> tuple[int, ...]:
     """The same loop through ``Game`` (physical ids, the log, the 明牌 swap, the lock; the deal
     included): decisions."""
     from bench_game import random_game_decisions  # benchmarks/
-
     from shuangkou import Rules
 
     rules = Rules.preset("baibian")
@@ -200,8 +201,8 @@ def pettingzoo_loop() -> tuple[int, ...]:
     """A plain PettingZoo AEC loop (``env.last()``, a random legal action from the mask,
     ``env.step()``) over 10 seeded 百变 deals: agent steps."""
     import numpy as np
-    from bench_rl import pettingzoo_deals  # benchmarks/
 
+    from bench_rl import pettingzoo_deals  # benchmarks/
     from shuangkou.rl import env
 
     e = env("baibian")
@@ -231,7 +232,7 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
 
 
 def targets(counts: dict[str, dict[str, int]]) -> dict[str, tuple[str, bool]]:
-    """The performance targets (docs/performance.md), per workload: (what, met)."""
+    """The performance targets, per workload: (what, met)."""
     out: dict[str, tuple[str, bool]] = {}
     for name, m in counts.items():
         if name.startswith("lead-") and name != "lead-fewest":
@@ -268,7 +269,7 @@ def measure(name: str) -> dict[str, int]:
                 count = int(line.split()[1])
                 if count == 0:
                     raise RuntimeError(f"{name}: no instruction inside {pattern}: renamed?")
-                return {"instructions": count, "units": units, **{"plays": p for p in plays}}
+                return {"instructions": count, "units": units, **dict(zip(["plays"], plays))}
     raise RuntimeError(f"no instruction total in callgrind's output for {name}")
 
 

@@ -134,3 +134,8 @@ def generate_plays(
     hand: int, flags: int, table: int, fewest: bool, cls: type[Play]
 ) -> list[Play]:
     """:func:`generate`, as a list of :class:`Play` objects."""
+
+def legal_plays(
+    hand: Hand | str, rules: Rules | str, table: Play | str | None = None, wilds: str = "all"
+) -> list[Play]:
+    """``shuangkou.plays.legal_plays`` in one C-level call (the kernel backend's)."""

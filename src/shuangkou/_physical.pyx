@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Physical cards at C speed, for :class:`shuangkou.game.Game` (the State is rank-level only).
+"""Physical cards at C speed, for :class:`shuangkou.game.Game` (the State is rank-level only),
+and the Game's per-decision paths (``_Base``).
 
 A hand of physical cards is a Python int with bit ``c`` set for each card id ``c`` it holds
 (:mod:`shuangkou.cards`: id = deck*52 + rank*4 + suit for ranks 0..12, then the small jokers
@@ -7,10 +8,15 @@ A hand of physical cards is a Python int with bit ``c`` set for each card id ``c
 ranks 0..14 with 13 = small joker, 14 = big joker).
 """
 
+cimport cython
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint64_t
+
+from shuangkou._core cimport Play, play_list
+from shuangkou._engine cimport State
+from _state cimport sk_pass, sk_play
 
 cdef object _M64 = 0xFFFFFFFFFFFFFFFF
 
@@ -135,3 +141,132 @@ def ids_of(object mask):
             if i == n:
                 break
     return out
+
+
+# -- the Game's hot paths ----------------------------------------------------------------------
+cdef inline bint _is_kernel_state(object st):
+    """Whether ``st`` is the kernel's State (not the reference engine's RefState)."""
+    return type(st) is State
+
+
+cdef class _Base:
+    """What ``shuangkou.game.Game`` does on every decision, in C: the seat to act, whether the
+    deal is over, whether passing is legal, the legal plays, and applying a play of the legal
+    list or a pass — with every check the Python path makes (the lock, the seat, the physical
+    ids taken, the log record). Anything else (a Play not in the list, cards, an index, a
+    wrong seat, errors) goes to the Game's Python path, which judges it and names the reason.
+    Under ``SHUANGKOU_BACKEND=reference`` (``_st`` a RefState) everything takes that path.
+
+    ``_st`` (the State), ``_mask`` (per seat, the mask of the ids held), ``_log`` (one record
+    per action) and ``_lock`` are the Game's (game.py documents them)."""
+
+    cdef public object _st
+    cdef public list _mask
+    cdef public list _log
+    cdef public object _lock
+
+    @property
+    def to_act(self):
+        """The seat to act, ``None`` once the deal is over."""
+        return self._st.to_act
+
+    @property
+    def is_over(self):
+        if _is_kernel_state(self._st):
+            return (<State>self._st).st.over != 0
+        return bool(self._st.is_over)
+
+    def can_pass(self):
+        """Whether passing is legal now (R4: answering, not leading)."""
+        cdef State st
+        if _is_kernel_state(self._st):
+            st = <State>self._st
+            return not st.st.over and st.st.table != 0
+        return not self._st.is_over and self._st.table is not None
+
+    def legal_plays(self, wilds="all"):
+        """The plays the seat to act may make, in the kernel's order (``plays.legal_plays``):
+        all of them when leading, else those that beat the table (passing, when answering, is
+        also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
+        ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
+        cdef State st
+        cdef bint fewest
+        if not _is_kernel_state(self._st):
+            return list(self._st.legal(wilds))
+        if wilds == "all":
+            fewest = False
+        elif wilds == "fewest":
+            fewest = True
+        else:
+            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        st = <State>self._st
+        st._ensure_legal(fewest)
+        return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
+
+    def play(self, cards, kind=None, *, seat=None):
+        """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
+        as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
+        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms.
+
+        An index or a :class:`Play` of the current legal list is applied as it is (no
+        classifying); anything else is read and validated first."""
+        self._lock.acquire()
+        try:
+            if kind is None and type(cards) is Play and self._apply(<Play>cards, seat):
+                return cards
+            return self._play(cards, kind, seat)
+        finally:
+            self._lock.release()
+
+    def pass_(self, *, seat=None):
+        """Pass (R4: not allowed when leading)."""
+        cdef State st
+        cdef int s, trick
+        self._lock.acquire()
+        try:
+            if _is_kernel_state(self._st):
+                st = <State>self._st
+                s = st.st.to_act
+                if (not st.st.over and st.st.table != 0
+                        and (seat is None or type(seat) is int and seat == s)):
+                    trick = st.st.trick
+                    st._push_undo()
+                    sk_pass(&st.st)
+                    st._moved()
+                    self._log.append(("pass", s, 0, None, trick))
+                    return
+            self._pass(seat)
+        finally:
+            self._lock.release()
+
+    cdef bint _apply(self, Play p, object seat) except -1:
+        """Apply ``p`` if it is in the legal list of the seat to act (and ``seat`` is that
+        seat); False (nothing changed) otherwise."""
+        cdef State st
+        cdef int s, k, trick
+        cdef uint64_t lo, hi, tlo, thi
+        if not _is_kernel_state(self._st) or p.tag == 0:
+            return False
+        st = <State>self._st
+        s = st.st.to_act
+        if st.st.over or not (seat is None or type(seat) is int and seat == s):
+            return False
+        st._ensure_legal(False)
+        for k in range(st._ln):
+            if st._lw[k] == p.packed and st._lt[k] == p.tag:
+                break
+        else:
+            return False
+        mask = self._mask[s]
+        lo = mask & _M64
+        hi = mask >> 64
+        if _take(p.packed, lo, hi, &tlo, &thi) < 0:
+            raise AssertionError("the rank-level hand and the physical hand disagree")
+        taken = _mask(tlo, thi)
+        trick = st.st.trick
+        st._push_undo()
+        sk_play(&st.st, p.packed, p.tag)
+        st._moved()
+        self._mask[s] = mask ^ taken
+        self._log.append(("play", s, taken, p, trick))
+        return True

@@ -75,6 +75,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from . import documents
 from ._check import as_int, as_seat
+from ._physical import _Base
 from ._physical import ids_of as _ids_of
 from ._physical import mask_of as _mask_of
 from ._physical import ranks_of as _ranks_of
@@ -384,12 +385,16 @@ def _illegal(what: object, seat: int | None, reason: str) -> IllegalPlayError:
     return IllegalPlayError(f"illegal {what}{who}: {reason}")
 
 
-class Game:
-    """One deal (R7) over physical cards. See the module docstring."""
+class Game(_Base):
+    """One deal (R7) over physical cards. See the module docstring.
+
+    Its per-decision paths (``to_act``, ``is_over``, ``can_pass``, ``legal_plays``, ``play``
+    and ``pass_`` of a play of the legal list) are the C base class's (``_physical._Base``),
+    which hands everything else to the checks here."""
 
     __slots__ = (
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
-        "_st", "_mask", "_log", "_built", "_lock",
+        "_built",
     )
 
     rules: Rules
@@ -465,7 +470,7 @@ class Game:
             revealed = a if a in seen else b
         if revealed is not None and leader is not None:
             raise ValueError("give either leader or revealed, not both")
-        game = object.__new__(cls)
+        game = cls.__new__(cls)
         if leader is None and revealed is None:
             leader = 0
         game._setup(as_rules(rules), tuple(ids), players, revealed, leader)
@@ -527,17 +532,6 @@ class Game:
         leaves the game as it is). Under ``SHUANGKOU_BACKEND=reference`` a
         :class:`~shuangkou._reference_game.RefState`."""
         return self._st.copy()
-
-    @property
-    def to_act(self) -> int | None:
-        """The seat to act, ``None`` once the deal is over."""
-        to_act: int | None = self._st.to_act
-        return to_act
-
-    @property
-    def is_over(self) -> bool:
-        is_over: bool = self._st.is_over
-        return is_over
 
     @property
     def result(self) -> Result | None:
@@ -644,16 +638,6 @@ class Game:
             self.result,
         )
 
-    def legal_plays(self, wilds: str = "all") -> list[Play]:
-        """The plays the seat to act may make, in the kernel's order (``plays.legal_plays``):
-        all of them when leading, else those that beat the table (passing, when answering, is
-        also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
-        ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
-        return list(self._st.legal(wilds))
-
-    def can_pass(self) -> bool:
-        return not self._st.is_over and self._st.table is not None
-
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
         if seat is not None and type(seat) is not int:
@@ -664,39 +648,6 @@ class Game:
         if seat is not None and seat != to_act:
             raise _illegal(what, seat, f"it is seat {to_act}'s turn")
         return to_act
-
-    def play(
-        self,
-        cards: Play | Hand | str | Iterable[int] | int,
-        kind: Kind | str | None = None,
-        *,
-        seat: int | None = None,
-    ) -> Play:
-        """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
-        as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
-        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms.
-
-        An index or a :class:`Play` of the current legal list is applied as it is (no
-        classifying); anything else is read and validated first."""
-        with self._lock:
-            if type(cards) is Play and kind is None and cards:
-                # The hot path, a play of the legal list: the State finds it in its list in C
-                # and applies it, or refuses it unchanged; then _play judges it, with the reason.
-                st = self._st
-                s = st.to_act
-                if s is not None and (seat is None or type(seat) is int and seat == s):
-                    taken = _take(cards.packed, self._mask[s])
-                    if taken >= 0:
-                        trick = st.trick
-                        try:
-                            st.play(cards)
-                        except IllegalPlayError:
-                            pass
-                        else:
-                            self._mask[s] ^= taken
-                            self._log.append(("play", s, taken, cards, trick))
-                            return cards
-            return self._play(cards, kind, seat)
 
     def _play(
         self, cards: Play | Hand | str | Iterable[int] | int, kind: Kind | str | None,
@@ -873,11 +824,6 @@ class Game:
             raise _illegal(what, seat, f"the hand does not hold {ranks}")
         return _ids_of(taken)
 
-    def pass_(self, *, seat: int | None = None) -> None:
-        """Pass (R4: not allowed when leading)."""
-        with self._lock:
-            self._pass(seat)
-
     def _pass(self, seat: int | None) -> None:
         s = self._check_turn("pass", seat)
         if self._st.table is None:
@@ -911,7 +857,7 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (undo history included)."""
-        g = object.__new__(Game)
+        g = Game.__new__(Game)
         g.rules = self.rules
         g.seed = self.seed
         g.dealt = self.dealt
