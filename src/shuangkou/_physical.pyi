@@ -1,7 +1,6 @@
 """Stub of ``shuangkou._physical`` (hand-written; checked by stubtest): physical cards of a Game
 at C speed, and the Game's per-decision paths."""
 
-import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,11 +12,16 @@ def ids_of(mask: int) -> tuple[int, ...]: ...
 def mask_of(ids: Iterable[int]) -> int: ...
 def ranks_of(mask: int) -> int: ...
 
+class GameLock:
+    """A Game's lock: one action at a time."""
+    def __enter__(self) -> GameLock: ...
+    def __exit__(self, *exc: object) -> bool: ...
+
 class _Base:
     _st: Any
     _mask: list[int]
     _log: list[tuple[str, int, int, Play | None, int]]
-    _lock: threading.Lock
+    _lock: GameLock
     @property
     def to_act(self) -> int | None:
         """The seat to act, ``None`` once the deal is over."""

@@ -10,6 +10,10 @@ ranks 0..14 with 13 = small joker, 14 = big joker).
 
 cimport cython
 from cpython.long cimport PyLong_FromUnsignedLongLong
+from cpython.pythread cimport (
+    NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+    PyThread_release_lock, PyThread_type_lock,
+)
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint64_t
@@ -144,6 +148,41 @@ def ids_of(object mask):
 
 
 # -- the Game's hot paths ----------------------------------------------------------------------
+@cython.final
+@cython.auto_pickle(False)
+cdef class GameLock:
+    """A Game's lock: one action at a time (two threads playing on one Game are serialised,
+    never interleaved). Taken in C by the Game's per-decision paths, and a context manager
+    (``with game._lock:``) for its Python ones; waiting releases the GIL."""
+
+    cdef PyThread_type_lock _l
+
+    def __cinit__(self):
+        self._l = PyThread_allocate_lock()
+        if self._l == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        if self._l != NULL:
+            PyThread_free_lock(self._l)
+
+    cdef inline void take(self) noexcept:
+        if not PyThread_acquire_lock(self._l, NOWAIT_LOCK):
+            with nogil:
+                PyThread_acquire_lock(self._l, WAIT_LOCK)
+
+    cdef inline void give(self) noexcept:
+        PyThread_release_lock(self._l)
+
+    def __enter__(self):
+        self.take()
+        return self
+
+    def __exit__(self, *exc):
+        self.give()
+        return False
+
+
 cdef inline bint _is_kernel_state(object st):
     """Whether ``st`` is the kernel's State (not the reference engine's RefState)."""
     return type(st) is State
@@ -163,7 +202,7 @@ cdef class _Base:
     cdef public object _st
     cdef public list _mask
     cdef public list _log
-    cdef public object _lock
+    cdef public GameLock _lock
 
     @property
     def to_act(self):
@@ -210,19 +249,19 @@ cdef class _Base:
 
         An index or a :class:`Play` of the current legal list is applied as it is (no
         classifying); anything else is read and validated first."""
-        self._lock.acquire()
+        self._lock.take()
         try:
             if kind is None and type(cards) is Play and self._apply(<Play>cards, seat):
                 return cards
             return self._play(cards, kind, seat)
         finally:
-            self._lock.release()
+            self._lock.give()
 
     def pass_(self, *, seat=None):
         """Pass (R4: not allowed when leading)."""
         cdef State st
         cdef int s, trick
-        self._lock.acquire()
+        self._lock.take()
         try:
             if _is_kernel_state(self._st):
                 st = <State>self._st
@@ -237,7 +276,7 @@ cdef class _Base:
                     return
             self._pass(seat)
         finally:
-            self._lock.release()
+            self._lock.give()
 
     cdef bint _apply(self, Play p, object seat) except -1:
         """Apply ``p`` if it is in the legal list of the seat to act (and ``seat`` is that

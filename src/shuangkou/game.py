@@ -68,14 +68,13 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from . import documents
 from ._check import as_int, as_seat
-from ._physical import _Base
+from ._physical import GameLock, _Base
 from ._physical import ids_of as _ids_of
 from ._physical import mask_of as _mask_of
 from ._physical import ranks_of as _ranks_of
@@ -497,7 +496,7 @@ class Game(_Base):
         self.revealed = None
         if revealed is not None:
             revealed = int(revealed)
-            leader, self.swap = reveal_swap(seat_hands, revealed)
+            leader, self.swap = _reveal_swap(masks, revealed)
             if self.swap is not None:
                 a, b = self.swap
                 seat_hands[a], seat_hands[b] = seat_hands[b], seat_hands[a]
@@ -523,7 +522,7 @@ class Game(_Base):
         self._built: list[Action] = []
         # One action at a time: two threads playing on one Game are serialised (the second
         # is then judged on the position the first left), never interleaved.
-        self._lock = threading.Lock()
+        self._lock = GameLock()
 
     # -- views ---------------------------------------------------------------------------------
     @property
@@ -870,7 +869,7 @@ class Game(_Base):
         g._mask = self._mask[:]
         g._log = self._log[:]
         g._built = self._built[:]
-        g._lock = threading.Lock()
+        g._lock = GameLock()
         return g
 
     __copy__ = copy
@@ -1019,13 +1018,18 @@ def reveal_swap(
     ``revealed`` card id) and the two seats that swap players and hands, lowest first — the
     holder of the other copy and the leader's partner — or ``None`` when the leader holds both
     copies or the other copy's holder already sits opposite (or nobody holds it)."""
-    holder = [s for s in range(4) if revealed in hands[s]]
+    return _reveal_swap([_mask_of(h) for h in hands], revealed)
+
+
+def _reveal_swap(masks: Sequence[int], revealed: int) -> tuple[int, tuple[int, int] | None]:
+    """:func:`reveal_swap` on the hands' masks of ids."""
+    holder = [s for s in range(4) if masks[s] >> revealed & 1]
     if not holder:
         raise ValueError(f"revealed card {revealed} is in no hand")
     leader = holder[0]
     a, b = face_copies(card_face(revealed))
     other = b if revealed == a else a
-    other_holder = [s for s in range(4) if other in hands[s]]
+    other_holder = [s for s in range(4) if masks[s] >> other & 1]
     partner = leader ^ 2
     if other_holder and other_holder[0] not in (leader, partner):
         o = other_holder[0]
