@@ -134,19 +134,18 @@ class ShuangkouAEC(_AECBase):
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = as_int(action, "action")
         out = self._vec._step(self._action, True)
-        self._to_act = int(out.to_act[0])
-        if out.done[0]:
+        self._to_act = out.to_act.item(0)  # .item: a Python int without a numpy scalar
+        if out.done.item(0):
             for s, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(out.rewards[0, s])
                 self.terminations[a] = True
                 self.infos[a] = {"outcome": int(out.outcome[0]),
                                  "places": tuple(int(p) for p in out.places[0])}
             self.agent_selection = self._selector.next()
+            self._accumulate_rewards()
         else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
+            # every reward is 0 until the deal ends (reset sets them so): nothing to add up
             self.agent_selection = self.possible_agents[self._to_act]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
