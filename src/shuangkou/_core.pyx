@@ -663,6 +663,11 @@ cdef uint32_t _table_reading(object table, object rules, uint32_t f) except? 0xF
     return _plays()._table_tag(table, rules)  # card text, and the errors
 
 
+# The Rules of the last legal_plays call and its flags word: a caller keeps passing the same
+# Rules, and its flags (a cached property) cost two dict look-ups to read.
+cdef tuple _last_rules = (None, 0)
+
+
 def legal_plays(hand, rules, table=None, wilds="all"):
     """Every legal play of ``hand``: all of them when leading (``table=None``), else those that
     beat ``table`` (passing is always allowed and not listed).
@@ -678,9 +683,16 @@ def legal_plays(hand, rules, table=None, wilds="all"):
     cdef uint64_t h = _cards_word(
         (<object>hand)._packed if type(hand) is _Hand else _plays()._as_hand(hand).packed,
         "hand")
+    global _last_rules
     if type(rules) is not _Rules:
         rules = _as_rules(rules)
-    cdef uint32_t f = rules.flags
+    cdef tuple last = _last_rules  # (rules, its flags): one read, so never a mixed pair
+    cdef uint32_t f
+    if last[0] is rules:
+        f = last[1]
+    else:
+        f = rules.flags
+        _last_rules = (rules, f)
     cdef uint32_t t = _table_reading(table, rules, f)
     cdef bint few
     if wilds == "all":
