@@ -14,6 +14,9 @@ from .cards import Hand, Rank
 from .plays import Kind
 from .rules import Rules
 
+__pyx_capi__: dict[str, object]
+"""The C functions other extensions cimport (``_core.pxd``: ``play_of``, ``play_list``)."""
+
 FLAG_WILD_SJ: int
 FLAG_WILD_BJ: int
 FLAG_STARS: int

@@ -2,7 +2,9 @@
 at C speed, and the Game's per-decision paths."""
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, final
+
+from typing_extensions import disjoint_base
 
 from .cards import Hand
 from .plays import Kind, Play
@@ -12,11 +14,13 @@ def ids_of(mask: int) -> tuple[int, ...]: ...
 def mask_of(ids: Iterable[int]) -> int: ...
 def ranks_of(mask: int) -> int: ...
 
+@final
 class GameLock:
     """A Game's lock: one action at a time."""
     def __enter__(self) -> GameLock: ...
-    def __exit__(self, *exc: object) -> bool: ...
+    def __exit__(self, *exc: object) -> None: ...
 
+@disjoint_base
 class _Base:
     _st: Any
     _mask: list[int]

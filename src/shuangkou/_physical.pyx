@@ -180,7 +180,6 @@ cdef class GameLock:
 
     def __exit__(self, *exc):
         self.give()
-        return False
 
 
 cdef inline bint _is_kernel_state(object st):
@@ -188,6 +187,7 @@ cdef inline bint _is_kernel_state(object st):
     return type(st) is State
 
 
+@cython.auto_pickle(False)  # as before: a Game holds a lock and is not pickled
 cdef class _Base:
     """What ``shuangkou.game.Game`` does on every decision, in C: the seat to act, whether the
     deal is over, whether passing is legal, the legal plays, and applying a play of the legal
