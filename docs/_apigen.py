@@ -1,7 +1,9 @@
 """Write the API reference pages (``docs/api/*.rst``) from the installed package.
 
 One page per public module: ``shuangkou`` and every submodule or subpackage whose dotted
-name has no part starting with ``_``, found with ``pkgutil.walk_packages``. A module's
+name has no part starting with ``_``, found with ``pkgutil.walk_packages``. The index lists
+every module with the first sentence of its docstring; each page opens with the same one-line
+summary of every class and function it exports. A module's
 public names are its ``__all__``, or without one the classes and functions it defines and
 the values it assigns at top level. Each object is documented once, on its home page (the
 module that defines it, if public, else a public submodule that exports it, else the
@@ -106,9 +108,31 @@ def plan() -> dict[str, list[tuple[str, str | None]]]:
     return result
 
 
+def summary(obj: object) -> str:
+    """The first sentence of ``obj``'s own docstring, on one line ("" without one)."""
+    doc = obj.__doc__ if isinstance(obj, ModuleType) else inspect.getdoc(obj)
+    paragraph = inspect.cleandoc(doc or "").split("\n\n")[0]
+    text = " ".join(paragraph.split())
+    end = text.find(". ")
+    return text if end < 0 else text[:end + 1]
+
+
+def _summary_list(module: ModuleType, rows: list[tuple[str, str | None]]) -> list[str]:
+    """A bullet per exported class and function: its link and its one-line summary."""
+    lines = []
+    for name, home in rows:
+        obj = getattr(module, name)
+        if inspect.isclass(obj) or inspect.isroutine(obj):
+            line = f"* :py:obj:`{name} <{home or module.__name__}.{name}>`"
+            text = summary(obj)
+            lines.append(f"{line} — {text}" if text else line)
+    return lines + [""] if lines else []
+
+
 def _page(modname: str, rows: list[tuple[str, str | None]]) -> str:
     module = importlib.import_module(modname)
     lines = [modname, "=" * len(modname), "", f".. automodule:: {modname}", ""]
+    lines += _summary_list(module, rows)
     elsewhere = [(n, home) for n, home in rows if home is not None]
     if elsewhere:
         refs = ", ".join(f":py:obj:`{n} <{home}.{n}>`" for n, home in elsewhere)
@@ -132,8 +156,11 @@ def write_pages(out: Path) -> list[str]:
         if old.name not in wanted:
             old.unlink()
     index = ["API reference", "=============", "",
-             "Generated from the docstrings of every public module.", "",
-             ".. toctree::", "   :maxdepth: 1", ""]
+             "Generated from the docstrings of every public module.", ""]
+    for m in pages:
+        text = summary(importlib.import_module(m))
+        index.append(f"* :doc:`{m}` — {text}" if text else f"* :doc:`{m}`")
+    index += ["", ".. toctree::", "   :hidden:", ""]
     index += [f"   {m}" for m in pages]
     _write(out / "index.rst", "\n".join(index) + "\n")
     for modname, rows in pages.items():

@@ -3,10 +3,13 @@
 get, from greedy self-play, with 95% confidence intervals and a plot.
 
     pip install 'shuangkou[plot]'
-    python examples/simulate_rules.py      # writes presets.png; SK_SMOKE=1: fewer deals
+    python examples/simulate_rules.py [FOLDER]   # writes FOLDER/presets.png (default: the
+                                                 # temp folder); SK_SMOKE=1: fewer deals
 """
 
 import os
+import sys
+import tempfile
 
 import matplotlib
 
@@ -45,4 +48,5 @@ def main(deals: int, out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(2_000 if os.environ.get("SK_SMOKE") else 100_000, "presets.png")
+    folder = sys.argv[1] if len(sys.argv) > 1 else tempfile.gettempdir()
+    main(2_000 if os.environ.get("SK_SMOKE") else 100_000, os.path.join(folder, "presets.png"))

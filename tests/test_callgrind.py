@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import needs
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # the gate imports benchmarks/deals.py
@@ -55,8 +56,8 @@ def test_chain_bomb_hands_are_27_cards_with_a_chain_bomb_window():
 
 
 @pytest.mark.callgrind  # cibuildwheel's test step deselects it (no valgrind there)
+@needs(program="valgrind")
 def test_kernel_instruction_counts_within_5_percent_of_baseline():
-    assert shutil.which("valgrind"), "the speed gate needs valgrind: apt-get install valgrind"
     baseline = gate.load_baseline()
     counts = gate.measure_all()
     assert set(counts) == set(baseline), "workloads changed: run the gate with --update"

@@ -11,6 +11,7 @@ import pytest
 
 from shuangkou.cli import main
 from shuangkou.sim import SimResult, simulate
+from tests.conftest import needs
 
 
 def test_simulate_writes_npz_csv_and_summary(
@@ -40,6 +41,7 @@ def test_simulate_json_and_team_policies(capsys: pytest.CaptureFixture[str]) -> 
     assert doc["n"] == 200 and doc["policies"] == ["greedy", "random"] * 2
 
 
+@needs(module="pyarrow")
 def test_simulate_parquet(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
@@ -50,6 +52,7 @@ def test_simulate_parquet(tmp_path: Path) -> None:
     assert table.num_rows == 150 and "scores_3" in table.column_names
 
 
+@needs(module="matplotlib")
 def test_simulate_plot(tmp_path: Path) -> None:
     path = tmp_path / "d.png"
     assert main(["simulate", "-n", "300", "--rules", "classic", "--plot", str(path),

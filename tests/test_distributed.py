@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from dask.distributed import Client, LocalCluster
 
-from shuangkou.distributed import chunk_ranges, simulate_dask, stats_dask
-from shuangkou.sim import simulate
+from tests.conftest import require
+
+require(module="dask")
+from dask.distributed import Client, LocalCluster  # noqa: E402
+
+from shuangkou.distributed import chunk_ranges, simulate_dask, stats_dask  # noqa: E402
+from shuangkou.sim import simulate  # noqa: E402
 
 
 @pytest.fixture(scope="module")

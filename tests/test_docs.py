@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 import shuangkou
+from tests.conftest import needs, require
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -128,8 +129,14 @@ def run_page(path: Path) -> int:
     return ran
 
 
+# Pages whose examples use a package outside the lean test extra (skipped without it)
+PAGE_NEEDS = {"docs/simulation.md": ("pyarrow", "matplotlib")}  # .parquet, --plot
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in PAGE_NEEDS.get(str(page.relative_to(ROOT)), ()):
+        require(module=module)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
 
@@ -180,6 +187,8 @@ def test_docstring_examples_run() -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    for module in ("sphinx", "myst_parser", "furo"):  # the docs extra
+        require(module=module)
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q", "-b", "html",
@@ -212,6 +221,7 @@ def test_every_public_name_is_documented(site: Path) -> None:
     assert set(homes) == set(shuangkou.__all__)
 
 
+@needs(module="pyright")
 def test_public_api_typed() -> None:
     """``pyright --verifytypes``: prints the score; fails if it drops below TYPED_FLOOR."""
     pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")
@@ -225,6 +235,56 @@ def test_public_api_typed() -> None:
     for message in problems:
         print("  ", message.splitlines()[0])
     assert score >= TYPED_FLOOR, f"typed share {score:.1f}% < {TYPED_FLOOR}%"
+
+
+def readme_section(marker: str) -> str:
+    """The part of README.md between ``<!-- marker -->`` and ``<!-- /marker -->``."""
+    text = (ROOT / "README.md").read_text()
+    start, end = text.index(f"<!-- {marker} -->"), text.index(f"<!-- /{marker} -->")
+    return text[start:end]
+
+
+def ticked_words(text: str) -> set[str]:
+    """The dotted names inside the ``code`` spans of ``text``."""
+    return {w for span in re.findall(r"`([^`]+)`", text)
+            for w in re.findall(r"[A-Za-z_][\w./]*", span)}
+
+
+def test_readme_api_table_names_every_public_name() -> None:
+    """Every name of ``shuangkou.__all__``, every public submodule with names of its own,
+    every name of the audience packages ``shuangkou.rl`` and ``shuangkou.server``, and every
+    CLI subcommand is in README.md's API table (docs/index.md shows the same table)."""
+    from shuangkou.cli import _parser
+
+    table = readme_section("api-table")
+    words = ticked_words(table)
+    missing = [n for n in shuangkou.__all__ if n not in words]
+    for info in pkgutil.iter_modules(shuangkou.__path__):
+        if info.name.startswith("_") or info.name == "cli":
+            continue
+        module = importlib.import_module(f"shuangkou.{info.name}")
+        own = [n for n in getattr(module, "__all__", []) if n not in shuangkou.__all__]
+        if own and f"shuangkou.{info.name}" not in words:
+            missing.append(f"shuangkou.{info.name}")
+        if info.ispkg:
+            missing += [f"shuangkou.{info.name}.{n}" for n in module.__all__ if n not in words]
+    (commands,) = [a.choices for a in _parser()._actions if isinstance(a.choices, dict)]
+    missing += [f"shuangkou {c}" for c in commands if f"`shuangkou {c}`" not in table]
+    assert missing == []
+
+
+def test_readme_layout_table_lists_every_source_file() -> None:
+    """Every module, extension and .pxd of the package, and every subpackage (as ``name/``),
+    is in README.md's Layout table; everything it names under the package exists."""
+    layout = {w.removeprefix("src/shuangkou/") for w in ticked_words(readme_section("layout"))}
+    package = ROOT / "src" / "shuangkou"
+    files = {p.name for p in package.iterdir() if p.suffix in (".py", ".pyx", ".pxd")
+             and p.name not in ("__init__.py", "__main__.py")}
+    files |= {f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(files - layout) == []
+    named = {w for w in layout if w.endswith((".py", ".pyx", ".pxd")) and "/" not in w}
+    subpackage_files = {p.name for p in package.glob("*/*.py")}
+    assert sorted(named - files - subpackage_files) == []
 
 
 def test_no_references_outside_the_repo() -> None:

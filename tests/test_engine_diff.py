@@ -243,7 +243,7 @@ def test_seeded_deals_agree(preset: str) -> None:
     """R7's seeded deal and first leader (明牌 swap included): the reference's plain-Python
     SplitMix64 deal, the kernel's, and Game's."""
     rules = R[preset]
-    for seed in [*range(100), 2**64 - 1, 2**63, -1, 10**30]:
+    for seed in [*range(100), 2**64 - 1, 2**63]:  # -1, 2**64: refused (test_safety_args)
         ref = RefState.deal(rules, seed)
         game = Game(rules, seed)
         for e in (State.deal(rules, seed), game):

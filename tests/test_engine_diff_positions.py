@@ -279,11 +279,13 @@ def random_position(rnd: random.Random, rules: sk.Rules, cls: Any) -> Any:
             after = [(owner + k) & 3 for k in (1, 2, 3) if any(counts[(owner + k) & 3])]
             passes = rnd.randrange(len(after))
             to_act = after[passes]
+            if table.is_bomb:  # the owner played it: it is among its bombs (check_position)
+                bombs[owner] += (table,)
         else:
             to_act = rnd.choice(active)
-        return cls.from_position(
+        return cls.from_position(  # up to 25 cards a seat plus its bombs: not a 27-card deal
             rules, hands, to_act, table=table, table_owner=owner, passes=passes, places=places,
-            bombs=bombs,
+            bombs=bombs, hand_size=None,
         )
 
 

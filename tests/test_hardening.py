@@ -15,6 +15,7 @@ import pytest
 import shuangkou as sk
 from shuangkou import batch
 from shuangkou.errors import ArgumentError, IllegalPlayError, NotationError
+from tests.conftest import default_sigint
 
 BAIBIAN = sk.Rules.preset("baibian")
 QIANBIAN = sk.Rules.preset("qianbian")
@@ -181,7 +182,8 @@ def test_cli_out_is_checked_before_the_run(tmp_path, capsys):
 def test_ctrl_c_stops_a_long_simulation_promptly(threads):
     cmd = [sys.executable, "-m", "shuangkou", "simulate", "-n", "100000000", "--no-progress",
            "--threads", str(threads)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)  # as typed at a terminal, even under nohup
     try:
         time.sleep(3.0)  # importing and starting the run
         assert proc.poll() is None, proc.communicate()

@@ -57,9 +57,9 @@ def test_pettingzoo_deal_matches_game() -> None:
     e.close()
 
 
-def test_gymnasium_check_env() -> None:
-    check_env(SingleAgentEnv("baibian", illegal="fallback"), skip_render_check=False)
-    check_env(SingleAgentEnv("jj", seat=2, opponents="random", illegal="fallback"))
+def test_gymnasium_check_env_with_defaults() -> None:
+    check_env(SingleAgentEnv(), skip_render_check=False)
+    check_env(SingleAgentEnv("jj", seat=2, opponents="random"))
 
 
 def test_gymnasium_episode() -> None:
@@ -77,7 +77,10 @@ def test_gymnasium_episode() -> None:
     assert "seat" in g.render()
     obs, _ = g.reset(seed=4)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[-1])
+    assert g.step(illegal)[4]["illegal"] is True  # the default: fall back, and say so
+    strict = SingleAgentEnv("baibian", seat=1, illegal="raise")
+    strict.reset(seed=4)
     with pytest.raises(IllegalPlayError):
-        g.step(illegal)
+        strict.step(illegal)
     with pytest.raises(ValueError):
         SingleAgentEnv("baibian", illegal="ignore")

@@ -10,9 +10,12 @@ import pathlib
 import subprocess
 import sys
 
+from tests.conftest import needs
+
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "train_dmc.py"
 
 
+@needs(module="matplotlib")  # the learning curve
 def test_training_smoke(tmp_path: pathlib.Path) -> None:
     png, out = tmp_path / "curve.png", tmp_path / "result.json"
     subprocess.run(

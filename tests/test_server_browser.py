@@ -12,11 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
 
-from tests.server_harness import db_url, free_port, start_serve
+from tests.conftest import require
+
+require(module="selenium")
+require(program="chromedriver", apt="chromium chromium-driver")
+require(program="chromium", apt="chromium chromium-driver")
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+from tests.server_harness import db_url, free_port, start_serve  # noqa: E402
 
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -24,8 +31,6 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 @pytest.fixture
 def browser() -> Any:
-    if not (os.path.exists(DRIVER) and os.path.exists(CHROMIUM)):
-        raise RuntimeError("the browser test needs: apt-get install chromium chromium-driver")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",

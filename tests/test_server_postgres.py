@@ -18,7 +18,11 @@ import pytest
 from shuangkou.server import open_store
 from shuangkou.server.client import TableClient, create_table, join_table
 from shuangkou.server.store import MIGRATIONS
+from tests.conftest import require
 from tests.server_harness import free_port, play_one, replay_log, run, running
+
+require(module="psycopg", extra="server")
+require(program="/usr/lib/postgresql/*/bin/initdb", apt="postgresql")
 
 
 def _bin(name: str) -> str:

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from shuangkou import Hand, Rules, _sim
+from shuangkou._reference_scoring import best_held_bombs
 from shuangkou.cards import MAX_COPIES
 from shuangkou.game import Game
 from shuangkou.plays import Play
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.rules import MAX_BASE_SCORE, MAX_UNITS
-from shuangkou.scoring import best_held_bombs
 from shuangkou.sim import (
     SimResult,
     SimStats,

@@ -1,17 +1,25 @@
 """sk.decompose (手数) against a brute-force oracle: every partition of the hand into card sets
 that the reference oracle reads as a play (R2/R3), on random hands of up to 12 cards, every
-preset, both the plain count and the keep-bombs valued split."""
+preset, both the plain count and the keep-bombs valued split; and the sweep of
+``_decompose.pxd`` against the first, exponential search (``_solve.reference_costs``) on bigger
+hands, on full deals (its costs recorded in tests/data/decompose.json) and on the hands that
+took it seconds to minutes."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import signal
+import threading
 from functools import cache
+from pathlib import Path
 
 import pytest
 
-from shuangkou import Hand, Kind, Rules, classify, decompose
+from shuangkou import Hand, Kind, Rules, State, _solve, classify, decompose
 from shuangkou._reference import readings
+from shuangkou.cards import MAX_COPIES
 from tests.budget import budget
 from tests.conftest import PRESET_NAMES, seeded_deal
 
@@ -128,3 +136,100 @@ def test_decompose_full_deals_are_valid_splits(preset: str) -> None:
         assert sum((p.cards for p in d.plays), Hand()) == hand
         assert all(p in classify(p.cards, rules) for p in d.plays)
         assert decompose(hand, rules, keep_bombs=True).count == d.count == len(d.plays)
+
+
+def costs(hand: Hand, rules: Rules) -> tuple[int, int]:
+    return tuple(_solve.decompose_cost(hand.packed, rules.flags, kb) for kb in (False, True))
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_decompose_equals_the_reference_search(preset: str) -> None:
+    """13..18 cards: beyond brute force, within the first search's reach."""
+    rules = Rules.preset(preset)
+    rng = random.Random(f"reference-{preset}")
+    for i in range(budget(ci=30, full=300)):
+        size = rng.randint(13, 18)
+        hand = seeded_deal(rng.randrange(1 << 30), size) if i % 2 else biased_hand(rng, size)
+        want = tuple(_solve.reference_costs(hand.packed, rules.flags, kb, [0])[0]
+                     for kb in (False, True))
+        assert costs(hand, rules) == want, str(hand)
+
+
+def test_decompose_equals_the_recorded_reference_on_full_deals() -> None:
+    data = json.loads((Path(__file__).parent / "data" / "decompose.json").read_text())
+    for row in data["hands"]:
+        rules = Rules.preset(row["preset"])
+        hand = Hand.parse(row["hand"])
+        assert costs(hand, rules) == (row["count_cost"], row["valued_cost"]), row
+
+
+# The hands the first search took seconds to minutes on; counts and valued costs by
+# _solve.reference_costs (run once, without a limit: 6 s to several minutes each).
+WORST = [
+    ("qianbian", "33445566778899TTJJQQKKA X X D D", 2, 251),
+    ("qianbian", str(State.deal("qianbian", 8).hand(3)), 4, 512),
+    ("baibian", "33445566778899TTJJQQKKAXXDD", 2, 253),
+    # the slowest of 600 百变 deals for it (State.deal("baibian", 12).hand(1))
+    ("baibian", "3 4 4 4 4 4 5 5 6 7 8 9 9 9 9 10 10 J Q K K K A 2 SJ BJ BJ", 8, 1015),
+]
+
+
+@pytest.mark.parametrize("preset, text, count, valued", WORST)
+def test_worst_hands(preset: str, text: str, count: int, valued: int) -> None:
+    rules = Rules.preset(preset)
+    hand = Hand.parse(text)
+    plain = decompose(hand, rules)
+    kept = decompose(hand, rules, keep_bombs=True)
+    assert plain.count == kept.count == count
+    assert kept.bomb_cards == _solve.UNIT * count - valued
+    # bounded by the ranks, not the sub-hands: a few thousand states at most
+    assert _solve.decompose_stats(hand.packed, rules.flags, True)[1] < 5_000
+    for d in (plain, kept):
+        assert sum((p.cards for p in d.plays), Hand()) == hand
+        assert all(p in classify(p.cards, rules) for p in d.plays)
+
+
+def test_whole_deck_is_bounded() -> None:
+    """All 108 cards in one hand (far past a deal): still an exact answer, no runaway."""
+    hand = Hand.from_counts(list(MAX_COPIES))
+    d = decompose(hand, Rules.preset("classic"))
+    assert d.count == len(d.plays) and sum((p.cards for p in d.plays), Hand()) == hand
+
+
+def test_ctrl_c_stops_a_long_decomposition() -> None:
+    """The whole deck in 千变 takes about a second: SIGINT after 50 ms raises
+    KeyboardInterrupt from inside the C loop (the budget's signal check)."""
+    hand = Hand.from_counts(list(MAX_COPIES))
+    rules = Rules.preset("qianbian")
+    timer = threading.Timer(0.05, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for _ in range(100):
+                decompose(hand, rules)
+    finally:
+        timer.cancel()
+
+
+def test_bad_words_are_refused() -> None:
+    flags = Rules.preset("baibian").flags
+    hand = Hand.parse("3 3 4").packed
+    with pytest.raises(ValueError, match="not part of the hand"):
+        _solve.decompose_costs(hand, flags, True, [Hand.parse("5").packed])
+    with pytest.raises(ValueError, match="cards word"):
+        _solve.decompose_cost(0xF, flags, True)  # 15 threes
+
+
+def test_house_rules_equal_the_reference_search() -> None:
+    """Any rules word (house rules: stars without wilds, only the small jokers wild, ...):
+    the sweep's costs and split against the first search."""
+    rng = random.Random("house")
+    for i in range(budget(ci=60, full=600)):
+        flags = rng.randrange(64)
+        size = rng.randint(4, 16)
+        hand = seeded_deal(rng.randrange(1 << 30), size) if i % 2 else biased_hand(rng, size)
+        for kb in (False, True):
+            want = _solve.reference_costs(hand.packed, flags, kb, [0])[0]
+            n, cost, words, tags = _solve.decompose_split(hand.packed, flags, kb)
+            assert cost == want == _solve.decompose_cost(hand.packed, flags, kb), (flags, str(hand))
+            assert sum(words) == hand.packed and all(tags) and n == len(words)

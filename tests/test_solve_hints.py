@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from shuangkou import Game, Play, Rules, hints
+import random
+
+from shuangkou import Game, Play, Rules, _solve, hints, legal_plays
 from shuangkou._reference_game import RefState
+from tests.conftest import PRESET_NAMES, seeded_deal
 
 
 def at(preset: str, hand: str, table: str | None = None) -> list[str]:
@@ -13,8 +16,10 @@ def at(preset: str, hand: str, table: str | None = None) -> list[str]:
     if table is None:
         state = RefState.from_position(rules, hands, 0)
     else:
-        state = RefState.from_position(
-            rules, hands, 0, table=Play.parse(table, rules), table_owner=3
+        top = Play.parse(table, rules)
+        state = RefState.from_position(  # a table bomb is among its owner's bombs (#18)
+            rules, hands, 0, table=top, table_owner=3,
+            bombs=((), (), (), (top,) if top.is_bomb else ()),
         )
     return [str(p) for p in hints(state)]
 
@@ -79,3 +84,18 @@ def test_leading_least_damage_then_more_cards() -> None:
 def test_hints_of_a_game() -> None:
     game = Game.from_deal(Rules.preset("classic"), ["3s 3h 9d", "4s", "5s", "6s"], leader=0)
     assert [str(p) for p in hints(game)][:1] == ["3 3"]
+
+
+def test_damage_from_one_pass_equals_each_sub_hand() -> None:
+    """decompose_costs (forward layers + one memo) against one decompose_cost per hand − play,
+    on full deals of every preset, leading (every legal play)."""
+    rng = random.Random("damage")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for _ in range(4):
+            hand = seeded_deal(rng.randrange(1 << 30), rng.randint(14, 27))
+            words = [p.packed for p in legal_plays(hand, rules, None)]
+            for kb in (False, True):
+                got = _solve.decompose_costs(hand.packed, rules.flags, kb, words)
+                want = [_solve.decompose_cost(hand.packed - w, rules.flags, kb) for w in words]
+                assert got == want, (preset, str(hand), kb)

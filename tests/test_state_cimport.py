@@ -1,7 +1,8 @@
 """Other extensions reach ``State``'s C struct without Python calls (docs/internals.md, "The
-game state"): a small extension is built here the way the solver's and RL's are — ``setup.py``'s
-include path (``src/shuangkou`` for the bare ``.pxd`` names, ``src`` for the package's cdef
-classes) — and searched with it."""
+game state"): a small extension is built here as a user builds one against the installed
+package — ``shuangkou.get_include()`` as the Cython include path (the package folder for the
+bare ``.pxd`` names, the folder above for the package's cdef classes) — and searched with it.
+Run against the installed wheel, this checks that the wheel ships what such a build needs."""
 
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from shuangkou import State
-
-SRC = Path(__file__).resolve().parent.parent / "src"
+from shuangkou import State, get_include
 
 PYX = '''
 # cython: language_level=3
@@ -55,7 +54,7 @@ def test_an_extension_cimports_state(tmp_path: Path) -> None:
     (tmp_path / "probe_state.pyx").write_text(PYX)
     ext = Extension("probe_state", [str(tmp_path / "probe_state.pyx")], extra_compile_args=["-O0"])
     dist = Distribution({"ext_modules": cythonize(
-        [ext], include_path=[str(SRC / "shuangkou"), str(SRC)], quiet=True,
+        [ext], include_path=get_include(), quiet=True,
         compiler_directives={"language_level": "3"}, build_dir=str(tmp_path),
     )})
     cmd = dist.get_command_obj("build_ext")

@@ -51,6 +51,7 @@ __all__ = [
     "count_plays",
     "decompose",
     "format_cards",
+    "get_include",
     "hints",
     "legal_plays",
     "parse_cards",
@@ -62,3 +63,19 @@ __all__ = [
     "solve",
 ]
 __version__ = "0.1.0"
+
+
+def get_include() -> list[str]:
+    """The Cython include path of an extension that cimports the kernel (docs/internals.md,
+    "The game state"): the package folder, for the ``.pxd`` files' bare names
+    (``from _state cimport SkState``), and the folder holding the package, for
+    ``from shuangkou._engine cimport State``. Wheels ship the ``.pxd`` files for this.
+
+    >>> import os, shuangkou
+    >>> os.path.isfile(os.path.join(shuangkou.get_include()[0], "_state.pxd"))
+    True
+    """
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent
+    return [str(package), str(package.parent)]

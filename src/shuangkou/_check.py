@@ -4,10 +4,15 @@ Python code takes numbers from many sources: ints, numpy integers, JSON document
 value (anything with ``__index__``: ``int``, ``numpy.int64``) is normalised to a plain ``int``;
 everything else — ``bool`` (``seat=True``), ``float`` (``11.9``), ``str``, ``bytes`` — is
 rejected with a :class:`ValueError` naming the argument, never truncated or coerced.
+Out-of-range values (a negative seed, a depth of ``2**40``) are refused the same way, before
+they reach C, so no caller ever sees an ``OverflowError``. Real-valued arguments (time limits)
+follow the same rule through :func:`as_seconds`: ints and floats, finite, in range; ``nan``,
+``inf``, bools and strings refused.
 """
 
 from __future__ import annotations
 
+import math
 from operator import index
 
 from .errors import ArgumentError
@@ -43,6 +48,26 @@ def as_int(
 def as_seat(value: object, what: str = "seat") -> int:
     """A seat 0..3 (R7)."""
     return as_int(value, what, 0, 3)
+
+
+SEED_MAX = 2**64 - 1
+"""Largest seed: a seed is the 64-bit state of the generator (rng), never reduced mod 2^64."""
+
+
+def as_seed(value: object, what: str = "seed") -> int:
+    """A seed 0..2**64-1 (negative or larger seeds are refused, not wrapped)."""
+    return as_int(value, what, 0, SEED_MAX)
+
+
+def as_seconds(value: object, what: str, error: type[ValueError] = ArgumentError) -> float:
+    """A positive, finite number of seconds (a time limit): an int or a float, not a bool."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise error(f"{what} must be a number of seconds, not {type(value).__name__} "
+                    f"({_short(value)})")
+    seconds = float(value)
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise error(f"{what} must be a positive, finite number of seconds, got {_short(value)}")
+    return seconds
 
 
 def _short(value: object) -> str:

@@ -14,7 +14,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.stdint cimport int8_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from _packed cimport valid_word
+from _packed cimport nib, valid_word
 from _readings cimport K_BOMB, sk_classify, tag_kind
 from _state cimport (
     SK_MAX_BOMBS, SK_MODE_BAIBIAN, SK_MODE_CLASSIC, SK_MODE_JJ, SK_MODE_QIANBIAN,
@@ -23,12 +23,16 @@ from _state cimport (
     sk_rehash, sk_restore, sk_rng_bounded, sk_rng_next, sk_save, sk_score, sk_shuffle,
 )
 from _generate cimport generate_init
+from _budget cimport (
+    SK_STOP_TIME, SK_STOP_WORK, SkBudget, budget_init, budget_raise, budget_tick,
+)
 from shuangkou._core cimport Play, play_list, play_of
 
 from operator import index as _index
 
-from .cards import Hand
-from .errors import IllegalPlayError
+from ._check import as_int, as_seat, as_seconds, as_seed
+from .cards import HAND_SIZE, Hand
+from .errors import ArgumentError, IllegalPlayError, LimitError, PositionError
 from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
 
@@ -45,7 +49,6 @@ cdef dict _MODES = {
 }
 cdef tuple _OUTCOMES = (Outcome.DOUBLE_WIN, Outcome.SINGLE_WIN, Outcome.TIE, Outcome.ESCAPE)
 cdef tuple _Z4 = (0, 0, 0, 0)
-cdef uint64_t _MASK64 = 0xFFFFFFFFFFFFFFFF
 cdef int _MIN_LEGAL_CAP = 256
 
 
@@ -63,9 +66,10 @@ cdef inline bint _fewest(str wilds) except -1:
 
 
 cdef int _seat(object seat) except -1:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
-    return seat
+    """A seat 0..3 by the argument rule of ``_check`` (a plain int is the fast path)."""
+    if type(seat) is int and 0 <= seat < 4:
+        return seat
+    return as_seat(seat)
 
 
 cdef uint64_t _hand_word(object h, int seat) except? 0xFFFFFFFFFFFFFFFF:
@@ -92,12 +96,6 @@ cdef object _as_play(object p, object rules, str what):
     raise ValueError(f"{what} {p.cards} does not read as {p.describe()} under {rules.name}")
 
 
-cdef void _add_words(uint64_t* total, uint64_t word) noexcept:
-    cdef int r
-    for r in range(15):
-        total[r] += (word >> (4 * r)) & 15
-
-
 @cython.final
 @cython.auto_pickle(False)
 cdef class State:
@@ -108,6 +106,10 @@ cdef class State:
     takes a :class:`Play` or an index into it, ``pass_``, ``abandon`` and ``undo`` move, and
     ``copy`` branches. Equality and ``hash()`` are by position (hands, seat to act, table and
     owner, passes, places, bombs played per seat, escape), never by history.
+
+    Threads: every method runs with the GIL held except ``perft``, which searches a private
+    copy of the position, so a State shared between threads is never corrupted; but its moves
+    interleave, so give each thread its own (``copy()``).
     """
 
     def __cinit__(self):
@@ -150,36 +152,37 @@ cdef class State:
         :mod:`shuangkou.rng`, the first leader drawn (R7), after the 明牌 swap."""
         cdef State s = State.__new__(State)
         cdef SkDeal d
+        cdef uint64_t seed64 = as_seed(seed)
         s._set_rules(as_rules(rules))
-        sk_deal(<uint64_t>(_index(seed) & _MASK64), s._rules.first_leader == "revealed", &d)
+        sk_deal(seed64, s._rules.first_leader == "revealed", &d)
         sk_init(&s.st, d.hands, d.leader)
         return s
 
     @staticmethod
     def from_position(rules, hands, to_act, *, table=None, table_owner=None, passes=0,
-                      places=(), bombs=((), (), (), ()), leader=None, trick=0, escape=None):
+                      places=(), bombs=((), (), (), ()), leader=None, trick=0, escape=None,
+                      hand_size=HAND_SIZE):
         """A position set up by hand: ``hands`` 4 × (Hand | text | packed int), ``to_act`` the
         seat to act (None only for a finished deal), ``table`` the play to beat (a Play or
         text; None when leading) and its ``table_owner``, ``passes`` since it, ``places`` the
         seats already out in order, ``bombs`` per seat the bombs already played (R8 counts
-        them), ``leader`` the seat that led the trick (default: the table's owner, or
-        ``to_act`` when leading), ``trick``, ``escape`` the seat that abandoned. Raises
-        ``ValueError`` on an impossible position."""
+        them; a bomb on the table is among its owner's), ``leader`` the seat that led the trick
+        (default: the table's owner, or ``to_act`` when leading), ``trick``, ``escape`` the
+        seat that abandoned. ``hand_size`` is the cards a seat was dealt (27; ``None`` for a
+        scripted deal of other sizes). Raises ``ValueError`` on an impossible position
+        (:func:`shuangkou.position.check_position` for the cards: :func:`cards_problem`)."""
         cdef State s = State.__new__(State)
         cdef uint64_t words[4]
-        cdef uint64_t total[15]
-        cdef uint64_t ttotal[15]
-        cdef int i, seat, n, r, owner = -1
+        cdef int i, seat, n, owner = -1
         cdef bint over
         r_ = as_rules(rules)
         s._set_rules(r_)
         if len(hands) != 4:
             raise ValueError("a position has 4 hands")
-        for r in range(15):
-            total[r] = 0
+        if hand_size is not None:
+            hand_size = as_int(hand_size, "hand_size", 1, 108)
         for i in range(4):
             words[i] = _hand_word(hands[i], i)
-            _add_words(total, words[i])
         sk_init(&s.st, words, 0)
         # places, escape: is the deal over?
         placed = []
@@ -207,6 +210,7 @@ cdef class State:
             if s.st.ncards[s.st.to_act] == 0:
                 raise ValueError(f"seat {to_act} has no cards and cannot act")
         # table
+        t = None
         if table is None:
             if table_owner is not None or passes:
                 raise ValueError("no table: table_owner must be None and passes 0")
@@ -218,11 +222,6 @@ cdef class State:
             s.st.table = t.tag
             s.st.table_word = t.packed
             s.st.owner = <int8_t>owner
-            for r in range(15):
-                ttotal[r] = total[r]
-            _add_words(ttotal, t.packed)
-            if not _fits(ttotal):
-                raise ValueError("the hands and the table hold more cards than the deck")
             if s.st.ncards[owner] == 0 and (not placed or placed[len(placed) - 1] != owner):
                 # R7: a seat out is skipped, so a table play of a seat out was its last card
                 # and nobody went out after it (that play would have covered it)
@@ -236,16 +235,15 @@ cdef class State:
                 for seat in range(4):
                     if s.st.ncards[seat] and seat != owner:
                         n += 1
-                if isinstance(passes, bool) or not isinstance(passes, int) or not 0 <= passes < n:
-                    raise ValueError(f"passes must be 0..{n - 1} here, got {passes!r}")
+                passes = as_int(passes, "passes", 0, n - 1)  # the seats that may pass here
                 seat = owner
                 for i in range(passes + 1):
                     seat = sk_next_active(&s.st, seat)
                 if seat != s.st.to_act:
                     raise ValueError(f"after seat {owner}'s play and {passes} pass(es) it is "
                                      f"seat {seat}'s turn, not seat {to_act}'s")
-            elif not 0 <= passes <= 3:
-                raise ValueError(f"passes must be 0..3, got {passes!r}")
+            else:
+                passes = as_int(passes, "passes", 0, 3)
             s.st.passes = <int8_t>passes
         # bombs already played
         if len(bombs) != 4:
@@ -261,16 +259,16 @@ cdef class State:
                 s.st.bomb_tag[s.st.nbombs] = b.tag
                 s.st.bomb_word[s.st.nbombs] = b.packed
                 s.st.nbombs += 1
-                _add_words(total, b.packed)
-        if not _fits(total):
-            raise ValueError("the hands and the bombs played hold more cards than the deck")
+        problem = _cards_problem(s.st.hand, s.st.table_word, s.st.table, owner, s.st.nbombs,
+                                 s.st.bomb_seat, s.st.bomb_word, s.st.bomb_tag,
+                                 0 if hand_size is None else hand_size)
+        if problem is not None:
+            raise PositionError(problem)
         if leader is None:
             leader = owner if table is not None else (0 if to_act is None else to_act)
         s.st.leader = <int8_t>_seat(leader)
         s.st.first_leader = s.st.leader
-        if isinstance(trick, bool) or not isinstance(trick, int) or not 0 <= trick < 32768:
-            raise ValueError(f"trick must be a count 0..32767, got {trick!r}")
-        s.st.trick = trick
+        s.st.trick = as_int(trick, "trick", 0, 32767)
         s.st.hash = sk_rehash(&s.st)
         return s
 
@@ -381,7 +379,7 @@ cdef class State:
         cdef LegalPlays v = LegalPlays.__new__(LegalPlays)
         v._s = self
         v._fewest = _fewest(wilds)
-        v._empty = False
+        v._seat = -1
         return v
 
     def view(self, seat):
@@ -438,6 +436,8 @@ cdef class State:
         cdef long long k
         cdef uint64_t w
         cdef uint32_t t
+        if isinstance(p, bool):  # an int subclass, but True is no index (the argument rule)
+            raise ArgumentError(f"play takes a Play or an index into legal(), not a bool ({p!r})")
         if self.st.over:
             raise IllegalPlayError(f"illegal play {p!r}: the deal is over")
         if type(p) is int or (not isinstance(p, Play) and hasattr(p, "__index__")):
@@ -551,26 +551,39 @@ cdef class State:
     def __hash__(self):
         return <Py_hash_t>(self.st.hash >> 2)
 
-    def perft(self, depth):
+    def perft(self, depth, *, max_nodes=None, time_limit=None):
         """Leaves of the game tree ``depth`` actions (plays and passes) below this position (a
         finished deal is a leaf), counted in C by make/unmake on a copy of the struct, GIL
-        released: a check of move generation and flow, and the C speed of a plain search."""
+        released: a check of move generation and flow, and the C speed of a plain search.
+
+        The count grows ~50-fold a level: ``max_nodes`` (positions expanded, the leaves not
+        counted) and ``time_limit`` (seconds) bound it (default: none) and raise
+        :class:`~shuangkou.errors.LimitError` when reached; Ctrl-C raises
+        ``KeyboardInterrupt`` within milliseconds."""
         cdef SkState work = self.st
-        cdef int d = depth
+        cdef int d = as_int(depth, "depth", 0, 2**31 - 1)
         cdef int cap = 1 << 20
         cdef int64_t n
-        if d < 0:
-            raise ValueError(f"depth must be >= 0, got {depth!r}")
+        cdef SkBudget b
+        cdef long long nodes = 0 if max_nodes is None else as_int(max_nodes, "max_nodes", 1,
+                                                                   2**63 - 1)
+        cdef double seconds = 0 if time_limit is None else as_seconds(time_limit, "time_limit")
+        budget_init(&b, nodes, seconds)
         cdef uint64_t* words = <uint64_t*>PyMem_Malloc(cap * sizeof(uint64_t))
         cdef uint32_t* tags = <uint32_t*>PyMem_Malloc(cap * sizeof(uint32_t))
         try:
             if words == NULL or tags == NULL:
                 raise MemoryError()
             with nogil:
-                n = _perft(&self.p, &work, d, words, tags, cap)
+                n = _perft(&self.p, &work, d, words, tags, cap, &b)
         finally:
             PyMem_Free(words)
             PyMem_Free(tags)
+        budget_raise(&b)        # Ctrl-C: its KeyboardInterrupt
+        if b.stop == SK_STOP_WORK:
+            raise LimitError(f"perft({d}) expanded more than max_nodes={max_nodes} positions")
+        if b.stop == SK_STOP_TIME:
+            raise LimitError(f"perft({d}) ran past time_limit={time_limit} s")
         if n < 0:
             raise OverflowError("more plays along one line than the search buffers hold")
         return n
@@ -589,14 +602,18 @@ cdef class State:
 
 
 cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
-                    uint32_t* tags, int cap) noexcept nogil:
+                    uint32_t* tags, int cap, SkBudget* b) noexcept nogil:
     """Leaves ``depth`` actions below ``st`` (a finished deal is a leaf), by make/unmake on
-    the one struct; -1 if the play buffers are too small."""
+    the one struct, one budget tick a position expanded (not a leaf: the tick would cost ~5 %
+    of perft); -1 if the play buffers are too small, -2 if the budget stopped it (``b.stop``
+    says why)."""
     cdef int i, n
     cdef int64_t total = 0, sub
     cdef SkUndo u
     if depth == 0 or st.over:
         return 1
+    if budget_tick(b):
+        return -2
     n = sk_legal(p, st, False, words, tags, cap)
     if n > cap:
         return -1
@@ -606,12 +623,84 @@ cdef int64_t _perft(const SkParams* p, SkState* st, int depth, uint64_t* words,
             sk_play(st, words[i], tags[i])
         else:
             sk_pass(st)
-        sub = _perft(p, st, depth - 1, words + n, tags + n, cap - n)
+        sub = _perft(p, st, depth - 1, words + n, tags + n, cap - n, b)
         sk_restore(st, &u)
         if sub < 0:
-            return -1
+            return sub
         total += sub
     return total
+
+
+cdef str _RANKS = "3 4 5 6 7 8 9 10 J Q K A 2 SJ BJ"
+
+
+cdef object _cards_problem(const uint64_t* hands, uint64_t table_word, uint32_t table_tag,
+                           int owner, int nbombs, const int8_t* bomb_seat,
+                           const uint64_t* bomb_word, const uint32_t* bomb_tag, int hand_size):
+    """The one rule of what a position's cards may be (``shuangkou.position.check_position``
+    documents it): None, or what is wrong. ``table_tag`` 0: no table; ``hand_size`` 0: a
+    scripted deal (no per-seat limit)."""
+    cdef int total[15]
+    cdef int dealt[4]
+    cdef int r, s, k
+    cdef bint found
+    memset(total, 0, sizeof(total))
+    memset(dealt, 0, sizeof(dealt))
+    for s in range(4):
+        for r in range(15):
+            total[r] += nib(hands[s], r)
+            dealt[s] += nib(hands[s], r)
+    for k in range(nbombs):
+        for r in range(15):
+            total[r] += nib(bomb_word[k], r)
+            dealt[bomb_seat[k]] += nib(bomb_word[k], r)
+    if table_tag != 0 and 0 <= owner < 4:
+        if tag_kind(table_tag) >= K_BOMB:
+            found = False
+            for k in range(nbombs):
+                if (bomb_seat[k] == owner and bomb_word[k] == table_word
+                        and bomb_tag[k] == table_tag):
+                    found = True
+            if not found:
+                t = _play(table_word, table_tag)
+                return (f"the table bomb {t.describe()} [{t}] is not among the bombs seat "
+                        f"{owner} played (a bomb on the table was played by its owner)")
+        else:
+            for r in range(15):
+                total[r] += nib(table_word, r)
+                dealt[owner] += nib(table_word, r)
+    for r in range(15):
+        if total[r] > (8 if r < 13 else 2):
+            return (f"more cards than the decks hold: {total[r]} cards {_RANKS.split()[r]} "
+                    f"(more than {8 if r < 13 else 2}) in the hands, the table and the bombs "
+                    f"played")
+    if hand_size > 0:
+        for s in range(4):
+            if dealt[s] > hand_size:
+                return (f"seat {s} holds and played (bombs, its table play) {dealt[s]} cards: "
+                        f"a seat is dealt {hand_size}")
+    return None
+
+
+def cards_problem(hands, uint64_t table_word, uint32_t table_tag, int owner, bombs,
+                  int hand_size):
+    """:func:`shuangkou.position.check_position` on packed words: ``hands`` 4 words,
+    ``bombs`` ``(seat, word, tag)`` triples; None or the problem (the caller raises)."""
+    cdef uint64_t words[4]
+    cdef int8_t seats[SK_MAX_BOMBS]
+    cdef uint64_t bwords[SK_MAX_BOMBS]
+    cdef uint32_t btags[SK_MAX_BOMBS]
+    cdef int i, n = len(bombs)
+    if n > SK_MAX_BOMBS:
+        return f"more than {SK_MAX_BOMBS} bombs"
+    for i in range(4):
+        words[i] = hands[i]
+    for i in range(n):
+        seats[i] = _seat(bombs[i][0])
+        bwords[i] = bombs[i][1]
+        btags[i] = bombs[i][2]
+    return _cards_problem(words, table_word, table_tag, owner, n, seats, bwords, btags,
+                          hand_size)
 
 
 def _rebuild(rules, hands, to_act, table, owner, passes, places, bombs, leader, trick, escape):
@@ -629,14 +718,6 @@ cdef inline uint64_t _new_serial() noexcept:
     global _serial_counter
     _serial_counter += 1
     return _serial_counter
-
-
-cdef bint _fits(const uint64_t* total) noexcept:
-    cdef int r
-    for r in range(15):
-        if total[r] > (8 if r < 13 else 2):
-            return False
-    return True
 
 
 cdef int _grow(_Legal* c, int n) except -1:
@@ -712,13 +793,15 @@ cdef class LegalPlays:
 
     cdef State _s
     cdef bint _fewest
-    cdef bint _empty        # a seat view's list when that seat is not to act
+    cdef int _seat          # a seat view's list: that seat's; -1: the seat to act's
 
     def __init__(self):
         raise TypeError("LegalPlays come from State.legal()")
 
     def __len__(self):
-        if self._empty:
+        # a seat view's list is empty unless that seat is to act *now* (the view is live: it
+        # never lists another seat's plays, which would show its hidden hand)
+        if self._seat >= 0 and (self._s.st.over or self._s.st.to_act != self._seat):
             return 0
         self._s._ensure_legal(self._fewest)
         return self._s._ln
@@ -852,11 +935,12 @@ cdef class SeatView:
         return self._s.st.to_act == self._seat and self._s.can_pass()
 
     def legal(self, wilds="all"):
-        """This seat's legal plays (empty unless it is to act)."""
+        """This seat's legal plays, a live view like ``State.legal()``: empty whenever this
+        seat is not to act (judged each time it is read, not when the view was made)."""
         cdef LegalPlays v = LegalPlays.__new__(LegalPlays)
         v._s = self._s
         v._fewest = _fewest(wilds)
-        v._empty = self._s.st.over or self._s.st.to_act != self._seat
+        v._seat = self._seat
         return v
 
     def __repr__(self):
@@ -872,7 +956,7 @@ cdef class SplitMix64:
     cdef uint64_t _state
 
     def __init__(self, seed):
-        self._state = <uint64_t>(_index(seed) & _MASK64)
+        self._state = <uint64_t>as_seed(seed)
 
     @property
     def state(self):
@@ -880,7 +964,7 @@ cdef class SplitMix64:
 
     @state.setter
     def state(self, value):
-        self._state = <uint64_t>(_index(value) & _MASK64)
+        self._state = <uint64_t>as_seed(value, "state")
 
     def next(self):
         """The next 64-bit output."""
@@ -909,7 +993,7 @@ def deal_cards(seed, bint revealed):
     seat or None, generator state after the draws)``; ``deck`` lists the 108 ids in dealt
     order (seat ``s`` holds ``deck[27*s : 27*s + 27]``)."""
     cdef SkDeal d
-    sk_deal(<uint64_t>(_index(seed) & _MASK64), revealed, &d)
+    sk_deal(<uint64_t>as_seed(seed), revealed, &d)
     deck = [d.deck[i] for i in range(108)]
     if revealed:
         return deck, d.revealed, None, d.after

@@ -406,7 +406,8 @@ cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int l
     rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
     of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
     t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
-    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, pre[13]
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r
+    cdef int pre[13]
     cdef uint64_t top_mask
     cdef uint32_t tag
     pre[0] = 0
@@ -525,8 +526,10 @@ cdef inline void chain_window(Gen* g, Fewest* f, int a, int y) noexcept nogil:
     before i. A rank's count starts at 4 − (wilds not yet lacking); rank a must hold a
     natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
     cdef int i = 0, cm, top = a + y - 1
-    cdef int c[6], h[6]
-    cdef uint64_t nat[7], fig[7]
+    cdef int c[6]
+    cdef int h[6]
+    cdef uint64_t nat[7]
+    cdef uint64_t fig[7]
     nat[0] = fig[0] = 0
     for i in range(y):
         h[i] = nib(g.hand, a + i)
@@ -574,7 +577,8 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
     possible only if it lacks ≤ wall cards to hold 4 of each rank, and every window contains a
     3-window: one SWAR test of the 3-windows (nibble a: the cards ranks a..a+2 lack) rejects
     most hands before the prefix sums are built."""
-    cdef int r, y, a, pre[13], i
+    cdef int r, y, a, i
+    cdef int pre[13]
     cdef Fewest few
     cdef Fewest* f = NULL
     cdef uint64_t nat = g.hand & SK_SEQ_MASK

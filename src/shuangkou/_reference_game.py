@@ -39,9 +39,10 @@ from typing import Any
 
 from . import _reference
 from ._reference_scoring import score
-from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
+from .cards import HAND_SIZE, N_RANKS, Hand, card_face, face_copies
 from .errors import IllegalPlayError
 from .plays import NO_TABLE, Play, WildsMode
+from .position import check_position
 from .rules import Rules, as_rules
 from .scoring import Result
 
@@ -105,13 +106,6 @@ def _seat(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
         raise ValueError(f"{what} must be a seat 0..3, got {value!r}")
     return value
-
-
-def _fits(words: Sequence[int], what: str) -> None:
-    """R1: two decks hold at most 8 cards of a natural rank and 2 of each joker."""
-    for r in range(N_RANKS):
-        if sum(w >> (4 * r) & 15 for w in words) > MAX_COPIES[r]:
-            raise ValueError(f"{what} hold more than {MAX_COPIES[r]} cards of one rank")
 
 
 def _genuine(play: object, rules: Rules, what: str) -> Play:
@@ -240,17 +234,19 @@ class RefState:
         leader: int | None = None,
         trick: int = 0,
         escape: int | None = None,
+        hand_size: int | None = HAND_SIZE,
     ) -> RefState:
         """Any position of a deal: ``hands`` per seat (Hand, rank text or packed word), the seat
         to act (``None`` only for a finished deal), the table play and its owner mid-trick with
         the passes since it, the seats already out in order, the bombs each seat played (R8),
         the trick's leader (default: the table's owner, else the seat to act), the trick
-        counter and the seat that abandoned. Raises ``ValueError`` on an impossible position."""
+        counter and the seat that abandoned, the cards a seat was dealt (``None``: a scripted
+        deal). Raises ``ValueError`` on an impossible position (the cards: the one rule,
+        ``position.check_position``)."""
         rules = as_rules(rules)
         if len(hands) != 4:
             raise ValueError("a position has 4 hands")
         packed = tuple(_as_packed(h) for h in hands)
-        _fits(packed, "the hands")
         out = tuple(_seat(s, "a place") for s in places)
         if len(set(out)) != len(out) or set(out) != {s for s in range(4) if not packed[s]}:
             raise ValueError("places must be the seats with no cards left, each once")
@@ -259,7 +255,6 @@ class RefState:
         played = tuple(tuple(_genuine(p, rules, "a bomb") for p in b) for b in bombs)
         if any(not p.is_bomb for b in played for p in b):
             raise ValueError("bombs may only list bomb plays")
-        _fits(packed + tuple(p.packed for b in played for p in b), "the hands and the bombs")
         esc = None if escape is None else _seat(escape, "escape")
         if isinstance(passes, bool) or not isinstance(passes, int) or passes < 0:
             raise ValueError(f"passes must be a count >= 0, got {passes!r}")
@@ -284,7 +279,6 @@ class RefState:
                 raise ValueError("table_owner and passes need a table play")
         else:
             table = _genuine(table, rules, "the table")
-            _fits(packed + (table.packed,), "the hands and the table")
             owner = _seat(table_owner, "table_owner")
             if not packed[owner] and out[-1:] != (owner,):
                 # R7: a seat out is skipped, so a table play of a seat out is its last card,
@@ -300,6 +294,8 @@ class RefState:
                         f"seat {after[passes]} is to act after {passes} passes on seat "
                         f"{owner}'s play, not seat {to_act}"
                     )
+        check_position([Hand._from_packed_unchecked(w) for w in packed], table,
+                       None if table is None else table_owner, played, hand_size)
         if leader is None:
             leader = table_owner if table is not None else to_act
         state._leader = _seat(leader, "leader") if leader is not None else 0

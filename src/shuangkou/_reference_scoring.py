@@ -8,7 +8,8 @@ of the cards a seat still holds into disjoint bombs, wilds placed freely: :func:
 solves it exactly by dynamic programming over the ranks (see its docstring).
 
 This is the test-side oracle of the kernel's scoring (``tests/test_engine_diff*.py``), driven by
-:class:`shuangkou._reference_game.RefState`; :mod:`shuangkou.scoring` re-exports its public names.
+:class:`shuangkou._reference_game.RefState`. Private, not API: the wheel carries it for
+``SHUANGKOU_BACKEND=reference`` and for the suite run against the installed wheel.
 
 Choices made where RULES.md is silent (documented here and cited in tests):
 

@@ -21,6 +21,15 @@ A step has three phases, so that a bad action changes nothing and threads never 
 3. ``run``, serial: the CSR offsets, and each region's plays moved down to follow the previous
    region's (one ``memmove`` per array and thread; thread 0's region is already in place).
 
+Every index the kernel writes from its input is checked in C before the write: the row of a
+``def`` call (``_slot``), the action id of a listed play in its mask row (a play the action
+table does not hold marks its row ``unmapped`` instead, and VecEnv refuses the position). Ctrl-C
+reaches a step through the shared budget (``_budget.pxd``): thread 0 ticks once a deal; when a
+signal handler raised it sets ``halt``, which the workers read before each deal, every share
+ends early, nothing is compacted, and ``run`` raises the ``KeyboardInterrupt`` (VecEnv then
+needs a ``reset``: the deals stopped part-way through the step). Thread safety is VecEnv's: one call at a time (it refuses a second
+thread's call while one runs).
+
 One wake-up per thread per step and no Python between the phases: at a batch of 1,024 a step
 is ~0.3 ms of work, and two thread-pool round trips a step (tens of µs each, the GIL taken
 and dropped by every worker) cost more than the second core gave.
@@ -49,6 +58,21 @@ from _state cimport (
     sk_pass, sk_play, sk_rng_bounded, sk_score,
 )
 from _generate cimport generate_init
+from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
+
+cdef extern from *:
+    """
+    /* ``halt``: written by thread 0, read by the workers while they run (relaxed atomics) */
+    #if defined(_MSC_VER)
+    static int sk_load_flag(int* p) { return *(volatile int*)p; }
+    static void sk_store_flag(int* p, int v) { *(volatile int*)p = v; }
+    #else
+    static int sk_load_flag(int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static void sk_store_flag(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    #endif
+    """
+    int sk_load_flag(int* p) noexcept nogil
+    void sk_store_flag(int* p, int v) noexcept nogil
 
 generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
@@ -142,6 +166,9 @@ cdef class VecKernel:
     cdef uint64_t* owords       # per thread: SP_CAP plays for the opponents
     cdef uint32_t* otags
     cdef int64_t* need          # per thread: plays its deals listed (overflow if > region)
+    cdef int64_t* unmapped      # per thread: a row with a play missing from the action table
+    cdef SkBudget budget        # Ctrl-C during run (thread 0's share ticks it)
+    cdef int halt               # set by thread 0 when the budget stopped: every share ends
     # workers 1..T-1: ``wake[t]`` released = a step to run (``cmd``: its mode, -1 = stop),
     # ``idle[t]`` released = its share done
     cdef PyThread_type_lock* wake
@@ -165,10 +192,11 @@ cdef class VecKernel:
         self.owords = <uint64_t*>calloc(<size_t>threads * SP_CAP, sizeof(uint64_t))
         self.otags = <uint32_t*>calloc(<size_t>threads * SP_CAP, sizeof(uint32_t))
         self.need = <int64_t*>calloc(threads, sizeof(int64_t))
+        self.unmapped = <int64_t*>calloc(threads, sizeof(int64_t))
         self.wake = <PyThread_type_lock*>calloc(threads, sizeof(PyThread_type_lock))
         self.idle = <PyThread_type_lock*>calloc(threads, sizeof(PyThread_type_lock))
-        if not (self.slots and self.owords and self.otags and self.need and self.wake
-                and self.idle):
+        if not (self.slots and self.owords and self.otags and self.need and self.unmapped
+                and self.wake and self.idle):
             raise MemoryError()
         for t in range(1, threads):
             self.wake[t] = PyThread_allocate_lock()
@@ -193,6 +221,7 @@ cdef class VecKernel:
         free(self.owords)
         free(self.otags)
         free(self.need)
+        free(self.unmapped)
 
     def __init__(self, dict params, dict buffers):
         cdef int s
@@ -241,11 +270,19 @@ cdef class VecKernel:
         self.places = b["places"]
         self.rcap = self.words.shape[0]
 
+    cdef Slot* _slot(self, object i) except NULL:
+        """Deal ``i``'s slot, its index checked (every ``def`` taking a row goes through it)."""
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.n:
+            raise IndexError(f"row must be 0..{self.n - 1}, got {i!r}")
+        return &self.slots[<int>i]
+
     # -- phase 1 -------------------------------------------------------------------------------
     def resolve(self, const int64_t[::1] actions, bint table_ids):
         """Turn each deal's action into a play or a pass. Returns ``(-1, 0)``, or the first bad
         deal and a reason: 1 pass when leading, 2 index out of range, 3 table id not legal."""
         cdef int i, bad = -1, why = 0
+        if actions.shape[0] != self.n:
+            raise ValueError(f"actions must have {self.n} entries, not {actions.shape[0]}")
         with nogil:
             for i in range(self.n):
                 why = self._resolve_one(i, actions[i], table_ids)
@@ -301,9 +338,12 @@ cdef class VecKernel:
         1 step (apply the resolved actions), 2 list again (after the regions grew; nothing
         moves). Returns the number of plays listed, or -1 if a thread's region overflowed
         (VecEnv grows the arrays, ``bind`` and ``run(2)``). After ``stop`` (or with one
-        thread) the caller runs every thread's share itself."""
+        thread) the caller runs every thread's share itself. A Ctrl-C while it runs is raised
+        here once the step is done (``budget_raise``)."""
         cdef int t
         cdef int64_t total
+        budget_init(&self.budget, 0, 0)
+        self.halt = 0
         with nogil:
             if self.serving:
                 self.cmd = mode
@@ -315,8 +355,19 @@ cdef class VecKernel:
             else:
                 for t in range(self.threads):
                     self._work(t, mode)
-            total = self._compact()
+            # a halted step listed only some deals: the CSR would be wrong, leave it
+            total = -2 if self.halt else self._compact()
+        budget_raise(&self.budget)
         return total
+
+    def unmapped_row(self):
+        """A row of the last ``run`` with a legal play that the action table does not hold
+        (its mask row lacks it), or -1: VecEnv refuses such a position."""
+        cdef int t
+        for t in range(self.threads):
+            if self.unmapped[t] >= 0:
+                return self.unmapped[t]
+        return -1
 
     def serve(self, int t):
         """Worker ``t``'s loop (1 ≤ t < threads; VecEnv runs it in a thread of its own, GIL
@@ -360,7 +411,14 @@ cdef class VecKernel:
         cdef int64_t end = (self.rcap * (t + 1)) // self.threads
         cdef int64_t pos = reg, total = 0
         cdef Slot* e
+        self.unmapped[t] = -1
         for i in range(lo, hi):
+            if t == 0:
+                if budget_tick(&self.budget):
+                    sk_store_flag(&self.halt, 1)
+                    break
+            elif sk_load_flag(&self.halt):
+                break
             e = &self.slots[i]
             if mode != 2:
                 self.done[i] = 0
@@ -382,7 +440,9 @@ cdef class VecKernel:
             e.n_plays = n
             total += n
             if pos + n <= end:
-                self._mask_row(i, pos, n, e.st.table != 0 and not e.st.over)
+                if not self._mask_row(i, pos, n, e.st.table != 0 and not e.st.over):
+                    if self.unmapped[t] < 0:
+                        self.unmapped[t] = i
                 pos += n
             else:
                 pos = end
@@ -500,16 +560,28 @@ cdef class VecKernel:
             h = (h + 1) & self.hmask
         return self.hvals[h]
 
-    cdef void _mask_row(self, int i, int64_t pos, int n, bint answering) noexcept nogil:
-        cdef uint8_t* row = &self.mask[i, 0]
+    cdef bint _mask_row(self, int i, int64_t pos, int n, bint answering) noexcept nogil:
+        """Row ``i`` of the mask from its ``n`` plays at ``pos`` (their action ids written
+        beside them); False if a play has no action id (an id is checked before it indexes
+        the row: such a play is left out, its id -1)."""
+        cdef Py_ssize_t width = self.mask.shape[1]
+        cdef uint8_t* row
         cdef int k
         cdef int32_t a
-        memset(row, 0, self.mask.shape[1])
+        cdef bint ok = True
+        if i < 0 or i >= self.mask.shape[0] or pos < 0 or pos + n > self.aids.shape[0]:
+            return False
+        row = &self.mask[i, 0]
+        memset(row, 0, width)
         row[0] = answering
         for k in range(n):
             a = self._action_id(self.tags[pos + k])
             self.aids[pos + k] = a
-            row[a] = 1
+            if 0 < a < width:
+                row[a] = 1
+            else:
+                ok = False
+        return ok
 
     cdef void _write_obs(self, const Slot* e, int me, float* o) noexcept nogil:
         """shuangkou.batch.observation for seat ``me``, from the state (no history)."""
@@ -602,11 +674,11 @@ cdef class VecKernel:
             f[5] = tag_size(g)
             f[6] = tag_wilds(g)
 
-    def load(self, int i, State state):
+    def load(self, object i, State state):
         """Row ``i`` continues from ``state`` (same rules; VecEnv checks it): the position is
         copied, the bomb counts by grade recomputed from its bombs, no 明牌 facts; the
         observation is written and the plays are listed by the next ``advance(t, 2)``."""
-        cdef Slot* e = &self.slots[i]
+        cdef Slot* e = self._slot(i)
         cdef int k
         e.st = state.st
         memset(e.bombs, 0, sizeof(e.bombs))
@@ -624,25 +696,29 @@ cdef class VecKernel:
         self._write_obs(e, e.st.to_act, &self.obs[i, 0])
 
     # -- views for Python ------------------------------------------------------------------------
-    def hands(self, int i):
+    def hands(self, object i):
         """The four packed hands of deal ``i`` (for tests: what the agent must not see)."""
-        cdef Slot* e = &self.slots[i]
+        cdef Slot* e = self._slot(i)
         return tuple(int(e.st.hand[s]) for s in range(4))
 
-    def position(self, int i):
+    def position(self, object i):
         """``(to_act, table_word, table_tag, owner, passes, places)`` of deal ``i``."""
-        cdef SkState* st = &self.slots[i].st
+        cdef SkState* st = &self._slot(i).st
         return (st.to_act, int(st.table_word), int(st.table), st.owner, st.passes,
                 tuple(st.places[k] for k in range(st.nplaces)))
 
-    def observe(self, int i, int seat, float[::1] out):
+    def observe(self, object i, int seat, float[::1] out):
         """Write deal ``i``'s observation for any ``seat`` into ``out`` (PettingZoo observe)."""
-        self._write_obs(&self.slots[i], seat, &out[0])
+        cdef Slot* e = self._slot(i)
+        if not 0 <= seat < 4 or out.shape[0] < OBS_SIZE:
+            raise ValueError(f"observe needs a seat 0..3 and {OBS_SIZE} floats")
+        self._write_obs(e, seat, &out[0])
 
-    def log(self, int i, bint last):
+    def log(self, object i, bint last):
         """The actions of deal ``i`` so far (``last``: of its last finished deal) as
         ``(deal index, [(seat, word, tag)])``, tag 0 = pass. Needs ``log=True``."""
         cdef int n, k
+        self._slot(i)
         if not self.log_on:
             raise ValueError("this VecEnv keeps no action log (log=False)")
         if last:

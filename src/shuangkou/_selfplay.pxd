@@ -382,7 +382,8 @@ cdef inline void play_deal(const SimParams* p, uint64_t seed, Work* wk, DealReco
     cdef SkState st
     cdef SkScore sc
     cdef uint64_t rng
-    cdef int i, seat, nplays = 0, choice, opp_min, stars
+    # opp_min is set wherever greedy reads it; the initialiser only tells gcc so
+    cdef int i, seat, nplays = 0, choice, opp_min = 99, stars
     cdef bint listed
     cdef uint32_t tag
     cdef uint64_t* words

@@ -3,7 +3,9 @@
 
 Python-visible functions trust the arrays :mod:`shuangkou.sim` and :mod:`shuangkou.batch` hand
 them (shapes and dtypes are checked there, once) and release the GIL for the whole loop, so
-several threads calling them run in parallel.
+several threads calling them run in parallel. ``run`` ticks the shared budget (``_budget.pxd``)
+once a deal: Ctrl-C stops it within milliseconds with ``KeyboardInterrupt`` (in the main
+thread; a worker thread's chunk is bounded by its size, and its caller stops handing out more).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
@@ -15,6 +17,7 @@ from _selfplay cimport (
 )
 from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
 from _generate cimport generate_init
+from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 
 generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
@@ -88,8 +91,10 @@ cdef void _free_work(Work* wk) noexcept:
 
 def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int64_t offset=0):
     """Play deals ``start .. start+count-1`` of a run seeded ``seed``; write deal ``start+i``
-    into row ``offset+i`` of the arrays in ``out`` (see :data:`FIELDS`). GIL released."""
+    into row ``offset+i`` of the arrays in ``out`` (see :data:`FIELDS`). GIL released; a
+    Ctrl-C raises ``KeyboardInterrupt`` (the rows not reached are left as they were)."""
     cdef SimParams p
+    cdef SkBudget b
     _fill_params(&p, params)
     cdef int8_t[::1] outcome = out["outcome"]
     cdef int8_t[:, ::1] places = out["places"]
@@ -115,9 +120,12 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
     cdef DealRecord rec
     cdef int64_t i, row
     cdef int s, k
+    budget_init(&b, 0, 0)
     try:
         with nogil:
             for i in range(count):
+                if budget_tick(&b):
+                    break
                 play_deal(&p, sk_deal_seed(seed, <uint64_t>(start + i)), wk, &rec)
                 row = offset + i
                 outcome[row] = rec.outcome
@@ -143,6 +151,7 @@ def run(dict params, uint64_t seed, int64_t start, int64_t count, dict out, int6
                     bombs_by_stars[row, k] = rec.bombs_by_stars[k]
     finally:
         _free_work(wk)
+    budget_raise(&b)
 
 
 def play_logged(dict params, uint64_t deal_seed):

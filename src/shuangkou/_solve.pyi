@@ -12,6 +12,7 @@ from ._engine import State
 from .rules import Rules
 
 DECO_SLOTS_LOG2: int
+DECO_MAX_NODES: int
 UNIT: int
 
 def decompose_cost(hand: int, flags: int, keep_bombs: bool) -> int:
@@ -19,15 +20,23 @@ def decompose_cost(hand: int, flags: int, keep_bombs: bool) -> int:
     ``keep_bombs``)."""
 
 def decompose_costs(hand: int, flags: int, keep_bombs: bool, words: Iterable[int]) -> list[int]:
-    """:func:`decompose_cost` of ``hand − w`` for each ``w`` of ``words``."""
+    """:func:`decompose_cost` of ``hand − w`` for each ``w`` of ``words`` (one memo)."""
 
 def decompose_split(
     hand: int, flags: int, keep_bombs: bool
 ) -> tuple[int, int, list[int], list[int]]:
     """``(plays, cost, words, tags)`` of an optimal split."""
 
-def decompose_nodes() -> int:
-    """Sub-hands solved by the shared memo so far."""
+def decompose_stats(
+    hand: int, flags: int, keep_bombs: bool, words: Iterable[int] | None = ...
+) -> tuple[int, int, int]:
+    """``(cost, states expanded, memo entries)`` of one call (with ``words``: of one
+    :func:`decompose_costs` call)."""
+
+def reference_costs(
+    hand: int, flags: int, keep_bombs: bool, words: Iterable[int], max_nodes: int = ...
+) -> list[int] | None:
+    """:func:`decompose_costs` by the first, exponential search; ``None`` past ``max_nodes``."""
 
 EXACT_DEPTH: int
 OBJECTIVES: dict[str, int]

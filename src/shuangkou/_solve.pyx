@@ -1,14 +1,16 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, binding=True
-"""The solver extension: hand decomposition (``_solve.pxd``) and, on top of the engine's C
-state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is the Python API.
+"""The solver extension: hand decomposition (``_decompose.pxd``) and, on top of the engine's
+C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is the Python API.
 """
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
 from shuangkou._engine cimport State
+from _budget cimport SkBudget, budget_init, budget_raise
+from _packed cimport valid_word
 from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
@@ -16,75 +18,202 @@ from _state cimport (
     sk_score,
 )
 
-from _solve cimport (
-    DECO_COUNT, DECO_KEEP_BOMBS, DECO_UNIT, Deco, deco_best, deco_cost, deco_free, deco_init,
-    deco_plays,
+from _decompose cimport (
+    DECO_COUNT, DECO_KEEP_BOMBS, DECO_UNIT, Deco, deco_cost, deco_costs, deco_free, deco_init,
+    deco_plays, deco_split,
 )
+from _decompose_ref cimport RefDeco, ref_cost, ref_free, ref_init
 from _generate cimport generate_init
 
 generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
-DECO_SLOTS_LOG2 = 18
-"""The Python-level memo: 2**18 entries (8 MiB), shared by every call (values depend only on
-the hand, the rules word and the mode, so they stay valid across calls)."""
+DECO_SLOTS_LOG2 = 20
+"""A call's decomposition memo grows up to 2**20 entries (40 MiB; a full 27-card hand needs a
+few thousand)."""
+DECO_MAX_NODES = 20_000_000
+"""States a decomposition call may expand: far above any hand (the worst 27-card hands need a
+few thousand); past it the call raises instead of running on. Ctrl-C stops it too."""
 UNIT = DECO_UNIT
-
-
-cdef Deco _memo_d   # lives as long as the module
-if not deco_init(&_memo_d, DECO_SLOTS_LOG2):
-    raise MemoryError()
 
 
 cdef int _mode(bint keep_bombs) noexcept:
     return DECO_KEEP_BOMBS if keep_bombs else DECO_COUNT
 
 
+cdef int _check_hand(uint64_t hand) except -1:
+    if not valid_word(hand):
+        raise ValueError(f"hand must be a cards word (naturals <= 8, jokers <= 2), got {hand:#x}")
+    return 0
+
+
+cdef bint _covers(uint64_t hand, uint64_t w) noexcept nogil:
+    cdef int r
+    for r in range(16):
+        if (w >> (4 * r)) & 15 > (hand >> (4 * r)) & 15:
+            return False
+    return True
+
+
+cdef int _open(Deco* d, SkBudget* b) except -1:
+    """A call's own workspace (never shared between threads) and its budget."""
+    if not deco_init(d, DECO_SLOTS_LOG2):
+        deco_free(d)
+        raise MemoryError()
+    budget_init(b, DECO_MAX_NODES, 0.0)
+    d.budget = b
+    return 0
+
+
+cdef int _close(Deco* d, SkBudget* b) except -1:
+    """Free the workspace; raise what stopped the call (Ctrl-C, memory, the budget)."""
+    cdef bint stopped = d.stopped, oom = d.oom
+    deco_free(d)
+    budget_raise(b)
+    if oom:
+        raise MemoryError()
+    if stopped:
+        raise RuntimeError(f"decomposition stopped after {DECO_MAX_NODES} states (its budget)")
+    return 0
+
+
 def decompose_cost(uint64_t hand, uint32_t flags, bint keep_bombs) -> int:
     """Least split cost of ``hand`` (``UNIT`` per play; with ``keep_bombs`` a bomb costs
-    ``UNIT`` − its card count)."""
+    ``UNIT`` − its card count). GIL released."""
     cdef int32_t c
     cdef int mode = _mode(keep_bombs)
+    cdef Deco d
+    cdef SkBudget b
+    _check_hand(hand)
+    _open(&d, &b)
     with nogil:
-        c = deco_cost(&_memo_d, hand, flags, mode)
-    if _memo_d.oom:
-        raise MemoryError()
+        c = deco_cost(&d, hand, flags, mode)
+    _close(&d, &b)
     return c
 
 
 def decompose_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words) -> list:
-    """:func:`decompose_cost` of ``hand − w`` for each ``w`` in ``words`` (each ⊆ ``hand``)."""
+    """:func:`decompose_cost` of ``hand − w`` for each ``w`` in ``words`` (each ⊆ ``hand``),
+    from one memo: the sub-hands share every state above the ranks they lack. GIL released."""
     cdef int mode = _mode(keep_bombs)
-    cdef list out = []
-    cdef uint64_t w
-    for x in words:
-        w = x
-        out.append(deco_cost(&_memo_d, hand - w, flags, mode))
-        if _memo_d.oom:
+    cdef list ws = list(words)
+    cdef long long n = len(ws), i
+    cdef uint64_t* arr
+    cdef int32_t* out
+    cdef Deco d
+    cdef SkBudget b
+    _check_hand(hand)
+    arr = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+    out = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    try:
+        if arr == NULL or out == NULL:
             raise MemoryError()
-    return out
+        for i in range(n):
+            arr[i] = ws[i]
+            if not _covers(hand, arr[i]):
+                raise ValueError(f"words[{i}] = {arr[i]:#x} is not part of the hand {hand:#x}")
+        _open(&d, &b)
+        with nogil:
+            deco_costs(&d, hand, flags, mode, arr, n, out)
+        _close(&d, &b)
+        return [out[i] for i in range(n)]
+    finally:
+        free(arr)
+        free(out)
 
 
 def decompose_split(uint64_t hand, uint32_t flags, bint keep_bombs) -> tuple:
     """``(plays, cost, words, tags)``: the number of plays of an optimal split, its cost and
-    the split itself (cards words and reading tags, in the order found)."""
+    the split itself (cards words and reading tags). GIL released."""
     cdef int mode = _mode(keep_bombs)
-    cdef int32_t cost = deco_cost(&_memo_d, hand, flags, mode)
-    cdef uint64_t rest = hand, w
-    cdef uint32_t t
-    cdef list words = [], tags = []
-    while rest and not _memo_d.oom:
-        deco_best(&_memo_d, rest, flags, mode, &w, &t)
-        words.append(w)
-        tags.append(t)
-        rest -= w
-    if _memo_d.oom:
+    cdef uint64_t words[128]    # ≤ 108 plays: one card each at most
+    cdef uint32_t tags[128]
+    cdef int wilds[128]
+    cdef int32_t cost = 0
+    cdef int n
+    cdef Deco d
+    cdef SkBudget b
+    _check_hand(hand)
+    _open(&d, &b)
+    with nogil:
+        n = deco_split(&d, hand, flags, mode, words, tags, wilds, 128, &cost)
+    _close(&d, &b)
+    if n < 0 or n > 128:
+        raise RuntimeError("decomposition failed")  # not reached: a stop raised above
+    return deco_plays(cost), cost, [words[i] for i in range(n)], [tags[i] for i in range(n)]
+
+
+def decompose_stats(uint64_t hand, uint32_t flags, bint keep_bombs, words=None) -> tuple:
+    """(cost, states expanded, memo entries) of one call (tests, benchmarks); with ``words``
+    of one :func:`decompose_costs` call (cost: the hand's)."""
+    cdef Deco d
+    cdef SkBudget b
+    cdef int32_t c
+    cdef int mode = _mode(keep_bombs)
+    cdef long long n = 0
+    cdef uint64_t* arr = NULL
+    cdef int32_t* out = NULL
+    _check_hand(hand)
+    if words is not None:
+        words = list(words)
+        for w in words:
+            if not _covers(hand, w):
+                raise ValueError(f"{w:#x} is not part of the hand {hand:#x}")
+        n = len(words)
+        arr = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+        out = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+        if arr == NULL or out == NULL:
+            free(arr)
+            free(out)
+            raise MemoryError()
+        for i, w in enumerate(words):
+            arr[i] = w
+    try:
+        _open(&d, &b)
+        with nogil:
+            c = deco_cost(&d, hand, flags, mode)
+            if n:
+                deco_costs(&d, hand, flags, mode, arr, n, out)
+    finally:
+        free(arr)
+        free(out)
+    nodes, used = d.nodes, d.used
+    _close(&d, &b)
+    return c, nodes, used
+
+
+def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
+                    long long max_nodes=0):
+    """:func:`decompose_costs` by the first, exponential search (``_decompose_ref.pxd``: the
+    kernel's plays holding the lowest card, one memo of sub-hands for the call), the slow
+    reference of the tests and benchmarks; ``None`` if it needed more than ``max_nodes``
+    sub-hands (0: no limit). GIL released; no budget (give it a limit)."""
+    cdef RefDeco d
+    cdef list ws = list(words), out = []
+    cdef uint64_t w
+    cdef int32_t c = 0
+    cdef int mode = _mode(keep_bombs)
+    cdef bint over = False
+    _check_hand(hand)
+    for x in ws:
+        if not _covers(hand, x):
+            raise ValueError(f"{x:#x} is not part of the hand {hand:#x}")
+    if not ref_init(&d, 16):
+        ref_free(&d)
         raise MemoryError()
-    return deco_plays(cost), cost, words, tags
-
-
-def decompose_nodes() -> int:
-    """Sub-hands solved by the Python-level memo so far (tests, benchmarks)."""
-    return _memo_d.nodes
+    d.limit = max_nodes
+    try:
+        for x in ws:
+            w = x
+            with nogil:
+                c = ref_cost(&d, hand - w, flags, mode)
+            if d.oom:
+                raise MemoryError()
+            if max_nodes > 0 and d.nodes > max_nodes:
+                return None
+            out.append(c)
+        return out
+    finally:
+        ref_free(&d)
 
 
 # == the endgame search (docs/solver.md "Value", "Search") ======================================

@@ -17,12 +17,40 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from ._check import as_int, as_seconds
 from .errors import ShuangkouError
 from .rules import PRESETS, Rules
 
 _POLICIES = ("random", "greedy")
+
+
+def _int_flag(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: an integer ``lo..hi``, else a usage error (exit 2, no traceback) —
+    never a traceback from C, nor a value wrapped or truncated there."""
+
+    def integer(text: str) -> int:
+        try:
+            return as_int(int(text, 10), "value", lo, hi)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer {lo}..{hi}, got {text[:40]!r}") from None
+
+    return integer
+
+
+def _seconds_flag(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds (``nan``, ``inf``, ``-1``
+    refused)."""
+    try:
+        return as_seconds(float(text), "seconds")
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive, finite number of seconds, got {text[:40]!r}") from None
+
+
+_COUNT = 2**63 - 1  # the largest count the C loops take (int64)
 
 
 def _policy_arg(text: str) -> list[str]:
@@ -56,15 +84,17 @@ def _parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="self-play many deals and summarise them",
                          formatter_class=fmt)
-    sim.add_argument("-n", "--deals", type=int, default=10_000, help="number of deals")
+    sim.add_argument("-n", "--deals", type=_int_flag(0, _COUNT), default=10_000,
+                     help="number of deals")
     sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     sim.add_argument("--policy", type=_policy_arg, default="random",
                      help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
                           "or four comma-separated, one per seat")
-    sim.add_argument("--threads", type=int, default=1, help="threads playing deals")
-    sim.add_argument("--seed", type=int, default=0,
+    sim.add_argument("--threads", type=_int_flag(1, 1024), default=1,
+                     help="threads playing deals")
+    sim.add_argument("--seed", type=_int_flag(0, 2**64 - 1), default=0,
                      help="run seed (deal i: rng.deal_seed(seed, i))")
-    sim.add_argument("--start", type=int, default=0, help="first deal index")
+    sim.add_argument("--start", type=_int_flag(0, _COUNT), default=0, help="first deal index")
     sim.add_argument("--wilds", choices=("all", "fewest"), default=None,
                      help="play generation mode for every seat (default: per policy)")
     sim.add_argument("--out", help="write every deal to FILE (.npz, .csv or .parquet)")
@@ -83,8 +113,10 @@ def _parser() -> argparse.ArgumentParser:
     so = sub.add_parser("solve", help="solve a position exactly (all hands visible)")
     so.add_argument("position", help="position text (docs/position.md)")
     so.add_argument("--objective", choices=("score", "base"), default="score")
-    so.add_argument("--max-nodes", type=int, default=None, help="stop after N positions")
-    so.add_argument("--time-limit", type=float, default=None, help="stop after S seconds")
+    so.add_argument("--max-nodes", type=_int_flag(1, _COUNT), default=None,
+                    help="stop after N positions")
+    so.add_argument("--time-limit", type=_seconds_flag, default=None,
+                    help="stop after S seconds")
 
     hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
     hi.add_argument("position", help="position text (docs/position.md)")
@@ -113,8 +145,6 @@ def _simulate(args: argparse.Namespace) -> int:
     from .sim import output_format, simulate
 
     rules = Rules.preset(args.rules)
-    if args.deals < 0:
-        raise ValueError("-n must be >= 0")
     for path in (args.out, args.plot):  # fail before a long run, not after it
         if path:
             _check_writable(path, args.force)
@@ -122,7 +152,8 @@ def _simulate(args: argparse.Namespace) -> int:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise ValueError("--out .parquet needs pyarrow: pip install pyarrow") from None
+            raise ValueError(
+                "--out .parquet needs pyarrow: pip install 'shuangkou[parquet]'") from None
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -228,8 +259,10 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run one subcommand: 0 on success, 2 on a usage or input error (a message, no
+    traceback), 130 on Ctrl-C (``KeyboardInterrupt``, wherever it lands: no traceback)."""
     try:
+        args = _parser().parse_args(argv)
         if args.command == "simulate":
             return _simulate(args)
         if args.command in ("solve", "hint"):

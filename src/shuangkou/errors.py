@@ -29,3 +29,19 @@ class IllegalPlayError(ShuangkouError, ValueError):
 
     Raising it never changes the object it was raised from.
     """
+
+
+class PositionError(ShuangkouError, ValueError):
+    """A position that no deal can reach (RULES.md R1, R7): more cards than the decks hold, a
+    seat holding more than it was dealt, a table bomb its owner did not play. Names the seat
+    or the rank."""
+
+
+class ConcurrentUseError(ShuangkouError, RuntimeError):
+    """An object that is not shared between threads (``VecEnv``) was called from a second
+    thread while a call was still running in another."""
+
+
+class LimitError(ShuangkouError, RuntimeError):
+    """A work or time limit stopped a computation that has no partial answer (``perft``):
+    names the limit."""

@@ -73,7 +73,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from . import documents
-from ._check import as_int, as_seat
+from ._check import as_seat, as_seed
 from ._physical import GameLock, _Base
 from ._physical import ids_of as _ids_of
 from ._physical import mask_of as _mask_of
@@ -514,7 +514,7 @@ class Game(_Base):
         self._mask = masks
         self._st = _State.from_position(
             rules, [Hand._from_packed_unchecked(_ranks_of(m)) for m in masks], leader,
-            leader=leader,
+            leader=leader, hand_size=None,  # a scripted deal may give a seat any number
         )
         # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
         # it; the Action objects are built from the records when asked for (_built caches them).
@@ -777,6 +777,10 @@ class Game(_Base):
                         what, seat, f"{format_cards([a])} is not in the hand (or not that many)"
                     )
             ids = tuple(picked)
+        elif isinstance(cards, (bytes, bytearray, memoryview)):
+            # iterable as ints, but b"3" is no card id 51: text must be a str
+            raise _illegal(what, seat, f"cards must be text (str), ids or a Play, not "
+                                       f"{type(cards).__name__}")
         else:
             try:
                 raw = list(cards)  # type: ignore[call-overload]
@@ -1050,6 +1054,8 @@ def _show(cards: object) -> str:
         return f"{cards.describe()} [{cards}]"
     if isinstance(cards, (str, Hand)):
         return repr(str(cards))
+    if isinstance(cards, (bytes, bytearray, memoryview)):
+        return repr(bytes(cards)[:20])
     return repr(list(cards))  # type: ignore[call-overload]
 
 
@@ -1154,7 +1160,7 @@ class Match:
 
     def __init__(self, rules: Rules | str, seed: int = 7) -> None:
         self.rules: Rules = as_rules(rules)
-        self.seed: int = as_int(seed, "seed")  # any int (rng: reduced mod 2^64)
+        self.seed: int = as_seed(seed)  # 0..2^64-1, as every seed (rng)
         self.games: list[Game] = []
 
     @property

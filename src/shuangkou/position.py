@@ -11,21 +11,27 @@ and its owner, the passes since it, the seats out in order, the bombs each seat 
 that abandoned. Bad text raises :class:`~shuangkou.errors.NotationError` naming the field and
 the token; reading is linear in the text, whose length is capped (:data:`MAX_LENGTH`), and a
 message quotes at most a few dozen characters of it.
+
+:func:`check_position` is the one rule of what a position may hold (the decks' cards, the
+cards each seat was dealt, the table bomb among its owner's bombs); every way of building a
+position — ``State.from_position``, the reference ``RefState``, this text, ``VecEnv`` — applies
+it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
-from .cards import MAX_COPIES, N_RANKS, Hand
-from .errors import NotationError
+from .cards import HAND_SIZE, MAX_COPIES, N_RANKS, Hand
+from .errors import NotationError, PositionError
 from .plays import Kind, Play, classify
 from .rules import PRESETS, Rules, as_rules
 
-__all__ = ["FIELDS", "MAX_LENGTH", "format_position", "parse_position"]
+__all__ = ["FIELDS", "MAX_LENGTH", "check_position", "format_position", "parse_position"]
 
 MAX_LENGTH = 4096
 """Longest position text read (a real one is under 300 characters)."""
@@ -78,6 +84,42 @@ def _q(token: str) -> str:
 
 def _error(field: int, message: str) -> NotationError:
     return NotationError(f"position field {field + 1} ({FIELDS[field]}): {message}")
+
+
+# -- what a position may hold --------------------------------------------------------------------
+def check_position(
+    hands: Sequence[Hand],
+    table: Play | None,
+    table_owner: int | None,
+    bombs: Sequence[Sequence[Play]],
+    hand_size: int | None = HAND_SIZE,
+) -> None:
+    """Raise :class:`~shuangkou.errors.PositionError` unless the cards of a position could
+    have come from one deal (R1, R7):
+
+    * every card held, on the table or in a bomb played is one of the two decks' (at most 8 of
+      a rank 3..2, 2 of each joker: 108 cards in all); a bomb on the table is the last play of
+      its owner, so it is among that seat's ``bombs`` (and counted once);
+    * with ``hand_size`` (27, the standard deal), no seat holds more than it was dealt: its
+      cards, plus the bombs it played, plus the table play if it owns a plain one, are at most
+      ``hand_size`` (the other cards it played are not in a position). ``None`` skips this:
+      scripted deals (``Game.from_deal``) may give a seat any number of cards.
+
+    ``hands`` are the four seats' ranks, ``bombs`` the bombs each seat played. The rule is
+    written once, in C (``_engine.cards_problem``), so that ``State.from_position`` applies it
+    at C speed; this is its Python entry."""
+    from ._engine import cards_problem
+
+    problem = cards_problem(
+        [h.packed for h in hands],
+        0 if table is None else table.packed,
+        0 if table is None or table_owner is None else table.tag,
+        -1 if table_owner is None else table_owner,
+        [(s, b.packed, b.tag) for s in range(4) for b in bombs[s]],
+        0 if hand_size is None else hand_size,
+    )
+    if problem is not None:
+        raise PositionError(problem)
 
 
 # -- rules -------------------------------------------------------------------------------------

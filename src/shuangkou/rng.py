@@ -12,7 +12,8 @@ compute is fixed and versioned by the JSON state format:
     z = (z ^ (z >> 27)) * 0x94D049BB133111EB
     return z ^ (z >> 31)
 
-The seed is the initial state (any int, reduced mod 2^64).
+The seed is the initial state: an int 0..2^64-1 (a negative or larger seed is refused, never
+reduced mod 2^64, by the argument rule of ``_check``).
 
 **Bounded draw.** ``bounded(n) = (next() * n) >> 64`` (Lemire's multiply-shift, no rejection:
 a uniform 0..n-1 up to a bias below n / 2^64).
@@ -38,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _sim
-from ._check import as_int
+from ._check import as_int, as_seed
 from ._engine import SplitMix64, deal_cards
 from .cards import HAND_SIZE
 
@@ -49,7 +50,7 @@ MASK64 = (1 << 64) - 1
 
 def deal_seed(seed: int, index: int) -> int:
     """The seed of the ``index``-th deal of a match or simulation seeded ``seed``."""
-    seed, index = as_int(seed, "seed") & MASK64, as_int(index, "deal index", 0) & MASK64
+    seed, index = as_seed(seed), as_int(index, "deal index", 0, MASK64)
     return int(_sim.deal_seed(seed, index))
 
 
@@ -77,7 +78,7 @@ def deal(seed: int, first_leader: str) -> Deal:
     leader seat (``"random"``) from the same generator."""
     if first_leader not in ("revealed", "random"):
         raise ValueError(f"first_leader must be 'revealed' or 'random', not {first_leader!r}")
-    seed = as_int(seed, "seed") & MASK64  # any int, never a float or bool truncated (R7)
+    seed = as_seed(seed)  # never a float or bool truncated, nor a negative seed wrapped (R7)
     deck, revealed, leader, after = deal_cards(seed, first_leader == "revealed")
     hands = tuple(tuple(deck[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE]) for s in range(4))
     return Deal(seed, hands, revealed, leader, after)  # type: ignore[arg-type]

@@ -6,10 +6,9 @@ behind it, contributions per bomb, the clamp), with :meth:`Result.breakdown` pri
 a UI. Everything is counted in *units* (``Result.units``); ``Result.scores`` are units × the
 rules' ``base_score`` (R8: "scores are in units of the rules' base score").
 
-The engine computes results; the pure-Python R8 arithmetic (``score``, ``best_held_bombs``,
-``contribution_units``, ``outcome_of``) is the test-only reference in
-:mod:`shuangkou._reference_scoring`, re-exported here under its old names (its docstring lists
-the choices made where RULES.md is silent).
+The engine computes results. The pure-Python R8 arithmetic the tests check it against is the
+private test oracle ``shuangkou._reference_scoring`` (not API; its docstring lists the choices
+made where RULES.md is silent).
 """
 
 from __future__ import annotations
@@ -19,16 +18,7 @@ from enum import Enum
 
 from .plays import Play
 
-__all__ = [
-    "BombScore",
-    "HeldBomb",
-    "Outcome",
-    "Result",
-    "best_held_bombs",
-    "contribution_units",
-    "outcome_of",
-    "score",
-]
+__all__ = ["BombScore", "Outcome", "Result"]
 
 
 class Outcome(Enum):
@@ -181,13 +171,3 @@ class Result:
         lines.extend(self.notes)
         return "\n".join(lines)
 
-
-# The R8 arithmetic moved to the reference engine; its old names keep working. Imported last:
-# _reference_scoring builds on the classes above.
-from ._reference_scoring import (  # noqa: E402
-    HeldBomb,
-    best_held_bombs,
-    contribution_units,
-    outcome_of,
-    score,
-)

@@ -56,7 +56,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _sim
-from ._check import as_int
+from ._check import as_int, as_seed
 from ._engine import deal_cards
 from .cards import HAND_SIZE
 from .plays import PASS, Play, backend
@@ -268,7 +268,8 @@ class SimResult:
                 import pyarrow.parquet as pq
             except ImportError:
                 raise RuntimeError(
-                    "writing parquet needs pyarrow: pip install pyarrow (or use .npz / .csv)"
+                    "writing parquet needs pyarrow: pip install 'shuangkou[parquet]'"
+                    " (or use .npz / .csv)"
                 ) from None
             table = pa.table(self.columns())
             table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
@@ -725,7 +726,7 @@ def simulate(
     n = as_int(n, "n (number of deals)", 0)
     start = as_int(start, "start", 0)
     threads = as_int(threads, "threads", 1, 1024)
-    seed = as_int(seed, "seed")
+    seed = as_seed(seed)
     r = as_rules(rules)
     pols = _as_policies(policy)
     fewest = _fewest_flags(pols, wilds)
@@ -744,9 +745,10 @@ def simulate(
                         bar.update(c)
             else:
                 with ThreadPoolExecutor(threads, thread_name_prefix="shuangkou-sim") as ex:
-                    pending = {ex.submit(_sim.run, params, seed64, start + s, c, out, s): c
-                               for s, c in jobs}
-                    try:
+                    pending = {}
+                    try:  # from the first submit: a Ctrl-C while queueing cancels the queue too
+                        for s, c in jobs:
+                            pending[ex.submit(_sim.run, params, seed64, start + s, c, out, s)] = c
                         while pending:
                             done, _ = wait(pending, return_when=FIRST_COMPLETED)
                             for f in done:

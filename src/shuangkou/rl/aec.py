@@ -132,7 +132,8 @@ class ShuangkouAEC(_AECBase):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._action[0] = as_int(action, "action")
+        # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
+        self._action[0] = as_int(action, "action", 0, len(self._vec.table) - 1)
         out = self._vec._step(self._action, True)
         self._to_act = out.to_act.item(0)  # .item: a Python int without a numpy scalar
         if out.done.item(0):

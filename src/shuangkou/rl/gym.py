@@ -4,10 +4,11 @@ the kernel by a built-in policy (extra ``[rl]``).
 The observation is ``{"observation": float32[OBS_SIZE], "action_mask": int8[A]}`` (docs/rl.md),
 an action an action-table id (0 = pass; cards by the rule of docs/rl.md), the reward the
 agent seat's R8 score when the deal ends (0 before). ``reset(seed)`` deals deal 0 of the
-stream ``seed``. An action outside the mask raises :class:`~shuangkou.errors.IllegalPlayError`
-(``illegal="raise"``), or with ``illegal="fallback"`` is replaced by pass when answering, else
-by the first legal action, and ``info["illegal"]`` is set (what a learner without masks, or
-``gymnasium``'s ``check_env`` sampling unmasked actions, needs).
+stream ``seed``. Every id of the ``Discrete`` action space is accepted, as Gymnasium's API
+asks (``check_env`` samples unmasked actions): by default (``illegal="fallback"``) one outside
+the mask is replaced by pass when answering, else by the first legal action, and
+``info["illegal"]`` is set; ``illegal="raise"`` raises
+:class:`~shuangkou.errors.IllegalPlayError` instead (to debug a masked learner).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         *,
         seat: int = 0,
         opponents: str = "greedy",
-        illegal: str = "raise",
+        illegal: str = "fallback",
         render_mode: str | None = None,
     ) -> None:
         seat = as_seat(seat)

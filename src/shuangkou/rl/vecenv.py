@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from .. import _rl
-from .._check import as_int, as_seat
+from .._check import as_int, as_seat, as_seed
 from .._engine import State
 from ..batch import KEY_MASK, OBS_SIZE, ActionTable, action_table
-from ..errors import IllegalPlayError
+from ..errors import ArgumentError, ConcurrentUseError, IllegalPlayError
 from ..plays import Play
+from ..position import check_position
 from ..rules import Rules, as_rules
 
 __all__ = ["Step", "VecEnv"]
@@ -134,7 +135,14 @@ class VecEnv:
     are the agent's: every returned row is an agent seat's decision. ``log=True`` keeps each
     deal's actions (:meth:`deal_log`), for replays and tests. With ``autoreset=False`` a
     finished deal stays over (``to_act`` -1, no legal plays, its actions ignored) until
-    ``reset``: what the single-deal PettingZoo and Gymnasium envs use."""
+    ``reset``: what the single-deal PettingZoo and Gymnasium envs use.
+
+    Threads: a VecEnv is used by one thread at a time (its ``threads`` workers are its own).
+    A call made while another thread's call on the same env is still running raises
+    :class:`~shuangkou.errors.ConcurrentUseError` (a ``RuntimeError``) and changes nothing;
+    give each thread its own VecEnv. A step interrupted by Ctrl-C (``KeyboardInterrupt``, within
+    milliseconds even for a large batch) leaves its deals part-way: ``reset`` before stepping
+    again."""
 
     def __init__(
         self,
@@ -150,9 +158,12 @@ class VecEnv:
         n = as_int(n, "n", 1)
         threads = as_int(threads, "threads", 1, n)
         policy = [_rl.AGENT] * 4
+        if opponents is not None and not isinstance(opponents, Mapping):
+            raise ArgumentError("opponents must map seats to 'random' or 'greedy' (a dict), not "
+                                f"{type(opponents).__name__}")
         for key, name in (opponents or {}).items():
             seat = as_seat(key, "opponent seat")
-            if name not in _POLICIES:
+            if not isinstance(name, str) or name not in _POLICIES:
                 raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
             policy[seat] = _POLICIES[name]
         if _rl.AGENT not in policy:
@@ -200,6 +211,17 @@ class VecEnv:
             w.start()
         self._stop = weakref.finalize(self, self._kernel.stop)
         self._last: Step | None = None
+        self._busy = threading.Lock()  # held by the call using the kernel (never waited on)
+
+    def _enter(self) -> _rl.VecKernel:
+        """The kernel, for one call (``try: … finally: self._busy.release()``): a second
+        thread's call meanwhile is refused, not waited for (the kernel writes its slots and
+        buffers with the GIL released; two calls at once would race)."""
+        if not self._busy.acquire(False):
+            raise ConcurrentUseError(
+                "this VecEnv is in use by another thread: a VecEnv serves one thread at a time "
+                "(give each thread its own)")
+        return self._kernel
 
     def _grow(self, capacity: int) -> None:
         """Play arrays for ``capacity`` legal plays in all (thread ``t`` lists into its
@@ -212,11 +234,15 @@ class VecEnv:
         b["cards"] = np.zeros((capacity, 15), np.uint8)
         b["features"] = np.zeros((capacity, 7), np.uint8)
 
-    def _run(self, mode: int) -> Step:
-        k = self._kernel
+    def _run(self, k: _rl.VecKernel, mode: int) -> Step:
+        """Run the kernel (``mode``: 0 reset, 1 step, 2 list again) with ``_enter`` held."""
         grown = False
         while True:
-            total = k.run(mode)
+            try:
+                total = k.run(mode)
+            except BaseException:  # Ctrl-C stopped the deals part-way: only reset may follow
+                self._last = None
+                raise
             if total >= 0:
                 break
             # a thread's region overflowed: grow, list again (the deals do not move twice)
@@ -239,8 +265,13 @@ class VecEnv:
         """Start deal ``i`` of the stream seeded ``seed`` in row ``i`` (later deals of row
         ``i``: ``i + N``, ``i + 2N``, …); deal ``k``'s cards are those of
         ``Game(rules, rng.deal_seed(seed, k))``."""
-        self._kernel.set_seed(as_int(seed, "seed", 0, 2**64 - 1))
-        return self._run(0)
+        seed = as_seed(seed)
+        k = self._enter()
+        try:
+            k.set_seed(seed)
+            return self._run(k, 0)
+        finally:
+            self._busy.release()
 
     def step(self, actions: Any, *, table_ids: bool = False) -> Step:
         """Apply one action per deal and run to the next agent decision of each.
@@ -249,69 +280,118 @@ class VecEnv:
         ``table_ids=True`` action-table ids (0 passes; the cards are chosen by the rule of
         docs/rl.md). An illegal action raises :class:`IllegalPlayError` naming the deal, and
         no deal moves."""
-        if self._last is None:
-            raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
         if a.shape != (self.n,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.n} ints, got {a.dtype} {a.shape}")
+        if a.dtype.kind == "u" and a.dtype.itemsize == 8 and self.n and int(a.max()) >= 2**63:
+            # as int64 it would wrap (2**64-1 → -1, a pass): no action is that large
+            bad = int(np.argmax(a >= 2**63))
+            why = _REASONS[3 if table_ids else 2]
+            raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {why}")
         return self._step(np.ascontiguousarray(a, dtype=np.int64), table_ids)
 
     def _step(self, a: np.ndarray, table_ids: bool) -> Step:
         """``step`` past its argument checks: ``a`` is a contiguous (N,) int64 array (the
         single-deal envs build theirs once and call this each step)."""
-        bad, why = self._kernel.resolve(a, table_ids)
-        if bad >= 0:
-            raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
-        return self._run(1)
+        k = self._enter()
+        try:
+            if self._last is None:
+                raise RuntimeError("call reset() before step()")
+            bad, why = k.resolve(a, table_ids)
+            if bad >= 0:
+                raise IllegalPlayError(f"deal {bad}: action {int(a[bad])}: {_REASONS[why]}")
+            return self._run(k, 1)
+        finally:
+            self._busy.release()
 
     def set_position(self, i: int, state: State) -> Step:
         """Row ``i`` continues from ``state`` (a :class:`shuangkou.State` of the same rules
         whose seat to act is an agent seat): endgames, puzzles, curricula. The row keeps its
         deal index; it has no 明牌 facts (those observation fields are 0) and the cards played
-        are those since the position was set up. Returns the refreshed :class:`Step`."""
-        if self._last is None:
-            raise RuntimeError("call reset() before set_position()")
+        are those since the position was set up. Returns the refreshed :class:`Step`.
+
+        The position must be one of a standard deal (``check_position`` with 27 cards a seat:
+        the action table holds the plays of such hands); a scripted deal's bigger hands are
+        refused with a ``ValueError`` and the row is left as it was."""
         i = self._row(i)
         if not isinstance(state, State) or state.rules != self.rules:
             raise ValueError(f"state must be a shuangkou.State under {self.rules.name}")
         if state.is_over or state.to_act not in self.agent_seats:
             raise ValueError(f"the seat to act must be an agent seat {self.agent_seats}, "
                              f"got {state.to_act!r}")
-        self._kernel.load(i, state)
-        return self._run(2)
+        check_position([state.hand(s) for s in range(4)], state.table, state.table_owner,
+                       [state.bombs_played(s) for s in range(4)])
+        k = self._enter()
+        try:
+            if self._last is None:
+                raise RuntimeError("call reset() before set_position()")
+            k.load(i, state)
+            out = self._run(k, 2)
+            row = k.unmapped_row()
+            if row >= 0:  # a play the action table lacks (C left it out of the mask row)
+                self._last = None
+                raise ValueError(f"row {row}: a legal play is missing from the action table; "
+                                 "reset() before stepping again")
+            return out
+        finally:
+            self._busy.release()
 
     # -- inspection ------------------------------------------------------------------------------
     def _row(self, i: object) -> int:
-        """A row index 0..n-1: the kernel reads its deal slots unchecked (``hands(-1)`` is
-        refused, not the last row; a row past the end would read past the slots)."""
+        """A row index 0..n-1 by the argument rule (``hands(-1)`` is refused, not the last
+        row; the kernel checks the row again in C before it reads a slot)."""
         return as_int(i, "row", 0, self.n - 1)
 
     def legal_plays(self, i: int) -> list[Play]:
         """Row ``i``'s legal plays as :class:`Play` objects (the order of ``legal_plays``)."""
         i = self._row(i)
-        o = self._buf["offsets"]
-        lo, hi = int(o[i]), int(o[i + 1])
-        return [Play._from_codes(int(w), int(t))
-                for w, t in zip(self._buf["words"][lo:hi], self._buf["tags"][lo:hi])]
+        self._enter()
+        try:
+            o = self._buf["offsets"]
+            lo, hi = int(o[i]), int(o[i + 1])
+            return [Play._from_codes(int(w), int(t))
+                    for w, t in zip(self._buf["words"][lo:hi], self._buf["tags"][lo:hi])]
+        finally:
+            self._busy.release()
 
     def observe(self, i: int, seat: int) -> np.ndarray:
         """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
         out = np.empty(OBS_SIZE, np.float32)
-        self._kernel.observe(self._row(i), as_seat(seat), out)
+        i, seat = self._row(i), as_seat(seat)
+        k = self._enter()
+        try:
+            k.observe(i, seat, out)
+        finally:
+            self._busy.release()
         return out
 
     def position(self, i: int) -> tuple[Any, ...]:
         """``(to_act, table_word, table_tag, owner, passes, places)`` of row ``i``."""
-        return tuple(self._kernel.position(self._row(i)))
+        i = self._row(i)
+        k = self._enter()
+        try:
+            return tuple(k.position(i))
+        finally:
+            self._busy.release()
 
     def hands(self, i: int) -> tuple[int, int, int, int]:
         """The four packed hands of row ``i`` (hidden information: for tests and renders)."""
-        return self._kernel.hands(self._row(i))
+        i = self._row(i)
+        k = self._enter()
+        try:
+            return k.hands(i)
+        finally:
+            self._busy.release()
 
     def deal_log(self, i: int, last: bool = False) -> tuple[int, list[tuple[int, Play | None]]]:
         """``(deal index, [(seat, play or None for a pass)])`` of row ``i``'s current deal
         (``last=True``: of its last finished deal). Needs ``log=True``."""
-        index, rows = self._kernel.log(self._row(i), last)
+        i = self._row(i)
+        k = self._enter()
+        try:
+            index, rows = k.log(i, last)
+        finally:
+            self._busy.release()
         return index, [(s, Play._from_codes(w, t) if t else None) for s, w, t in rows]
 
     @property
@@ -322,10 +402,14 @@ class VecEnv:
 
     def close(self) -> None:
         """Stop the worker threads (later steps run in the caller's thread alone)."""
-        self._stop()
-        for w in self._workers:
-            w.join()
-        self._workers = []
+        self._enter()
+        try:
+            self._stop()
+            for w in self._workers:
+                w.join()
+            self._workers = []
+        finally:
+            self._busy.release()
 
     def __repr__(self) -> str:
         return (f"VecEnv({self.rules.name!r}, n={self.n}, threads={self.threads}, "

@@ -1,25 +1,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Hand decomposition (手数) in C: the fewest plays that empty a hand, exact with wilds
-(docs/solver.md "Decomposition").
+"""The first decomposition (手数) search, kept as the slow reference of the tests and the
+benchmark (``_solve.reference_costs``): exact, but exponential on some 27-card hands (seconds to
+minutes on 千变 hands with four wilds). ``_decompose.pxd`` is the one the library uses.
 
-C-level entry points (``noexcept nogil``; the search and the Python wrapper use them):
-
-* ``deco_init(d, log2_slots)`` / ``deco_free(d)`` – a memo table of ``2**log2_slots`` entries
-  (bounded memory: a full table replaces entries; values stay exact, only speed is lost).
-* ``deco_cost(d, hand, flags, mode)`` – the least cost of a split of ``hand`` into plays.
-  ``DECO_COUNT``: every play costs ``DECO_UNIT``, so the cost is ``DECO_UNIT`` × 手数.
-  ``DECO_KEEP_BOMBS``: a bomb play costs ``DECO_UNIT`` − its card count, so among the splits
-  with the fewest plays the one with the most cards in bombs wins (the valued split of hints).
-  ``deco_plays(cost)`` recovers the number of plays from either cost.
-* ``deco_best(d, hand, flags, mode, word, tag)`` – the first play of an optimal split.
-* ``d.limit`` (0: exact) – a node count past which the search only descends greedily (the
-  largest play holding the lowest rank): an upper bound, for evaluations; never memoised.
+``ref_cost(d, hand, flags, mode)`` – the least cost of a split of ``hand`` into plays, with the
+cost model of ``_decompose.pxd`` (``DECO_UNIT`` a play, a bomb ``DECO_UNIT`` − its cards with
+``DECO_KEEP_BOMBS``). ``d.limit`` (0: none) – a node count past which the search only descends
+greedily (then the result is an upper bound and ``d.nodes > d.limit`` says so).
 
 Why it is exact: in any split of a hand into plays, the lowest natural card (or, once only
 jokers are left, the lowest joker) lies in some play; so the least cost is the minimum, over
 the legal plays that contain a card of that rank, of the play's cost plus the least cost of the
-rest. The plays are the kernel's (``sk_generate``: every card set that is a valid play, R2/R3),
-so no play-type rule is written twice.
+rest. The plays are the kernel's (``sk_generate``: every card set that is a valid play, R2/R3).
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
@@ -29,14 +21,13 @@ from _generate cimport sk_generate
 from _packed cimport SK_NAT_MASK, low_rank
 from _readings cimport K_BOMB, NO_TABLE, tag_kind, tag_size
 
+from _decompose cimport DECO_KEEP_BOMBS, DECO_UNIT
+
 cdef enum:
-    DECO_COUNT = 0
-    DECO_KEEP_BOMBS = 1
-    DECO_UNIT = 128         # > the most cards a hand can hold (108), so plays dominate
-    DECO_STACK0 = 4096      # initial play-stack size (grows on demand)
+    REF_STACK0 = 4096       # initial play-stack size (grows on demand)
 
 
-ctypedef struct DecoEntry:
+ctypedef struct RefEntry:
     uint64_t hand
     uint64_t best_word
     uint32_t best_tag
@@ -44,8 +35,8 @@ ctypedef struct DecoEntry:
     int32_t cost
 
 
-ctypedef struct Deco:
-    DecoEntry* table
+ctypedef struct RefDeco:
+    RefEntry* table
     uint64_t mask           # slots − 1
     uint64_t* words         # the play stack: each recursion level generates above ``top``
     uint32_t* tags
@@ -57,10 +48,10 @@ ctypedef struct Deco:
     bint oom                # an allocation failed (the caller raises MemoryError)
 
 
-cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
+cdef inline bint ref_init(RefDeco* d, int log2_slots) noexcept nogil:
     d.mask = ((<uint64_t>1) << log2_slots) - 1
-    d.table = <DecoEntry*>calloc(d.mask + 1, sizeof(DecoEntry))
-    d.cap = DECO_STACK0
+    d.table = <RefEntry*>calloc(d.mask + 1, sizeof(RefEntry))
+    d.cap = REF_STACK0
     d.words = <uint64_t*>calloc(d.cap, sizeof(uint64_t))
     d.tags = <uint32_t*>calloc(d.cap, sizeof(uint32_t))
     d.top = 0
@@ -70,7 +61,7 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
     return not d.oom
 
 
-cdef inline void deco_free(Deco* d) noexcept nogil:
+cdef inline void ref_free(RefDeco* d) noexcept nogil:
     free(d.table)
     free(d.words)
     free(d.tags)
@@ -79,16 +70,12 @@ cdef inline void deco_free(Deco* d) noexcept nogil:
     d.tags = NULL
 
 
-cdef inline int deco_plays(int32_t cost) noexcept nogil:
-    return (cost + DECO_UNIT - 1) // DECO_UNIT
-
-
-cdef inline uint64_t deco_slot(Deco* d, uint64_t hand, uint32_t ctx) noexcept nogil:
+cdef inline uint64_t ref_slot(RefDeco* d, uint64_t hand, uint32_t ctx) noexcept nogil:
     cdef uint64_t h = (hand ^ (<uint64_t>ctx << 40)) * 0x9E3779B97F4A7C15ULL
     return (h ^ (h >> 29)) & d.mask
 
 
-cdef inline bint deco_grow(Deco* d, long long need) noexcept nogil:
+cdef inline bint ref_grow(RefDeco* d, long long need) noexcept nogil:
     """Make room for ``need`` plays above ``top`` (indices, not pointers, survive a move)."""
     cdef long long cap = d.cap
     cdef uint64_t* w
@@ -109,23 +96,23 @@ cdef inline bint deco_grow(Deco* d, long long need) noexcept nogil:
     return True
 
 
-cdef inline int32_t play_cost(uint32_t tag, int mode) noexcept nogil:
+cdef inline int32_t ref_play_cost(uint32_t tag, int mode) noexcept nogil:
     if mode == DECO_KEEP_BOMBS and tag_kind(tag) >= K_BOMB:
         return DECO_UNIT - tag_size(tag)
     return DECO_UNIT
 
 
-cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) noexcept nogil:
+cdef inline int32_t ref_cost(RefDeco* d, uint64_t hand, uint32_t flags, int mode) noexcept nogil:
     """Least cost of a split of ``hand`` into plays (see the module docstring)."""
     cdef uint32_t ctx = flags | (<uint32_t>mode << 8) | ((<uint32_t>1) << 31)
     cdef uint64_t slot, rank_mask, nat, w, best_word = 0
     cdef uint32_t best_tag = 0
     cdef long long start, n, i, greedy
     cdef int32_t c, best
-    cdef DecoEntry* e
+    cdef RefEntry* e
     if hand == 0:
         return 0
-    slot = deco_slot(d, hand, ctx)
+    slot = ref_slot(d, hand, ctx)
     e = &d.table[slot]
     if e.hand == hand and e.ctx == ctx:
         return e.cost
@@ -136,7 +123,7 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
     n = sk_generate(hand, flags, NO_TABLE, False, d.words + start, d.tags + start,
                     <int>(d.cap - start))
     if n > d.cap - start:
-        if not deco_grow(d, n):
+        if not ref_grow(d, n):
             return 0
         sk_generate(hand, flags, NO_TABLE, False, d.words + start, d.tags + start, <int>n)
     d.top = start + n
@@ -152,10 +139,10 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
         w = d.words[i]
         if not (w & rank_mask) or (greedy >= 0 and i != greedy):
             continue
-        c = play_cost(d.tags[i], mode)
+        c = ref_play_cost(d.tags[i], mode)
         if c >= best:
             continue
-        c += deco_cost(d, hand - w, flags, mode)
+        c += ref_cost(d, hand - w, flags, mode)
         if d.oom:
             d.top = start
             return 0
@@ -174,20 +161,3 @@ cdef inline int32_t deco_cost(Deco* d, uint64_t hand, uint32_t flags, int mode) 
     e.best_tag = best_tag
     return best
 
-
-cdef inline int32_t deco_best(Deco* d, uint64_t hand, uint32_t flags, int mode,
-                              uint64_t* word, uint32_t* tag) noexcept nogil:
-    """The least cost of ``hand`` and the first play of an optimal split (``word``, ``tag``;
-    0, 0 for an empty hand)."""
-    cdef uint32_t ctx = flags | (<uint32_t>mode << 8) | ((<uint32_t>1) << 31)
-    cdef int32_t cost = deco_cost(d, hand, flags, mode)
-    cdef DecoEntry* e
-    word[0] = 0
-    tag[0] = 0
-    if hand == 0 or d.oom:
-        return cost
-    # deco_cost stored ``hand`` last, so its slot holds it
-    e = &d.table[deco_slot(d, hand, ctx)]
-    word[0] = e.best_word
-    tag[0] = e.best_tag
-    return cost

@@ -1,0 +1,111 @@
+"""Decomposition and hint benchmarks (docs/solver.md "Decomposition", "Hints"): CPU time of
+``decompose`` (the 手数 of a hand, the plain count) and of ``hints`` leading and answering,
+median and worst over seeded 27-card deals of every preset plus the hands the first
+decomposition search found hardest; beside them, in the same run, the first search
+(``_solve.reference_costs``, exponential: capped at ``--cap`` sub-hands) on the same hands::
+
+    python benchmarks/bench_hints.py                   # 1,000 deals a preset
+    python benchmarks/bench_hints.py --deals 200 --old 50 --cap 2000000
+
+Times are CPU seconds of this process (the machine is shared: wall clock is noisy). Answering:
+the hand answers one of ``TABLES`` in turn (a single, a pair, a straight, a pair chain, a
+triple, a bomb; the next one when the deck lacks its cards), played by the seat before it.
+The old hints are the old damage computation (``reference_costs`` of every ``hand − play``
+from one memo) on the first ``--old`` deals; a hand past the cap counts as the cap's time, so
+its ratio is a lower bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from deals import deals  # type: ignore[import-not-found]
+from shuangkou import Hand, Play, Rules, State, _solve, decompose, hints, legal_plays
+from shuangkou._reference_game import RefState
+
+TABLES = ("5", "7 7", "3 4 5 6 7", "4 4 5 5 6 6", "8 8 8", "6 6 6 6")
+WORST = {
+    "baibian": ["33445566778899TTJJQQKKAXXDD"],
+    "qianbian": ["33445566778899TTJJQQKKA X X D D", str(State.deal("qianbian", 8).hand(3))],
+}
+
+
+def cpu(fn: object, *args: object) -> tuple[float, object]:
+    t = time.process_time()
+    out = fn(*args)  # type: ignore[operator]
+    return time.process_time() - t, out
+
+
+def state(rules: Rules, hand: Hand, table: str | None) -> RefState:
+    """Seat 0 holds ``hand``, the others one card each of a rank it holds least of."""
+    spare = min(range(13), key=lambda r: hand.counts[r])
+    other = Hand.from_counts([int(r == spare) for r in range(15)])
+    hands = [hand, other, other, other]
+    if table is None:
+        return RefState.from_position(rules, hands, 0)
+    return RefState.from_position(rules, hands, 0, table=Play.parse(table, rules), table_owner=3)
+
+
+def answering(rules: Rules, hand: Hand, i: int) -> RefState:
+    """Seat 0 answering ``TABLES[i]``, or the next table whose cards the deck still has."""
+    for k in range(len(TABLES)):
+        try:
+            return state(rules, hand, TABLES[(i + k) % len(TABLES)])
+        except ValueError:
+            continue
+    raise ValueError(f"no table fits beside {hand}")
+
+
+def ms(xs: list[float]) -> str:
+    return f"{1e3 * statistics.median(xs):7.3f} {1e3 * max(xs):8.2f}"
+
+
+def run(preset: str, n: int, n_old: int, cap: int) -> dict[str, object]:
+    rules = Rules.preset(preset)
+    hands = [Hand.from_packed(h) for h in deals(n)]
+    hands += [Hand.parse(t) for t in WORST.get(preset, [])]
+    dec, lead, answer, old_dec, old_hint = [], [], [], [], []
+    over_dec = over_hint = 0
+    for i, hand in enumerate(hands):
+        dec.append(cpu(decompose, hand, rules)[0])
+        lead.append(cpu(hints, state(rules, hand, None))[0])
+        answer.append(cpu(hints, answering(rules, hand, i))[0])
+        if i < n_old or i >= n:
+            t, c = cpu(_solve.reference_costs, hand.packed, rules.flags, False, [0], cap)
+            old_dec.append(t)
+            over_dec += c is None
+            words = [p.packed for p in legal_plays(hand, rules, None)]
+            t, c = cpu(_solve.reference_costs, hand.packed, rules.flags, True, words, cap)
+            old_hint.append(t)
+            over_hint += c is None
+    return {"dec": dec, "lead": lead, "answer": answer, "old_dec": old_dec,
+            "old_hint": old_hint, "over_dec": over_dec, "over_hint": over_hint,
+            "n": len(hands), "new_dec_old": dec[:n_old] + dec[n:],
+            "new_lead_old": lead[:n_old] + lead[n:]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", nargs="*", default=["classic", "baibian", "jj", "qianbian"])
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--old", type=int, default=100, help="deals also timed with the old search")
+    ap.add_argument("--cap", type=int, default=3_000_000, help="the old search's sub-hands")
+    args = ap.parse_args()
+    print("CPU ms, median and worst; old = the first search on the first --old deals and the "
+          "worst hands (x: over the cap)")
+    print(f"{'preset':9} {'hands':>5} | {'decompose':>16} | {'hints lead':>16} | "
+          f"{'hints answer':>16} || {'old decompose':>16} {'x':>2} {'ratio':>6} | "
+          f"{'old hints lead':>16} {'x':>2} {'ratio':>6}")
+    for preset in args.rules:
+        r = run(preset, args.deals, args.old, args.cap)
+        rd = statistics.median(r["old_dec"]) / statistics.median(r["new_dec_old"])  # type: ignore[arg-type]
+        rh = statistics.median(r["old_hint"]) / statistics.median(r["new_lead_old"])  # type: ignore[arg-type]
+        print(f"{preset:9} {r['n']:5} | {ms(r['dec'])} | {ms(r['lead'])} | {ms(r['answer'])} || "  # type: ignore[arg-type]
+              f"{ms(r['old_dec'])} {r['over_dec']:2} {rd:6.0f} | "  # type: ignore[arg-type]
+              f"{ms(r['old_hint'])} {r['over_hint']:2} {rh:6.0f}", flush=True)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()
