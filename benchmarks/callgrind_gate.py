@@ -1,13 +1,15 @@
 """Speed-regression gate without wall clocks.
 
-Counts the instructions that fixed, seeded kernel workloads execute under
+Counts the instructions that fixed, seeded workloads execute under
 ``valgrind --tool=callgrind`` (deterministic for one build on one kind of machine, whatever else
 the machine is doing) and compares each with ``callgrind_baseline.json``: more than 5 % over its
-baseline fails. Only the kernel is counted (``--toggle-collect`` on the generator's batch entry
-point, the list of Play objects and the deal loop, callees included), not Python's start-up or
-imports. Beside each total the gate prints the instructions per unit of work — per generated
-play for the generator workloads, per decision (play or pass) for self-play — the noise-free
-figures to compare with other engines.
+baseline fails. Only the work is counted (``--toggle-collect`` on the generator's batch entry
+point, the list of Play objects and the deal loop, callees included; for the Python paths —
+``legal_plays`` answering, the ``State`` and ``Game`` random loops, the PettingZoo step — the
+``operator.call`` they run in), not Python's start-up or imports. Beside each total the gate
+prints the instructions per unit of work — per generated play, per call, per decision (play or
+pass), per agent step — the noise-free figures to compare with other engines, and the target
+each should meet (docs/performance.md; a missed target is reported, not failed).
 
     python benchmarks/callgrind_gate.py            # measure, compare, exit 1 on a regression
     python benchmarks/callgrind_gate.py --update   # measure and write the baseline
@@ -33,9 +35,13 @@ TABLES = ("7", "9 9", "5 5 5", "5 6 7 8 9", "6 6 7 7 8 8", "8 8 8 8", "5555 6666
 # workload; argument conversion is a few thousand instructions) and of the Play list, since the
 # C compiler may inline sk_generate into its callers; the self-play deal loop.
 GENERATOR = "__pyx_pw_*generate_many"
-PLAY_LIST = "__pyx_pw_*generate_plays"
+PLAY_LIST = "__pyx_pw_*legal_plays"
 DEAL_LOOP = "__pyx_f_*_play_deal"
 STATE_PERFT = "__pyx_pf_*_5State_*perft*"
+# The Python-level workloads run inside operator.call (a C function nothing else calls), so that
+# everything they do is counted — calls, objects, their freeing, the garbage collector — and
+# nothing else: start-up, imports and the set-up before it are not.
+PYTHON_CALL = "_operator_call"
 
 
 def _hands(n: int):  # type: ignore[no-untyped-def]
@@ -130,6 +136,84 @@ def state_search() -> int:
     return sum(int(State.deal(name, 5).perft(3)) for name in PRESETS)
 
 
+def answer_scenarios(rules):  # type: ignore[no-untyped-def]
+    """300 seeded answers: the second 27 cards of a 54-card draw, against a random lead of
+    the first 27 (the table the seat before put down)."""
+    from shuangkou import Hand, legal_plays
+
+    out = []
+    for seed in range(300):
+        ids = random.Random(seed).sample(range(108), 54)
+        first, second = Hand.from_cards(ids[:27]), Hand.from_cards(ids[27:])
+        out.append((second, random.Random(seed).choice(legal_plays(first, rules))))
+    return out
+
+
+def in_python_call(work: Callable[[], tuple[int, ...]]) -> tuple[int, ...]:
+    """Run ``work`` once to warm up (caches, free lists) and collect the garbage (so that the
+    imports' objects are old, as in a long-running process), then run it once inside
+    operator.call (what the gate counts)."""
+    import gc
+    import operator
+
+    work()
+    gc.collect()
+    result: tuple[int, ...] = operator.call(work)
+    return result
+
+
+def api_answer() -> tuple[int, ...]:
+    """``legal_plays(hand, rules, table)``, the whole Python call, on the answer scenarios of
+    every preset: (calls, plays)."""
+    from shuangkou import Rules, legal_plays
+
+    cases = [(h, t, r) for r in map(Rules.preset, PRESETS) for h, t in answer_scenarios(r)]
+
+    def work() -> tuple[int, ...]:
+        n = 0
+        for hand, table, rules in cases:
+            n += len(legal_plays(hand, rules, table))
+        return len(cases), n
+
+    return in_python_call(work)
+
+
+def state_loop() -> tuple[int, ...]:
+    """The random loop on ``State`` over 10 seeded 百变 deals (the deal included): decisions."""
+    from bench_game import random_state_game  # benchmarks/
+    from shuangkou import Rules
+
+    rules = Rules.preset("baibian")
+    return in_python_call(lambda: (sum(random_state_game(rules, s) for s in range(10)),))
+
+
+def game_loop() -> tuple[int, ...]:
+    """The same loop through ``Game`` (physical ids, the log, the 明牌 swap, the lock; the deal
+    included): decisions."""
+    from bench_game import random_game_decisions  # benchmarks/
+    from shuangkou import Rules
+
+    rules = Rules.preset("baibian")
+    return in_python_call(lambda: (sum(random_game_decisions(rules, s) for s in range(10)),))
+
+
+def pettingzoo_loop() -> tuple[int, ...]:
+    """A plain PettingZoo AEC loop (``env.last()``, a random legal action from the mask,
+    ``env.step()``) over 10 seeded 百变 deals: agent steps."""
+    import numpy as np
+
+    from bench_rl import pettingzoo_deals  # benchmarks/
+    from shuangkou.rl import env
+
+    e = env("baibian")
+
+    def work() -> tuple[int, ...]:
+        e.reset(seed=0)
+        return (pettingzoo_deals(e, np.random.default_rng(0), 10),)
+
+    return in_python_call(work)
+
+
 # name -> (function counted, workload returning its units of work, unit)
 WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     **{f"lead-{p}": (GENERATOR, lambda p=p: lead(p), "play") for p in PRESETS},
@@ -140,7 +224,31 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     "selfplay-random": (DEAL_LOOP, lambda: selfplay("random"), "decision"),
     "selfplay-greedy": (DEAL_LOOP, lambda: selfplay("greedy"), "decision"),
     "state-perft": (STATE_PERFT, state_search, "node"),
+    "legal-plays-answer": (PYTHON_CALL, api_answer, "call"),
+    "state-loop": (PYTHON_CALL, state_loop, "decision"),
+    "game-loop": (PYTHON_CALL, game_loop, "decision"),
+    "pettingzoo-step": (PYTHON_CALL, pettingzoo_loop, "step"),
 }
+
+
+def targets(counts: dict[str, dict[str, int]]) -> dict[str, tuple[str, bool]]:
+    """The performance targets, per workload: (what, met)."""
+    out: dict[str, tuple[str, bool]] = {}
+    for name, m in counts.items():
+        if name.startswith("lead-") and name != "lead-fewest":
+            out[name] = ("<= 30/play", per_unit(m) <= 30)
+        elif name.startswith("answer-"):
+            out[name] = ("<= 80/play", per_unit(m) <= 80)
+        elif name == "legal-plays-answer":
+            budget = 2000 * m["units"] + 40 * m.get("plays", 0)
+            out[name] = (f"<= 2,000/call + 40/play = {budget / m['units']:,.0f}/call",
+                         m["instructions"] <= budget)
+        elif name == "game-loop" and "state-loop" in counts:
+            limit = 2 * per_unit(counts["state-loop"])
+            out[name] = (f"<= 2x State = {limit:,.0f}/decision", per_unit(m) <= limit)
+        elif name == "pettingzoo-step":
+            out[name] = ("<= 25,000/step", per_unit(m) <= 25000)
+    return out
 
 
 def measure(name: str) -> dict[str, int]:
@@ -155,13 +263,13 @@ def measure(name: str) -> dict[str, int]:
              sys.executable, __file__, "--run", name],
             check=True, capture_output=True, text=True,
         )
-        units = int(run.stdout.split()[-1])
+        units, *plays = (int(x) for x in run.stdout.split()[-1].split(","))
         for line in out.read_text().splitlines():
             if line.startswith(("summary:", "totals:")):
                 count = int(line.split()[1])
                 if count == 0:
                     raise RuntimeError(f"{name}: no instruction inside {pattern}: renamed?")
-                return {"instructions": count, "units": units}
+                return {"instructions": count, "units": units, **dict(zip(["plays"], plays))}
     raise RuntimeError(f"no instruction total in callgrind's output for {name}")
 
 
@@ -190,14 +298,17 @@ def compare(counts: dict[str, dict[str, int]], baseline: dict[str, dict[str, int
 
 
 def table(counts: dict[str, dict[str, int]], baseline: dict[str, dict[str, int]]) -> str:
-    lines = [f"{'workload':<16} {'instructions':>14} {'units':>8} {'per unit':>12} "
-             f"{'vs baseline':>11}"]
+    goals = targets(counts)
+    lines = [f"{'workload':<18} {'instructions':>14} {'units':>8} {'per unit':>16} "
+             f"{'vs baseline':>11}  target"]
     for name, m in counts.items():
         base = baseline.get(name)
         vs = f"{m['instructions'] / base['instructions'] - 1:+.1%}" if base else "new"
         unit = WORKLOADS[name][2]
-        lines.append(f"{name:<16} {m['instructions']:>14,} {m['units']:>8,} "
-                     f"{per_unit(m):>7.1f}/{unit:<8} {vs:>7}")
+        goal = goals.get(name)
+        aim = f"{goal[0]}: {'met' if goal[1] else 'NOT MET'}" if goal else ""
+        lines.append(f"{name:<18} {m['instructions']:>14,} {m['units']:>8,} "
+                     f"{per_unit(m):>9.1f}/{unit:<8} {vs:>7}  {aim}")
     return "\n".join(lines)
 
 
@@ -209,7 +320,8 @@ def load_baseline() -> dict[str, dict[str, int]]:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--run"]:
-        print(WORKLOADS[argv[1]][1]())
+        done = WORKLOADS[argv[1]][1]()
+        print(",".join(map(str, done if isinstance(done, tuple) else (done,))))
         return 0
     counts = measure_all()
     baseline = load_baseline()

@@ -35,6 +35,19 @@ def test_per_unit_and_table():
     assert "125.0/play" in text and "-50.0%" in text
 
 
+def test_targets_of_the_python_paths():
+    answer = {"instructions": 2000 * 10 + 40 * 50, "units": 10, "plays": 50}
+    goals = gate.targets({"legal-plays-answer": answer, "state-loop": m(3000, 1),
+                          "game-loop": m(6001, 1), "pettingzoo-step": m(25000, 1),
+                          "lead-classic": m(31, 1), "answer-jj": m(80, 1)})
+    assert goals["legal-plays-answer"][1] and "2,200/call" in goals["legal-plays-answer"][0]
+    assert not goals["game-loop"][1] and "6,000" in goals["game-loop"][0]
+    assert goals["pettingzoo-step"][1] and goals["answer-jj"][1]
+    assert not goals["lead-classic"][1]
+    answer["instructions"] += 1
+    assert not gate.targets({"legal-plays-answer": answer})["legal-plays-answer"][1]
+
+
 def test_chain_bomb_hands_are_27_cards_with_a_chain_bomb_window():
     for packed in gate.chain_bomb_hands(16):
         counts = [packed >> (4 * r) & 15 for r in range(15)]

@@ -14,6 +14,9 @@ from .cards import Hand, Rank
 from .plays import Kind
 from .rules import Rules
 
+__pyx_capi__: dict[str, object]
+"""The C functions other extensions cimport (``_core.pxd``: ``play_of``, ``play_list``)."""
+
 FLAG_WILD_SJ: int
 FLAG_WILD_BJ: int
 FLAG_STARS: int
@@ -134,3 +137,8 @@ def generate_plays(
     hand: int, flags: int, table: int, fewest: bool, cls: type[Play]
 ) -> list[Play]:
     """:func:`generate`, as a list of :class:`Play` objects."""
+
+def legal_plays(
+    hand: Hand | str, rules: Rules | str, table: Play | str | None = None, wilds: str = "all"
+) -> list[Play]:
+    """``shuangkou.plays.legal_plays`` in one C-level call (the kernel backend's)."""

@@ -40,6 +40,7 @@ from operator import index as _index
 from shuangkou import cards as _cards
 from shuangkou import errors as _errors
 from shuangkou._check import as_int as _as_int
+from shuangkou.rules import Rules as _Rules
 from shuangkou.rules import as_rules as _as_rules
 
 cdef extern from "Python.h":
@@ -111,8 +112,11 @@ cdef int _generate_buffered(uint64_t h, uint32_t f, uint32_t t, bint few, uint64
     cdef int n
     pw[0] = sw
     pt[0] = st
-    with nogil:
+    if t:  # an answer: ~1,000 instructions, fewer than releasing and taking back the GIL
         n = sk_generate(h, f, t, few, sw, st, _STACK_PLAYS)
+    else:
+        with nogil:
+            n = sk_generate(h, f, t, few, sw, st, _STACK_PLAYS)
     if n > _STACK_PLAYS:
         pw[0] = <uint64_t*>malloc(n * sizeof(uint64_t))
         pt[0] = <uint32_t*>malloc(n * sizeof(uint32_t))
@@ -343,6 +347,7 @@ cdef object _plays():
 
 
 cdef tuple _RANKS = tuple(_cards.Rank)
+cdef object _Hand = _cards.Hand
 
 
 @cython.final
@@ -366,9 +371,6 @@ cdef class Play:
     when a 千变 set of three or more wilds could read as another plain kind);
     ``Play.parse(str(p), rules) == p``. ``Play.PASS`` is the falsy pass.
     """
-
-    cdef readonly uint64_t packed
-    cdef readonly uint32_t tag
 
     def __init__(self, cards, kind, top, width, length, stars, wilds):
         """A play built by hand from its cards (a Hand or card text) and its reading.
@@ -400,7 +402,7 @@ cdef class Play:
     def _reads_under(self, uint32_t flags):
         """Whether the cards have this reading under the rules word ``flags`` (R3): the check
         of a table play (``shuangkou.plays``), in C, as a forged or unpickled play may not."""
-        return valid_word(self.packed) and _has_reading(self.packed, self.tag, flags)
+        return _reads_under(self, flags)
 
     @staticmethod
     def _from_codes(uint64_t cards, uint32_t tag):
@@ -570,11 +572,47 @@ cdef bint _reads_as(uint64_t cards, uint32_t tag) noexcept:
     return False
 
 
+cdef bint _reads_under(Play p, uint32_t flags) noexcept:
+    """:meth:`Play._reads_under`, remembered: a play made by the kernel under ``flags``, or
+    checked once, is not classified again (``_under``)."""
+    if p._under == flags + 1:
+        return True
+    if valid_word(p.packed) and _has_reading(p.packed, p.tag, flags):
+        p._under = flags + 1
+        return True
+    return False
+
+
 cdef inline Play _new_play(uint64_t packed, uint32_t tag):
     cdef Play p = Play.__new__(Play)
     p.packed = packed
     p.tag = tag
     return p
+
+
+cdef Play play_of(uint64_t packed, uint32_t tag, uint32_t under):
+    """A play, unchecked; ``under``: 1 + the rules word its reading holds under (0: unknown)."""
+    cdef Play p = Play.__new__(Play)
+    p.packed = packed
+    p.tag = tag
+    p._under = under
+    return p
+
+
+cdef list play_list(const uint64_t* words, const uint32_t* tags, Py_ssize_t n, uint32_t under):
+    """The ``n`` plays of the kernel's output arrays as a list, built in one C loop (no Python
+    call a play; ``under`` as for :func:`play_of`)."""
+    cdef list out = PyList_New(n)
+    cdef Py_ssize_t i
+    cdef Play p
+    for i in range(n):
+        p = Play.__new__(Play)
+        p.packed = words[i]
+        p.tag = tags[i]
+        p._under = under
+        Py_INCREF(p)
+        PyList_SET_ITEM(out, i, p)  # steals the reference
+    return out
 
 
 # Play.PASS: the falsy pass (a class attribute of an extension type is set in its dict)
@@ -597,24 +635,70 @@ def generate_plays(hand, flags, table, fewest, type cls):
     cdef bint few = bool(fewest)
     if cls is not Play:
         raise TypeError(f"{cls!r} is not Play")
+    return _play_list_of(h, f, t, few)
+
+
+cdef list _play_list_of(uint64_t h, uint32_t f, uint32_t t, bint few):
+    """The plays of hand ``h`` (valid) beating tag ``t`` under ``f``, as Play objects."""
     cdef uint64_t sw[_STACK_PLAYS]
     cdef uint32_t st[_STACK_PLAYS]
     cdef uint64_t* pw
     cdef uint32_t* pt
-    cdef Py_ssize_t i
     cdef int n = _generate_buffered(h, f, t, few, sw, st, &pw, &pt)
-    cdef Play p
-    cdef list out
     try:
-        out = PyList_New(n)
-        for i in range(n):
-            p = Play.__new__(Play)
-            p.packed = pw[i]
-            p.tag = pt[i]
-            Py_INCREF(p)
-            PyList_SET_ITEM(out, i, p)  # steals the reference
-        return out
+        return play_list(pw, pt, n, f + 1)
     finally:
         if pw != sw:
             free(pw)
             free(pt)
+
+
+cdef uint32_t _table_reading(object table, object rules, uint32_t f) except? 0xFFFFFFFF:
+    """The tag of a table play (``plays._table_tag``'s contract): a Play known to read so under
+    ``f`` (the kernel made it, or it was checked before) costs no classification."""
+    if table is None:
+        return rd.NO_TABLE
+    if type(table) is Play and (not (<Play>table).tag or _reads_under(<Play>table, f)):
+        return (<Play>table).tag
+    return _plays()._table_tag(table, rules)  # card text, and the errors
+
+
+# The Rules of the last legal_plays call and its flags word: a caller keeps passing the same
+# Rules, and its flags (a cached property) cost two dict look-ups to read.
+cdef tuple _last_rules = (None, 0)
+
+
+def legal_plays(hand, rules, table=None, wilds="all"):
+    """Every legal play of ``hand``: all of them when leading (``table=None``), else those that
+    beat ``table`` (passing is always allowed and not listed).
+
+    ``wilds="all"`` lists every distinct way of taking cards (R3: ``5 5`` and ``5 BJ`` are two
+    plays); ``wilds="fewest"`` keeps one play per reading, the one using the fewest wild cards
+    (small jokers before big ones).
+
+    One C-level call (``shuangkou.plays.legal_plays`` with the kernel backend): the arguments
+    are checked as there, the table once (a play the kernel made under these rules is known to
+    read so), and the list of plays is built in one loop.
+    """
+    cdef uint64_t h = _cards_word(
+        (<object>hand)._packed if type(hand) is _Hand else _plays()._as_hand(hand).packed,
+        "hand")
+    global _last_rules
+    if type(rules) is not _Rules:
+        rules = _as_rules(rules)
+    cdef tuple last = _last_rules  # (rules, its flags): one read, so never a mixed pair
+    cdef uint32_t f
+    if last[0] is rules:
+        f = last[1]
+    else:
+        f = rules.flags
+        _last_rules = (rules, f)
+    cdef uint32_t t = _table_reading(table, rules, f)
+    cdef bint few
+    if wilds == "all":
+        few = False
+    elif wilds == "fewest":
+        few = True
+    else:
+        raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+    return _play_list_of(h, f, t, few)

@@ -26,14 +26,13 @@ from _generate cimport generate_init
 from _budget cimport (
     SK_STOP_TIME, SK_STOP_WORK, SkBudget, budget_init, budget_raise, budget_tick,
 )
+from shuangkou._core cimport Play, play_list, play_of
 
 from operator import index as _index
 
 from ._check import as_int, as_seat, as_seconds, as_seed
-from ._core import new_play
 from .cards import HAND_SIZE, Hand
 from .errors import ArgumentError, IllegalPlayError, LimitError, PositionError
-from .plays import Play
 from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
 
@@ -54,7 +53,8 @@ cdef int _MIN_LEGAL_CAP = 256
 
 
 cdef inline object _play(uint64_t word, uint32_t tag):
-    return new_play(Play, word, tag)
+    """A play of the position whose reading is not re-checked (``_core.play_of``)."""
+    return play_of(word, tag, 0)
 
 
 cdef inline bint _fewest(str wilds) except -1:
@@ -303,7 +303,10 @@ cdef class State:
     @property
     def table(self):
         """The play to beat, None when the seat to act leads (or the deal ended on a lead)."""
-        return _play(self.st.table_word, self.st.table) if self.st.table else None
+        if not self.st.table:
+            return None
+        # a reading under these rules (legal when played): a table that costs no check
+        return play_of(self.st.table_word, self.st.table, self.p.flags + 1)
 
     @property
     def table_owner(self):
@@ -449,8 +452,8 @@ cdef class State:
             if not p:
                 self.pass_()
                 return
-            w = p.packed
-            t = p.tag
+            w = (<Play>p).packed
+            t = (<Play>p).tag
             self._ensure_legal(False)
             n = self._ln
             for i in range(n):
@@ -812,21 +815,21 @@ cdef class LegalPlays:
             k += n
         if not 0 <= k < n:
             raise IndexError(f"legal play index {i} out of range (0..{n - 1})")
-        return _play(self._s._lw[k], self._s._lt[k])
+        return play_of(self._s._lw[k], self._s._lt[k], self._s.p.flags + 1)
 
     def __iter__(self):
-        cdef Py_ssize_t k, n = len(self)
-        words = [self._s._lw[k] for k in range(n)]
-        tags = [self._s._lt[k] for k in range(n)]
-        for k in range(n):
-            yield _play(words[k], tags[k])
+        # the plays as they are now, built in one step (a list: what list(view) copies)
+        cdef Py_ssize_t n = len(self)
+        return iter(play_list(self._s._lw, self._s._lt, n, self._s.p.flags + 1))
 
     def __contains__(self, p):
         cdef Py_ssize_t k, n = len(self)
         if not isinstance(p, Play):
             return False
+        cdef uint64_t w = (<Play>p).packed
+        cdef uint32_t t = (<Play>p).tag
         for k in range(n):
-            if self._s._lw[k] == p.packed and self._s._lt[k] == p.tag:
+            if self._s._lw[k] == w and self._s._lt[k] == t:
                 return True
         return False
 
@@ -835,7 +838,7 @@ cdef class LegalPlays:
         cdef Py_ssize_t k, n = len(self)
         if isinstance(p, Play):
             for k in range(n):
-                if self._s._lw[k] == p.packed and self._s._lt[k] == p.tag:
+                if self._s._lw[k] == (<Play>p).packed and self._s._lt[k] == (<Play>p).tag:
                     return k
         raise ValueError(f"{p!r} is not a legal play here")
 

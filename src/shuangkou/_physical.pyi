@@ -1,5 +1,47 @@
 """Stub of ``shuangkou._physical`` (hand-written; checked by stubtest): physical cards of a Game
-at C speed."""
+at C speed, and the Game's per-decision paths."""
+
+from collections.abc import Iterable
+from typing import Any, final
+
+from typing_extensions import disjoint_base
+
+from .cards import Hand
+from .plays import Kind, Play
 
 def take_lowest(packed: int, mask: int) -> int: ...
 def ids_of(mask: int) -> tuple[int, ...]: ...
+def mask_of(ids: Iterable[int]) -> int: ...
+def ranks_of(mask: int) -> int: ...
+
+@final
+class GameLock:
+    """A Game's lock: one action at a time."""
+    def __enter__(self) -> GameLock: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+@disjoint_base
+class _Base:
+    _st: Any
+    _mask: list[int]
+    _log: list[tuple[str, int, int, Play | None, int]]
+    _lock: GameLock
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, ``None`` once the deal is over."""
+    @property
+    def is_over(self) -> bool: ...
+    def can_pass(self) -> bool:
+        """Whether passing is legal now (R4: answering, not leading)."""
+    def legal_plays(self, wilds: str = "all") -> list[Play]:
+        """The plays the seat to act may make, in the kernel's order."""
+    def play(
+        self,
+        cards: Play | Hand | str | Iterable[int] | int,
+        kind: Kind | str | None = None,
+        *,
+        seat: int | None = None,
+    ) -> Play:
+        """Play for the seat to act."""
+    def pass_(self, *, seat: int | None = None) -> None:
+        """Pass (R4: not allowed when leading)."""

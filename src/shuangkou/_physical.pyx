@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Physical cards at C speed, for :class:`shuangkou.game.Game` (the State is rank-level only).
+"""Physical cards at C speed, for :class:`shuangkou.game.Game` (the State is rank-level only),
+and the Game's per-decision paths (``_Base``).
 
 A hand of physical cards is a Python int with bit ``c`` set for each card id ``c`` it holds
 (:mod:`shuangkou.cards`: id = deck*52 + rank*4 + suit for ranks 0..12, then the small jokers
@@ -7,12 +8,28 @@ A hand of physical cards is a Python int with bit ``c`` set for each card id ``c
 ranks 0..14 with 13 = small joker, 14 = big joker).
 """
 
+cimport cython
 from cpython.long cimport PyLong_FromUnsignedLongLong
+from cpython.pythread cimport (
+    NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+    PyThread_release_lock, PyThread_type_lock,
+)
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint64_t
 
+from shuangkou._core cimport Play, play_list
+from shuangkou._engine cimport State
+from _state cimport sk_pass, sk_play
+
 cdef object _M64 = 0xFFFFFFFFFFFFFFFF
+
+
+cdef inline int _rank(int c) noexcept nogil:
+    """The rank index of card id ``c`` (cards.CARD_RANKS)."""
+    if c < 104:
+        return (c % 52) // 4
+    return 13 if c < 106 else 14
 
 
 cdef inline int _bit(uint64_t lo, uint64_t hi, int c) noexcept nogil:
@@ -70,9 +87,37 @@ def take_lowest(object packed, object mask):
     cdef uint64_t tlo, thi
     if _take(<uint64_t>packed, lo, hi, &tlo, &thi) < 0:
         return -1
-    if thi == 0:
-        return PyLong_FromUnsignedLongLong(tlo)
-    return (PyLong_FromUnsignedLongLong(thi) << 64) | PyLong_FromUnsignedLongLong(tlo)
+    return _mask(tlo, thi)
+
+
+cdef inline object _mask(uint64_t lo, uint64_t hi):
+    if hi == 0:
+        return PyLong_FromUnsignedLongLong(lo)
+    return (PyLong_FromUnsignedLongLong(hi) << 64) | PyLong_FromUnsignedLongLong(lo)
+
+
+def mask_of(object ids):
+    """The mask of the card ids ``ids`` (ints 0..107: the caller checks them)."""
+    cdef uint64_t lo = 0, hi = 0
+    cdef int c
+    for x in ids:
+        c = x
+        if not 0 <= c < 108:
+            raise ValueError(f"card id {c} is out of range 0..107")
+        _set(&lo, &hi, c)
+    return _mask(lo, hi)
+
+
+def ranks_of(object mask):
+    """The packed rank word (4 bits a rank, R1 order) of the cards in ``mask``."""
+    cdef uint64_t lo = mask & _M64
+    cdef uint64_t hi = mask >> 64
+    cdef uint64_t packed = 0
+    cdef int c
+    for c in range(108):
+        if _bit(lo, hi, c):
+            packed += (<uint64_t>1) << (4 * _rank(c))
+    return packed
 
 
 def ids_of(object mask):
@@ -100,3 +145,167 @@ def ids_of(object mask):
             if i == n:
                 break
     return out
+
+
+# -- the Game's hot paths ----------------------------------------------------------------------
+@cython.final
+@cython.auto_pickle(False)
+cdef class GameLock:
+    """A Game's lock: one action at a time (two threads playing on one Game are serialised,
+    never interleaved). Taken in C by the Game's per-decision paths, and a context manager
+    (``with game._lock:``) for its Python ones; waiting releases the GIL."""
+
+    cdef PyThread_type_lock _l
+
+    def __cinit__(self):
+        self._l = PyThread_allocate_lock()
+        if self._l == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        if self._l != NULL:
+            PyThread_free_lock(self._l)
+
+    cdef inline void take(self) noexcept:
+        if not PyThread_acquire_lock(self._l, NOWAIT_LOCK):
+            with nogil:
+                PyThread_acquire_lock(self._l, WAIT_LOCK)
+
+    cdef inline void give(self) noexcept:
+        PyThread_release_lock(self._l)
+
+    def __enter__(self):
+        self.take()
+        return self
+
+    def __exit__(self, *exc):
+        self.give()
+
+
+cdef inline bint _is_kernel_state(object st):
+    """Whether ``st`` is the kernel's State (not the reference engine's RefState)."""
+    return type(st) is State
+
+
+@cython.auto_pickle(False)  # as before: a Game holds a lock and is not pickled
+cdef class _Base:
+    """What ``shuangkou.game.Game`` does on every decision, in C: the seat to act, whether the
+    deal is over, whether passing is legal, the legal plays, and applying a play of the legal
+    list or a pass — with every check the Python path makes (the lock, the seat, the physical
+    ids taken, the log record). Anything else (a Play not in the list, cards, an index, a
+    wrong seat, errors) goes to the Game's Python path, which judges it and names the reason.
+    Under ``SHUANGKOU_BACKEND=reference`` (``_st`` a RefState) everything takes that path.
+
+    ``_st`` (the State), ``_mask`` (per seat, the mask of the ids held), ``_log`` (one record
+    per action) and ``_lock`` are the Game's (game.py documents them)."""
+
+    cdef public object _st
+    cdef public list _mask
+    cdef public list _log
+    cdef public GameLock _lock
+
+    @property
+    def to_act(self):
+        """The seat to act, ``None`` once the deal is over."""
+        return self._st.to_act
+
+    @property
+    def is_over(self):
+        if _is_kernel_state(self._st):
+            return (<State>self._st).st.over != 0
+        return bool(self._st.is_over)
+
+    def can_pass(self):
+        """Whether passing is legal now (R4: answering, not leading)."""
+        cdef State st
+        if _is_kernel_state(self._st):
+            st = <State>self._st
+            return not st.st.over and st.st.table != 0
+        return not self._st.is_over and self._st.table is not None
+
+    def legal_plays(self, wilds="all"):
+        """The plays the seat to act may make, in the kernel's order (``plays.legal_plays``):
+        all of them when leading, else those that beat the table (passing, when answering, is
+        also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
+        ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
+        cdef State st
+        cdef bint fewest
+        if not _is_kernel_state(self._st):
+            return list(self._st.legal(wilds))
+        if wilds == "all":
+            fewest = False
+        elif wilds == "fewest":
+            fewest = True
+        else:
+            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        st = <State>self._st
+        st._ensure_legal(fewest)
+        return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
+
+    def play(self, cards, kind=None, *, seat=None):
+        """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
+        as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
+        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms.
+
+        An index or a :class:`Play` of the current legal list is applied as it is (no
+        classifying); anything else is read and validated first."""
+        self._lock.take()
+        try:
+            if kind is None and type(cards) is Play and self._apply(<Play>cards, seat):
+                return cards
+            return self._play(cards, kind, seat)
+        finally:
+            self._lock.give()
+
+    def pass_(self, *, seat=None):
+        """Pass (R4: not allowed when leading)."""
+        cdef State st
+        cdef int s, trick
+        self._lock.take()
+        try:
+            if _is_kernel_state(self._st):
+                st = <State>self._st
+                s = st.st.to_act
+                if (not st.st.over and st.st.table != 0
+                        and (seat is None or type(seat) is int and seat == s)):
+                    trick = st.st.trick
+                    st._push_undo()
+                    sk_pass(&st.st)
+                    st._moved()
+                    self._log.append(("pass", s, 0, None, trick))
+                    return
+            self._pass(seat)
+        finally:
+            self._lock.give()
+
+    cdef bint _apply(self, Play p, object seat) except -1:
+        """Apply ``p`` if it is in the legal list of the seat to act (and ``seat`` is that
+        seat); False (nothing changed) otherwise."""
+        cdef State st
+        cdef int s, k, trick
+        cdef uint64_t lo, hi, tlo, thi
+        if not _is_kernel_state(self._st) or p.tag == 0:
+            return False
+        st = <State>self._st
+        s = st.st.to_act
+        if st.st.over or not (seat is None or type(seat) is int and seat == s):
+            return False
+        st._ensure_legal(False)
+        for k in range(st._ln):
+            if st._lw[k] == p.packed and st._lt[k] == p.tag:
+                break
+        else:
+            return False
+        mask = self._mask[s]
+        lo = mask & _M64
+        hi = mask >> 64
+        if _take(p.packed, lo, hi, &tlo, &thi) < 0:
+            raise AssertionError("the rank-level hand and the physical hand disagree")
+        taken = _mask(tlo, thi)
+        trick = st.st.trick
+        st._push_undo()
+        sk_play(&st.st, p.packed, p.tag)
+        st._moved()
+        self._mask[s] = mask ^ taken
+        self._log.append(("play", s, taken, p, trick))
+        return True

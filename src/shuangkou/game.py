@@ -68,14 +68,16 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from . import documents
 from ._check import as_seat, as_seed
+from ._physical import GameLock, _Base
 from ._physical import ids_of as _ids_of
+from ._physical import mask_of as _mask_of
+from ._physical import ranks_of as _ranks_of
 from ._physical import take_lowest as _take
 from .cards import (
     CARD_RANKS,
@@ -382,12 +384,16 @@ def _illegal(what: object, seat: int | None, reason: str) -> IllegalPlayError:
     return IllegalPlayError(f"illegal {what}{who}: {reason}")
 
 
-class Game:
-    """One deal (R7) over physical cards. See the module docstring."""
+class Game(_Base):
+    """One deal (R7) over physical cards. See the module docstring.
+
+    Its per-decision paths (``to_act``, ``is_over``, ``can_pass``, ``legal_plays``, ``play``
+    and ``pass_`` of a play of the legal list) are the C base class's (``_physical._Base``),
+    which hands everything else to the checks here."""
 
     __slots__ = (
         "rules", "seed", "dealt", "revealed", "swap", "players", "initial_hands", "first_leader",
-        "_st", "_mask", "_log", "_built", "_lock",
+        "_built",
     )
 
     rules: Rules
@@ -463,7 +469,7 @@ class Game:
             revealed = a if a in seen else b
         if revealed is not None and leader is not None:
             raise ValueError("give either leader or revealed, not both")
-        game = object.__new__(cls)
+        game = cls.__new__(cls)
         if leader is None and revealed is None:
             leader = 0
         game._setup(as_rules(rules), tuple(ids), players, revealed, leader)
@@ -483,16 +489,18 @@ class Game:
         if len(players) != 4:
             raise ValueError("players must name the player at each of the 4 seats")
         self.dealt = tuple(tuple(h) for h in hands)
-        seat_hands = [tuple(sorted(h)) for h in hands]
+        masks = [_mask_of(h) for h in hands]
+        seat_hands = [_ids_of(m) for m in masks]  # ascending
         seated = list(players)
         self.swap = None
         self.revealed = None
         if revealed is not None:
             revealed = int(revealed)
-            leader, self.swap = reveal_swap(seat_hands, revealed)
+            leader, self.swap = _reveal_swap(masks, revealed)
             if self.swap is not None:
                 a, b = self.swap
                 seat_hands[a], seat_hands[b] = seat_hands[b], seat_hands[a]
+                masks[a], masks[b] = masks[b], masks[a]
                 seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
         if leader is None or not 0 <= int(leader) < 4:
@@ -503,9 +511,9 @@ class Game:
         self.first_leader = leader
         if any(not h for h in seat_hands):
             raise ValueError("every seat needs at least one card")
-        self._mask = [sum(1 << c for c in h) for h in seat_hands]
+        self._mask = masks
         self._st = _State.from_position(
-            rules, [Hand._from_packed_unchecked(_packed_of(h)) for h in seat_hands], leader,
+            rules, [Hand._from_packed_unchecked(_ranks_of(m)) for m in masks], leader,
             leader=leader, hand_size=None,  # a scripted deal may give a seat any number
         )
         # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
@@ -514,7 +522,7 @@ class Game:
         self._built: list[Action] = []
         # One action at a time: two threads playing on one Game are serialised (the second
         # is then judged on the position the first left), never interleaved.
-        self._lock = threading.Lock()
+        self._lock = GameLock()
 
     # -- views ---------------------------------------------------------------------------------
     @property
@@ -523,16 +531,6 @@ class Game:
         leaves the game as it is). Under ``SHUANGKOU_BACKEND=reference`` a
         :class:`~shuangkou._reference_game.RefState`."""
         return self._st.copy()
-
-    @property
-    def to_act(self) -> int | None:
-        """The seat to act, ``None`` once the deal is over."""
-        to_act: int | None = self._st.to_act
-        return to_act
-
-    @property
-    def is_over(self) -> bool:
-        return bool(self._st.is_over)
 
     @property
     def result(self) -> Result | None:
@@ -639,16 +637,6 @@ class Game:
             self.result,
         )
 
-    def legal_plays(self, wilds: str = "all") -> list[Play]:
-        """The plays the seat to act may make, in the kernel's order (``plays.legal_plays``):
-        all of them when leading, else those that beat the table (passing, when answering, is
-        also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
-        ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
-        return list(self._st.legal(wilds))
-
-    def can_pass(self) -> bool:
-        return not self._st.is_over and self._st.table is not None
-
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
         if seat is not None and type(seat) is not int:
@@ -659,22 +647,6 @@ class Game:
         if seat is not None and seat != to_act:
             raise _illegal(what, seat, f"it is seat {to_act}'s turn")
         return to_act
-
-    def play(
-        self,
-        cards: Play | Hand | str | Iterable[int] | int,
-        kind: Kind | str | None = None,
-        *,
-        seat: int | None = None,
-    ) -> Play:
-        """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
-        as read. ``Play.PASS`` passes. ``cards`` may also be an int: the index of the play in
-        :meth:`legal_plays` (``wilds="all"``). See the module docstring for the other forms.
-
-        An index or a :class:`Play` of the current legal list is applied as it is (no
-        classifying); anything else is read and validated first."""
-        with self._lock:
-            return self._play(cards, kind, seat)
 
     def _play(
         self, cards: Play | Hand | str | Iterable[int] | int, kind: Kind | str | None,
@@ -855,11 +827,6 @@ class Game:
             raise _illegal(what, seat, f"the hand does not hold {ranks}")
         return _ids_of(taken)
 
-    def pass_(self, *, seat: int | None = None) -> None:
-        """Pass (R4: not allowed when leading)."""
-        with self._lock:
-            self._pass(seat)
-
     def _pass(self, seat: int | None) -> None:
         s = self._check_turn("pass", seat)
         if self._st.table is None:
@@ -893,7 +860,7 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (undo history included)."""
-        g = object.__new__(Game)
+        g = Game.__new__(Game)
         g.rules = self.rules
         g.seed = self.seed
         g.dealt = self.dealt
@@ -906,7 +873,7 @@ class Game:
         g._mask = self._mask[:]
         g._log = self._log[:]
         g._built = self._built[:]
-        g._lock = threading.Lock()
+        g._lock = GameLock()
         return g
 
     __copy__ = copy
@@ -1055,13 +1022,18 @@ def reveal_swap(
     ``revealed`` card id) and the two seats that swap players and hands, lowest first — the
     holder of the other copy and the leader's partner — or ``None`` when the leader holds both
     copies or the other copy's holder already sits opposite (or nobody holds it)."""
-    holder = [s for s in range(4) if revealed in hands[s]]
+    return _reveal_swap([_mask_of(h) for h in hands], revealed)
+
+
+def _reveal_swap(masks: Sequence[int], revealed: int) -> tuple[int, tuple[int, int] | None]:
+    """:func:`reveal_swap` on the hands' masks of ids."""
+    holder = [s for s in range(4) if masks[s] >> revealed & 1]
     if not holder:
         raise ValueError(f"revealed card {revealed} is in no hand")
     leader = holder[0]
     a, b = face_copies(card_face(revealed))
     other = b if revealed == a else a
-    other_holder = [s for s in range(4) if other in hands[s]]
+    other_holder = [s for s in range(4) if masks[s] >> other & 1]
     partner = leader ^ 2
     if other_holder and other_holder[0] not in (leader, partner):
         o = other_holder[0]

@@ -185,6 +185,12 @@ def legal_plays(
     return plays
 
 
+if backend.__name__ == "shuangkou._core":
+    # The same contract in one C-level call (the hot path of servers and Python bots: the
+    # table checked once, the list built in one loop); the function above runs the reference.
+    legal_plays = backend.legal_plays  # noqa: F811
+
+
 def count_plays(
     hand: Hand | str,
     rules: Rules | str,

@@ -113,13 +113,17 @@ class ShuangkouAEC(_AECBase):
         self._selector = AgentSelector(self.agents)
         self._to_act = int(out.to_act[0])
         self.agent_selection: str = self.possible_agents[self._to_act]
+        # the acting agent's observation and mask: views into row 0, rewritten by each step
+        self._obs = out.obs[0]
+        self._mask = out.mask[0].view(np.int8)
 
     def observe(self, agent: str) -> Observation:
+        """The agent's observation. The acting agent's arrays are views into the env's row
+        (what the last step wrote, no copy): they change with the next step — copy them to
+        keep them. Another agent's view is computed into new arrays."""
         seat = int(agent[-1])
-        out = self._vec.last
-        if seat == self._to_act:  # the step wrote this agent's view already
-            return {"observation": out.obs[0].copy(),
-                    "action_mask": out.mask[0].view(np.int8).copy()}
+        if seat == self._to_act:
+            return {"observation": self._obs, "action_mask": self._mask}
         return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
 
     def step(self, action: int | None) -> None:
@@ -131,19 +135,18 @@ class ShuangkouAEC(_AECBase):
         # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
         self._action[0] = as_int(action, "action", 0, len(self._vec.table) - 1)
         out = self._vec._step(self._action, True)
-        self._to_act = int(out.to_act[0])
-        if out.done[0]:
+        self._to_act = out.to_act.item(0)  # .item: a Python int without a numpy scalar
+        if out.done.item(0):
             for s, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(out.rewards[0, s])
                 self.terminations[a] = True
                 self.infos[a] = {"outcome": int(out.outcome[0]),
                                  "places": tuple(int(p) for p in out.places[0])}
             self.agent_selection = self._selector.next()
+            self._accumulate_rewards()
         else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
+            # every reward is 0 until the deal ends (reset sets them so): nothing to add up
             self.agent_selection = self.possible_agents[self._to_act]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -1,0 +1,61 @@
+"""The table check of ``legal_plays`` (R3): a play the kernel made under some rules carries them
+(no second classification), and is still judged again under other rules; hand-built and
+unpickled plays are always judged."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from shuangkou import Hand, IllegalPlayError, Play, Rules, legal_plays
+from shuangkou.plays import Kind, classify, count_plays
+
+
+def wild_pair() -> Play:
+    """``5 BJ``, a pair under 百变 (the big joker stands for a 5), no play in classic."""
+    (pair,) = [p for p in legal_plays("5 BJ", "baibian") if p.kind == Kind.PAIR]
+    return pair
+
+
+def test_kernel_play_is_rejudged_under_other_rules() -> None:
+    table = wild_pair()
+    hand = Hand.parse("7 7 8 8")
+    assert legal_plays(hand, "baibian", table) == [
+        p for p in legal_plays(hand, "baibian") if p.beats(table, "baibian")]
+    with pytest.raises(IllegalPlayError, match="does not read"):
+        legal_plays(hand, "classic", table)
+    # and again after the failed check: the carried rules word is not overwritten by it
+    assert legal_plays(hand, "baibian", table)
+
+
+def test_unpickled_and_hand_built_tables_are_judged() -> None:
+    table = pickle.loads(pickle.dumps(wild_pair()))
+    with pytest.raises(IllegalPlayError):
+        legal_plays("7 7 8 8", "classic", table)
+    w = wild_pair()
+    built = Play(w.cards, w.kind, w.top, w.width, w.length, w.stars, w.wilds)  # by hand
+    with pytest.raises(IllegalPlayError):
+        legal_plays("7 7 8 8", Rules.preset("classic"), built)
+    assert legal_plays("7 7 8 8", "baibian", built) == legal_plays("7 7 8 8", "baibian",
+                                                                    wild_pair())
+
+
+@pytest.mark.parametrize("preset", ["classic", "baibian", "jj", "qianbian"])
+def test_kernel_plays_read_as_they_claim(preset: str) -> None:
+    """What the carried rules word asserts: every listed play is a reading of its cards."""
+    hand = Hand.from_cards(range(0, 108, 4))
+    for p in legal_plays(hand, preset) + legal_plays(hand, preset, wilds="fewest"):
+        assert p in classify(p.cards, preset)
+
+
+def test_same_results_as_the_python_path() -> None:
+    hand = Hand.from_cards(range(1, 108, 4))
+    for table in (None, "7", "9 9", "5 6 7 8 9", "8 8 8 8"):
+        for wilds in ("all", "fewest"):
+            plays = legal_plays(hand, "baibian", table, wilds)  # type: ignore[arg-type]
+            assert len(plays) == count_plays(hand, "baibian", table, wilds)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="wilds"):
+        legal_plays(hand, "baibian", None, "some")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        legal_plays(hand, "baibian", 7)  # type: ignore[arg-type]
