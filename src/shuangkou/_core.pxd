@@ -22,3 +22,4 @@ cdef class Play:
 
 cdef Play play_of(uint64_t packed, uint32_t tag, uint32_t under)
 cdef list play_list(const uint64_t* words, const uint32_t* tags, Py_ssize_t n, uint32_t under)
+cdef bint wilds_fewest(object wilds) except -1

@@ -599,6 +599,15 @@ cdef Play play_of(uint64_t packed, uint32_t tag, uint32_t under):
     return p
 
 
+cdef bint wilds_fewest(object wilds) except -1:
+    """The ``wilds`` argument of every listing: ``"all"`` (False) or ``"fewest"`` (True)."""
+    if wilds == "all":
+        return False
+    if wilds == "fewest":
+        return True
+    raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+
+
 cdef list play_list(const uint64_t* words, const uint32_t* tags, Py_ssize_t n, uint32_t under):
     """The ``n`` plays of the kernel's output arrays as a list, built in one C loop (no Python
     call a play; ``under`` as for :func:`play_of`)."""
@@ -694,11 +703,4 @@ def legal_plays(hand, rules, table=None, wilds="all"):
         f = rules.flags
         _last_rules = (rules, f)
     cdef uint32_t t = _table_reading(table, rules, f)
-    cdef bint few
-    if wilds == "all":
-        few = False
-    elif wilds == "fewest":
-        few = True
-    else:
-        raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
-    return _play_list_of(h, f, t, few)
+    return _play_list_of(h, f, t, wilds_fewest(wilds))

@@ -26,7 +26,7 @@ from _generate cimport generate_init
 from _budget cimport (
     SK_STOP_TIME, SK_STOP_WORK, SkBudget, budget_init, budget_raise, budget_tick,
 )
-from shuangkou._core cimport Play, play_list, play_of
+from shuangkou._core cimport Play, play_list, play_of, wilds_fewest
 
 from operator import index as _index
 
@@ -55,14 +55,6 @@ cdef int _MIN_LEGAL_CAP = 256
 cdef inline object _play(uint64_t word, uint32_t tag):
     """A play of the position whose reading is not re-checked (``_core.play_of``)."""
     return play_of(word, tag, 0)
-
-
-cdef inline bint _fewest(str wilds) except -1:
-    if wilds == "all":
-        return False
-    if wilds == "fewest":
-        return True
-    raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
 
 
 cdef int _seat(object seat) except -1:
@@ -378,7 +370,7 @@ cdef class State:
         wilds)``'s; pass is not in it (see :meth:`can_pass`)."""
         cdef LegalPlays v = LegalPlays.__new__(LegalPlays)
         v._s = self
-        v._fewest = _fewest(wilds)
+        v._fewest = wilds_fewest(wilds)
         v._seat = -1
         return v
 
@@ -939,7 +931,7 @@ cdef class SeatView:
         seat is not to act (judged each time it is read, not when the view was made)."""
         cdef LegalPlays v = LegalPlays.__new__(LegalPlays)
         v._s = self._s
-        v._fewest = _fewest(wilds)
+        v._fewest = wilds_fewest(wilds)
         v._seat = self._seat
         return v
 

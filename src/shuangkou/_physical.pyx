@@ -18,7 +18,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint64_t
 
-from shuangkou._core cimport Play, play_list
+from shuangkou._core cimport Play, play_list, wilds_fewest
 from shuangkou._engine cimport State
 from _state cimport sk_pass, sk_play
 
@@ -232,12 +232,7 @@ cdef class _Base:
         cdef bint fewest
         if not _is_kernel_state(self._st):
             return list(self._st.legal(wilds))
-        if wilds == "all":
-            fewest = False
-        elif wilds == "fewest":
-            fewest = True
-        else:
-            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
+        fewest = wilds_fewest(wilds)
         st = <State>self._st
         st._ensure_legal(fewest)
         return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
