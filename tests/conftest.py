@@ -63,11 +63,14 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 def missing(*, program: str | None = None, module: str | None = None,
             apt: str | None = None, extra: str = "test-all") -> str | None:
     """Why a test cannot run here (the install command), or None when ``program`` (a command
-    on PATH or a glob of paths) and ``module`` (an importable top-level package) are present."""
+    on PATH or a glob of paths) and ``module`` (an importable top-level package) are present.
+    A bare folder of that name (a namespace package with no code: the checkout's ``build/``
+    after ``pip install .``) is not the package."""
     if program is not None and not (shutil.which(program) or glob.glob(program)):
         return f"needs {program}: apt-get install {apt or program}"
-    if module is not None and importlib.util.find_spec(module) is None:
-        return f"needs {module}: pip install -e '.[{extra}]'"
+    spec = None if module is None else importlib.util.find_spec(module)
+    if module is not None and (spec is None or spec.origin is None):
+        return f"needs {module}: pip install '.[{extra}]'"
     return None
 
 

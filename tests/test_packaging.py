@@ -157,7 +157,7 @@ def test_rl_envs_without_the_extra_name_it(make: str, monkeypatch: pytest.Monkey
 
 
 def test_needs_skips_with_the_install_line_and_fails_under_ci(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """tests/conftest.py's ``require``: a skip naming the install command on a user's
     machine, a failure under ``CI=true`` (where .ci/run installed everything)."""
     from tests import conftest
@@ -166,7 +166,12 @@ def test_needs_skips_with_the_install_line_and_fails_under_ci(
     assert conftest.missing(program="sk-no-such-tool", apt="sk-tools") == \
         "needs sk-no-such-tool: apt-get install sk-tools"
     assert conftest.missing(module="sk_no_such_module") == \
-        "needs sk_no_such_module: pip install -e '.[test-all]'"
+        "needs sk_no_such_module: pip install '.[test-all]'"
+    # a bare folder on the path (the checkout's build/ after `pip install .`) is no package
+    (tmp_path / "sk_stray_folder").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert conftest.missing(module="sk_stray_folder") == \
+        "needs sk_stray_folder: pip install '.[test-all]'"
     monkeypatch.setattr(conftest, "IN_CI", False)
     with pytest.raises(pytest.skip.Exception, match="apt-get install sk-tools"):
         conftest.require(program="sk-no-such-tool", apt="sk-tools")
