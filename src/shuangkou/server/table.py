@@ -441,8 +441,9 @@ class Table:
             return
         if bot:
             kind = self.config.seats[player]
-            policy = self._bots.get(kind) or self._bots.setdefault(
-                kind, make(kind, self.config.rules))
+            if kind not in self._bots:
+                self._bots[kind] = make(kind, self.config.rules)
+            policy = self._bots[kind]
             wilds = policy.wilds
             rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
