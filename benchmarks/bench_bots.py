@@ -3,14 +3,17 @@ Elo-style ratings; or the target run, ``default`` against greedy.
 
 ::
 
-    python benchmarks/bench_bots.py --pairs 300 --pimc-pairs 100 --json ladder.json
+    python benchmarks/bench_bots.py --pairs 2000 --other-pairs 500 --pimc-pairs 200 \
+        --json ladder.json
     python benchmarks/bench_bots.py --target --pairs 2000 --json target.json
     python benchmarks/bench_bots.py --report ladder.json          # the tables again
 
 Each matchup is :func:`shuangkou.arena.duel` (deals played twice, the teams' seats exchanged,
 in worker processes on every core). Results are written to ``--json`` after each matchup and a
 rerun with the same file skips the matchups already there, so a long ladder can be stopped and
-resumed. Printed: per preset, each matchup's margin a deal (95% CI), deals won and lost, the
+resumed. ``--pairs`` is for adjacent rungs of the ladder (the matchups that decide its
+order), ``--other-pairs`` for the rest, ``--pimc-pairs`` for any with PIMC. Printed: per
+preset, each matchup's margin a deal (95% CI), deals won and lost, the
 first-out share and each side's CPU time a decision, then the ratings (greedy = 1500).
 """
 
@@ -25,7 +28,8 @@ from typing import Any
 from shuangkou.arena import duel, elo
 from shuangkou.rules import PRESETS
 
-LADDER = ("random", "greedy", "pimc", "heuristic", "learned")
+LADDER = ("random", "greedy", "heuristic", "learned", "pimc")
+"""The ladder's bots, weakest first (docs/bots.md)."""
 
 
 def _ms(x: float | None) -> str:
@@ -56,7 +60,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--bots", default=",".join(LADDER), help="the ladder's bots")
-    ap.add_argument("--pairs", type=int, default=300, help="deal pairs a matchup")
+    ap.add_argument("--pairs", type=int, default=300, help="deal pairs of adjacent rungs")
+    ap.add_argument("--other-pairs", type=int, default=None,
+                    help="deal pairs of the other matchups (default: --pairs)")
     ap.add_argument("--pimc-pairs", type=int, default=100, help="deal pairs of pimc matchups")
     ap.add_argument("--target", action="store_true", help="only default vs greedy")
     ap.add_argument("--seed", type=int, default=1)
@@ -80,7 +86,9 @@ def main() -> None:
         for x, y in matchups:
             if (x, y, preset) in done:
                 continue
-            pairs = a.pimc_pairs if "pimc" in (x, y) else a.pairs
+            adjacent = a.target or abs(names.index(x) - names.index(y)) == 1
+            pairs = (a.pimc_pairs if "pimc" in (x, y) else a.pairs if adjacent
+                     else a.other_pairs or a.pairs)
             r = duel(x, y, preset, pairs, seed=a.seed, processes=a.processes, progress=True)
             print(r, flush=True)
             rows.append(r.summary())

@@ -1,40 +1,39 @@
 """Train the learned bot (``shuangkou.bots.make("learned", rules)``): Deep Monte-Carlo (DMC, as
-DouZero) over ``shuangkou.rl.VecEnv``, numpy only, on a CPU.
+DouZero), numpy only, on a CPU.
 
-The agent plays seats 0 and 2 (one team) against the kernel's greedy opponents on seats 1 and
-3. For every legal play of the seat to act (and pass, when answering) a small MLP scores
-``Q(position, play)`` from the features of :mod:`shuangkou.learned`; when a deal ends, each
-decision the team made is a training sample whose target is the team's final R8 score (the
-Monte-Carlo return, no bootstrapping).
+Deals are played side by side on the engine's ``State`` (``--tables`` at a time), each seat
+seeing its view and the ``wilds="fewest"`` legal list, exactly as the bot plays at a table.
+Each deal draws its opponents from ``--opponents`` (``heuristic`` and ``greedy``, the agent's
+team on seats 0+2 or 1+3 by turns, or ``self``: the network on all four seats). For every
+legal play of an agent seat (and pass, when answering) a small MLP scores ``Q(position,
+play)`` from the features of :mod:`shuangkou.learned`; when a deal ends, each decision an
+agent made is a training sample whose target is its team's final R8 score (the Monte-Carlo
+return, no bootstrapping).
 
 What makes it learn in an hour on a CPU (docs/bots.md, "The learned bot"):
 
-* one feature says which candidate greedy itself would play, so greedy is a one-weight policy
-  for the network and training learns *when to deviate* from it;
-* for the first ``--warm`` share of the time the team plays greedy with ε-random deviations:
-  the targets then estimate greedy's own action values, and acting on their argmax is a policy
-  improvement step over greedy; after it the team plays the network (ε-greedy, ε decaying),
-  Monte-Carlo policy iteration from there.
+* two features say which candidate greedy and the heuristic bot would play, so either is a
+  one-weight policy for the network, and training learns *when to deviate* from them; others
+  give each play's damage to the hand's fewest-plays split (the heuristic's own measure);
+* for the first ``--warm`` share of the time the agents play the heuristic's choice with
+  ε-random deviations: the targets then estimate the heuristic's own action values, and
+  acting on their argmax is a policy improvement step over it; after it the agents play the
+  network (ε-greedy, ε decaying), Monte-Carlo policy iteration from there.
 
-The shipped weights (``src/shuangkou/learned_weights.npz``) were made by::
+The shipped weights (``src/shuangkou/learned_weights.npz``) were made by two runs side by side
+(docs/bots.md has the exact commands) and then::
 
-    python examples/train_dmc.py --minutes 60 --seed 1 --out src/shuangkou/learned_weights.npz \\
-        --json train.json --png docs/images/learning_curve.png
+    python examples/train_dmc.py --bundle baibian_qianbian.npz classic_jj.npz \\
+        --out src/shuangkou/learned_weights.npz        # one file, a network per preset
 
-Other runs::
+A one-minute smoke (CI)::
 
-    python examples/train_dmc.py --presets classic,jj --minutes 50 --seed 2 --out classic_jj.npz
-    python examples/train_dmc.py --bundle baibian.npz classic_jj.npz \
-        --out src/shuangkou/learned_weights.npz       # one file, a network per preset
+    python examples/train_dmc.py --minutes 1 --out /tmp/w.npz
 
-Other runs::
-
-    python examples/train_dmc.py --minutes 1 --out /tmp/w.npz     # a one-minute smoke (CI)
-
-Every ``--curve-every`` seconds it plays ``--curve-deals`` duplicate deal pairs against greedy
-(each deal twice, the team's seats exchanged; ε = 0; seeds training never saw) and prints the
-mean margin a deal with its 95% CI, the share of deals won and the training loss (``-`` before
-the first update: the curve's first point comes before any training).
+Every ``--curve-every`` seconds it plays ``--curve-pairs`` duplicate deal pairs against greedy
+and against the heuristic (each deal twice, the teams' seats exchanged; ε = 0; deals training
+never saw) on the first preset and prints the mean margin a deal with its 95% CI, the share
+of deals won and the training loss (``-`` before the first update).
 """
 
 from __future__ import annotations
@@ -43,69 +42,158 @@ import argparse
 import json
 import math
 import os
+import sys
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from shuangkou import Rules
-from shuangkou.learned import DIM, GREEDY_COLUMN, MLP, Adam, best_rows, bundle, features
-from shuangkou.rl import Step, VecEnv
+from shuangkou import Rules, bots
+from shuangkou.game import _State
+from shuangkou.learned import (
+    DIM,
+    GREEDY_COLUMN,
+    HEURISTIC_COLUMN,
+    MLP,
+    Adam,
+    best_rows,
+    bundle,
+    table_features,
+)
+from shuangkou.rng import SplitMix64, deal_seed
 
 SCORE_SCALE = 16.0   # targets are team scores / 16, clipped to ±6
 CLIP = 6.0
+OPPONENTS = ("heuristic", "greedy", "self")
 
 
-def candidates(out: Step, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return features(out.obs, out.offsets, out.cards, out.features, out.can_pass, rules)
+@dataclass
+class Job:
+    """One deal to play: its seed, the opponents' bot (``"self"``: none) and the agent team."""
+
+    seed: int
+    opponent: str
+    team: int
+    pair: int = -1  # evaluation: which duplicate pair
 
 
-def to_actions(rows: np.ndarray, env: np.ndarray, is_pass: np.ndarray, out: Step) -> np.ndarray:
-    """Legal-list indices (-1 = pass) of the chosen candidate rows."""
-    a = rows - out.offsets[env[rows]]
-    a[is_pass[rows]] = -1
-    return a.astype(np.int64)
+@dataclass
+class Table:
+    job: Job
+    state: Any
+    samples: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (team, feature row)
+
+
+def drive(rules: Rules, jobs: Iterator[Job], tables: int,
+          choose: Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray],
+          finished: Callable[[Table], None], record: bool) -> int:
+    """Play ``jobs`` on ``tables`` deals at a time until they run out; returns the number of
+    agent decisions. ``choose(X, env, is_pass, n)`` picks a candidate row per decision;
+    ``finished(table)`` gets each table whose deal is over (with its ``(team, row)`` samples
+    when ``record``)."""
+    opponents = {"heuristic": bots.make("heuristic", rules), "greedy": bots.make("greedy", rules)}
+    hint = opponents["heuristic"]
+    stream = SplitMix64(0)  # the heuristic and greedy draw nothing; their signature wants one
+
+    def deal(job: Job | None) -> Table | None:
+        return None if job is None else Table(job, _State.deal(rules, job.seed))
+
+    live: list[Table | None] = [deal(next(jobs, None)) for _ in range(tables)]
+    decisions = 0
+    while live:
+        asking: list[tuple[Table, Any, list[Any]]] = []
+        for k, t in enumerate(live):
+            while t is not None:
+                st = t.state
+                seat = st.to_act
+                if seat is None:
+                    finished(t)
+                    t = live[k] = deal(next(jobs, None))
+                    continue
+                plays = list(st.legal("fewest"))
+                agent = t.job.opponent == "self" or seat % 2 == t.job.team
+                if agent and plays:
+                    asking.append((t, st.view(seat), plays))
+                    break
+                choice = opponents[t.job.opponent](st.view(seat), plays, stream) if plays else None
+                st.pass_() if choice is None else st.play(choice)
+        live = [t for t in live if t is not None]
+        if not asking:
+            continue
+        views = [a[1] for a in asking]
+        x, env, is_pass = table_features(views, [a[2] for a in asking], rules, hint, stream)
+        rows = choose(x, env, is_pass, len(asking))
+        offsets = np.concatenate([[0], np.cumsum([len(a[2]) for a in asking])])
+        for i, (t, view, plays) in enumerate(asking):
+            r = int(rows[i])
+            if record:
+                t.samples.append((view.seat % 2, x[r]))
+            if is_pass[r]:
+                t.state.pass_()
+            else:
+                t.state.play(plays[r - offsets[i]])
+        decisions += len(asking)
+    return decisions
+
+
+def team_units(state: Any, team: int) -> int:
+    u = state.result.units
+    return int(u[team] + u[team + 2])
 
 
 def random_rows(env: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random candidate row of each observation (rows are grouped by env)."""
+    """A uniformly random candidate row of each decision (rows are grouped by env)."""
     cnt = np.bincount(env, minlength=n)
     order = np.argsort(env, kind="stable")
     start = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-    return order[start + (rng.random(n) * cnt).astype(np.int64)]
+    rows: np.ndarray = order[start + (rng.random(n) * cnt).astype(np.int64)]
+    return rows
+
+
+def hint_rows(x: np.ndarray, env: np.ndarray, n: int, column: int) -> np.ndarray:
+    """The choice each decision's hint ``column`` marks (the heuristic's or greedy's)."""
+    rows = np.flatnonzero(x[:, column] > 0)
+    pick = np.zeros(n, np.int64)
+    pick[env[rows]] = rows
+    return pick
 
 
 # -- evaluation on duplicate deals ---------------------------------------------------------------
-def duplicate(net: MLP, preset: str, pairs: int, seed: int) -> dict[str, Any]:
-    """Deals ``0..pairs-1`` of the stream ``seed`` played twice: the network on seats 0+2, then
-    on 1+3, greedy on the others. Per deal: the network team's margin (its seats' scores minus
-    the others', summed over the two plays)."""
+def duplicate(net: MLP, preset: str, opponent: str, pairs: int, seed: int,
+              tables: int) -> dict[str, Any]:
+    """Deals ``0..pairs-1`` of the run ``seed`` played twice: the network on seats 0+2, then on
+    1+3, ``opponent`` on the others. Per pair: the network team's margin (its seats' units
+    minus the others', averaged over the two plays, as ``shuangkou arena`` counts it)."""
     rules = Rules.preset(preset)
     margin = np.zeros(pairs)
     first = np.zeros(pairs)
-    for team in (0, 1):
-        env = VecEnv(rules, pairs, autoreset=False,
-                     opponents={s: "greedy" for s in range(4) if s % 2 != team})
-        out = env.reset(seed)
-        live = np.ones(pairs, bool)
-        while live.any():
-            x, e, is_pass = candidates(out, rules)
-            a = np.zeros(pairs, np.int64)
-            if x.shape[0]:
-                rows = best_rows(net.q(x), e, pairs)
-                ok = rows >= 0
-                a[ok] = to_actions(rows[ok], e, is_pass, out)
-            out = env.step(a)
-            d = out.done & live
-            margin[d] += out.team_rewards[d, team] - out.team_rewards[d, 1 - team]
-            first[d] += (out.places[d, 0] % 2) == team
-            live &= ~out.done
-        env.close()
+
+    def done(t: Table) -> None:
+        team, st = t.job.team, t.state
+        margin[t.job.pair] += (team_units(st, team) - team_units(st, 1 - team)) / 2
+        first[t.job.pair] += (st.places[0] % 2 == team) / 2
+
+    jobs = (Job(deal_seed(seed, i), opponent, team, i) for i in range(pairs) for team in (0, 1))
+    drive(rules, jobs, tables, lambda x, e, p, n: best_rows(net.score(x), e, n), done, False)
     half = 1.959964 * margin.std(ddof=1) / math.sqrt(pairs)
-    return {"pairs": pairs, "margin": float(margin.mean() / 2),
-            "margin_ci": [float((margin.mean() - half) / 2), float((margin.mean() + half) / 2)],
+    return {"opponent": opponent, "pairs": pairs, "margin": float(margin.mean()),
+            "margin_ci": [float(margin.mean() - half), float(margin.mean() + half)],
             "won": float((margin > 0).mean()), "lost": float((margin < 0).mean()),
-            "first": float(first.mean() / 2)}
+            "first": float(first.mean())}
+
+
+def _opponent_mix(text: str) -> tuple[list[str], np.ndarray]:
+    names, weights = [], []
+    for item in text.split(","):
+        name, _, w = item.partition(":")
+        if name not in OPPONENTS:
+            raise SystemExit(f"--opponents: {name!r} is not one of {', '.join(OPPONENTS)}")
+        names.append(name)
+        weights.append(float(w or 1))
+    p = np.array(weights)
+    return names, p / p.sum()
 
 
 # -- training ------------------------------------------------------------------------------------
@@ -115,18 +203,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--presets", default="baibian", help="comma-separated presets to train on")
     ap.add_argument("--minutes", type=float, default=0.2 if smoke else 1.0,
                     help="wall-clock training time")
-    ap.add_argument("--envs", type=int, default=256, help="deals stepped together per preset")
+    ap.add_argument("--tables", type=int, default=128, help="deals played together per preset")
+    ap.add_argument("--opponents", default="heuristic:2,greedy:1,self:1",
+                    help="opponent mix, name:weight (heuristic, greedy, self)")
     ap.add_argument("--hidden", default="128,64")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=1024)
-    ap.add_argument("--updates", type=int, default=2, help="updates per env step")
-    ap.add_argument("--warm", type=float, default=0.3,
-                    help="share of the time the team plays ε-greedy around greedy")
-    ap.add_argument("--curve-pairs", type=int, default=50 if smoke else 200,
-                    help="duplicate pairs a curve point")
+    ap.add_argument("--updates", type=int, default=2, help="updates per round of decisions")
+    ap.add_argument("--warm", type=float, default=0.5,
+                    help="share of the time the agents play the heuristic, with ε deviations")
+    ap.add_argument("--eps", type=float, default=0.2,
+                    help="deviations: greedy's choice or a random one, half and half")
+    ap.add_argument("--bonus", type=float, default=0.15,
+                    help="the network's bonus on the heuristic's choice, while training")
+    ap.add_argument("--bonuses", default="0,0.05,0.1,0.2,0.4,1",
+                    help="after training, the bonus is the best of these against the heuristic")
+    ap.add_argument("--select-pairs", type=int, default=20 if smoke else 300,
+                    help="duplicate pairs a bonus and preset, to choose it")
+    ap.add_argument("--curve-pairs", type=int, default=30 if smoke else 200,
+                    help="duplicate pairs a curve point, against each of greedy and heuristic")
     ap.add_argument("--curve-every", type=float, default=300.0, help="seconds between points")
-    ap.add_argument("--eval-pairs", type=int, default=100 if smoke else 1000,
-                    help="final evaluation, per preset")
+    ap.add_argument("--eval-pairs", type=int, default=50 if smoke else 1000,
+                    help="final evaluation, per preset and opponent")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
@@ -140,99 +238,119 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     rng = np.random.default_rng(args.seed)
     presets = args.presets.split(",")
-    rules = [Rules.preset(p) for p in presets]
-    envs = [VecEnv(r, args.envs, opponents={1: "greedy", 3: "greedy"}) for r in rules]
-    outs = [env.reset(args.seed * 1000 + k) for k, env in enumerate(envs)]
+    names, weights = _opponent_mix(args.opponents)
     net = MLP.new(tuple(int(h) for h in args.hidden.split(",")), rng)
+    net.bonus = args.bonus
     opt = Adam(net, args.lr)
     cap = 400_000
     replay_x = np.zeros((cap, DIM), np.float32)
     replay_y = np.zeros(cap, np.float32)
-    stored = 0
-    pending: list[list[list[np.ndarray]]] = [[[] for _ in range(args.envs)] for _ in envs]
     curve: list[dict[str, Any]] = []
     start = time.perf_counter()
     cpu0 = time.process_time()
     deadline = start + 60 * args.minutes
     warm_end = start + args.warm * 60 * args.minutes
-    next_point = start
-    deals = decisions = updates = 0
-    loss: float | None = None
-    meta = {"command": "examples/train_dmc.py " + " ".join(argv or __import__("sys").argv[1:]),
-            "seed": args.seed, "presets": args.presets, "hidden": args.hidden}
-    while True:
+    meta = {"command": "examples/train_dmc.py " + " ".join(argv or sys.argv[1:]),
+            "seed": args.seed, "presets": args.presets, "hidden": args.hidden,
+            "opponents": args.opponents}
+    st: dict[str, Any] = {"stored": 0, "deals": 0, "updates": 0, "loss": None,
+                          "next_point": start}
+
+    def point(now: float) -> None:
+        p: dict[str, Any] = {"seconds": round(now - start, 1),
+                             "cpu_seconds": round(time.process_time() - cpu0, 1),
+                             "deals_trained": st["deals"], "loss": st["loss"]}
+        for opp in ("greedy", "heuristic"):
+            p[opp] = duplicate(net, presets[0], opp, args.curve_pairs, 10**6 + len(curve),
+                               args.tables)
+        curve.append(p)
+        shown = "-" if st["loss"] is None else f"{st['loss']:.3f}"
+        print(f"[{p['seconds']:7.1f}s, cpu {p['cpu_seconds']:7.1f}s] deals {st['deals']:7d}  "
+              + "  ".join(f"vs {o}: {p[o]['margin']:+.2f} [{p[o]['margin_ci'][0]:+.2f}, "
+                          f"{p[o]['margin_ci'][1]:+.2f}] won {p[o]['won']:.3f}"
+                          for o in ("greedy", "heuristic")) + f"  loss {shown}", flush=True)
+        if args.out:
+            net.save(args.out, deals=st["deals"], **meta)
+        st["next_point"] = time.perf_counter() + args.curve_every
+
+    def jobs(k: int, end: float) -> Iterator[Job]:
+        i = 0
+        while time.perf_counter() < end:
+            yield Job(deal_seed(args.seed * 1000 + k, i), str(rng.choice(names, p=weights)),
+                      i % 2)
+            i += 1
+
+    def choose(x: np.ndarray, env: np.ndarray, is_pass: np.ndarray, n: int) -> np.ndarray:
         now = time.perf_counter()
-        if now >= next_point or now >= deadline:
-            point = duplicate(net, presets[0], args.curve_pairs, 10**6 + len(curve))
-            point.update(seconds=round(now - start, 1), cpu_seconds=round(time.process_time()
-                                                                          - cpu0, 1),
-                         deals_trained=deals, decisions=decisions, loss=loss)
-            curve.append(point)
-            shown = "-" if loss is None else f"{loss:.3f}"
-            print(f"[{point['seconds']:7.1f}s] deals {deals:7d}  vs greedy on {presets[0]}: "
-                  f"margin {point['margin']:+.2f} [{point['margin_ci'][0]:+.2f}, "
-                  f"{point['margin_ci'][1]:+.2f}] won {point['won']:.3f}  loss {shown}",
-                  flush=True)
-            if args.out:
-                net.save(args.out, deals=deals, **meta)
-            next_point = time.perf_counter() + args.curve_every
-            if now >= deadline:
-                break
+        if now >= st["next_point"]:
+            point(now)
         warm = now < warm_end
         frac = (now - warm_end) / max(deadline - warm_end, 1e-9)
-        eps = 0.2 if warm else max(0.03, 0.15 * (1 - frac))
-        for k, env in enumerate(envs):
-            out = outs[k]
-            x, e, is_pass = candidates(out, rules[k])
-            n = args.envs
-            if warm:
-                rows = np.flatnonzero(x[:, GREEDY_COLUMN] > 0)
-                pick = np.full(n, -1, np.int64)
-                pick[e[rows]] = rows
-                miss = pick < 0
-                if miss.any():
-                    pick[miss] = random_rows(e, n, rng)[miss]
-            else:
-                pick = best_rows(net.q(x), e, n)
-            explore = rng.random(n) < eps
-            if explore.any():
-                pick = np.where(explore, random_rows(e, n, rng), pick)
-            chosen = x[pick]
-            for i in range(n):
-                pending[k][i].append(chosen[i])
-            decisions += n
-            out = env.step(to_actions(pick, e, is_pass, out))
-            outs[k] = out
-            for i in np.flatnonzero(out.done):
-                xs = np.stack(pending[k][i])
-                y = np.clip(out.team_rewards[i, 0] / SCORE_SCALE, -CLIP, CLIP)
-                idx = (stored + np.arange(xs.shape[0])) % cap
-                replay_x[idx] = xs
-                replay_y[idx] = y
-                stored += xs.shape[0]
-                pending[k][i] = []
-                deals += 1
-            if stored >= 10 * args.batch:
-                for _ in range(args.updates):
-                    sel = rng.integers(0, min(stored, cap), args.batch)
-                    loss = opt.step(replay_x[sel], replay_y[sel])
-                    updates += 1
-    for env in envs:
-        env.close()
+        eps = args.eps if warm else max(0.03, args.eps * (1 - frac))
+        pick = (hint_rows(x, env, n, HEURISTIC_COLUMN) if warm
+                else best_rows(net.score(x), env, n))
+        u = rng.random(n)
+        if (u < eps).any():
+            other = np.where(u < eps / 2, hint_rows(x, env, n, GREEDY_COLUMN),
+                             random_rows(env, n, rng))
+            pick = np.where(u < eps, other, pick)
+        if st["stored"] >= 10 * args.batch:
+            for _ in range(args.updates):
+                sel = rng.integers(0, min(st["stored"], cap), args.batch)
+                st["loss"] = opt.step(replay_x[sel], replay_y[sel])
+                st.setdefault("first_loss", st["loss"])
+                st["updates"] += 1
+        return pick
+
+    def finished(t: Table) -> None:
+        if not t.samples:
+            return
+        teams = np.array([s[0] for s in t.samples])
+        y = np.array([team_units(t.state, 0), team_units(t.state, 1)], np.float32)[teams]
+        idx = (st["stored"] + np.arange(len(t.samples))) % cap
+        replay_x[idx] = np.stack([s[1] for s in t.samples])
+        replay_y[idx] = np.clip(y / SCORE_SCALE, -CLIP, CLIP)
+        st["stored"] += len(t.samples)
+        st["deals"] += 1
+
+    # the presets take turns: a slice of time each (one preset's tables at a time)
+    decisions = 0
+    round_no = 0
+    while time.perf_counter() < deadline:
+        k = round_no % len(presets)
+        it = jobs(round_no, min(deadline, time.perf_counter() + 30))
+        decisions += drive(Rules.preset(presets[k]), it, args.tables, choose, finished, True)
+        round_no += 1
+    point(time.perf_counter())
 
     result: dict[str, Any] = {
-        **meta, "minutes": args.minutes, "deals_trained": deals, "decisions": decisions,
-        "updates": updates, "cpu_seconds": round(time.process_time() - cpu0, 1),
+        **meta, "minutes": args.minutes, "deals_trained": st["deals"], "decisions": decisions,
+        "updates": st["updates"], "first_loss": st.get("first_loss"), "last_loss": st["loss"],
+        "cpu_seconds": round(time.process_time() - cpu0, 1),
         "curve": curve, "eval": {},
     }
+    # the cautious step: the bonus on the heuristic's choice that does best against it (on
+    # deals neither training nor the evaluation below plays)
+    selection = {}
+    for b in (float(v) for v in args.bonuses.split(",")):
+        net.bonus = b
+        selection[b] = sum(duplicate(net, p, "heuristic", args.select_pairs, 2**41 + k,
+                                     args.tables)["margin"] for k, p in enumerate(presets))
+        print(f"bonus {b:g}: margin vs heuristic {selection[b] / len(presets):+.2f} a deal "
+              f"(mean over {', '.join(presets)}, {args.select_pairs} pairs each)", flush=True)
+    net.bonus = max(selection, key=lambda b: selection[b])
+    result["bonus"] = {"chosen": net.bonus, "margins": {str(k): v / len(presets)
+                                                         for k, v in selection.items()}}
     if args.out:
-        net.save(args.out, deals=deals, **meta)
+        net.save(args.out, deals=st["deals"], bonus_chosen=net.bonus, **meta)
     for p in presets:
-        r = duplicate(net, p, args.eval_pairs, 2**40 + args.seed)
-        result["eval"][p] = r
-        print(f"{p}: vs greedy over {r['pairs']} duplicate pairs: margin {r['margin']:+.2f} "
-              f"[{r['margin_ci'][0]:+.2f}, {r['margin_ci'][1]:+.2f}] a deal, won "
-              f"{r['won']:.1%}, lost {r['lost']:.1%}, first out {r['first']:.1%}")
+        for opp in ("greedy", "heuristic"):
+            r = duplicate(net, p, opp, args.eval_pairs, 2**40 + args.seed, args.tables)
+            result["eval"].setdefault(p, {})[opp] = r
+            print(f"{p}: vs {opp} over {r['pairs']} duplicate pairs: margin {r['margin']:+.2f} "
+                  f"[{r['margin_ci'][0]:+.2f}, {r['margin_ci'][1]:+.2f}] a deal, won "
+                  f"{r['won']:.1%}, lost {r['lost']:.1%}, first out {r['first']:.1%}",
+                  flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
@@ -250,19 +368,23 @@ def plot(result: dict[str, Any], path: str) -> None:
     c = result["curve"]
     t = [p["deals_trained"] for p in c]
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-    ax[0].plot(t, [p["margin"] for p in c], marker="o")
-    ax[0].fill_between(t, [p["margin_ci"][0] for p in c], [p["margin_ci"][1] for p in c],
-                       alpha=0.25)
-    ax[0].set_title(f"margin a deal vs greedy ({c[0]['pairs']} duplicate pairs a point)")
-    ax[1].plot(t, [p["won"] for p in c], marker="o")
-    ax[1].set_title("share of deals won vs greedy")
+    for opp in ("greedy", "heuristic"):
+        pts = [p[opp] for p in c]
+        ax[0].plot(t, [p["margin"] for p in pts], marker="o", label=f"vs {opp}")
+        ax[0].fill_between(t, [p["margin_ci"][0] for p in pts], [p["margin_ci"][1] for p in pts],
+                           alpha=0.2)
+        ax[1].plot(t, [p["won"] for p in pts], marker="o", label=f"vs {opp}")
+    ax[0].set_title(f"margin a deal ({c[0]['greedy']['pairs']} duplicate pairs a point)")
+    ax[1].set_title("share of deals won")
     ax[0].axhline(0.0, color="grey", lw=0.8)
     ax[1].axhline(0.5, color="grey", lw=0.8)
     for a in ax:
         a.set_xlabel("training deals")
         a.grid(alpha=0.3)
-    fig.suptitle(f"DMC on shuangkou.rl.VecEnv ({result['presets']}), "
-                 f"{result['minutes']:g} min on 2 shared cores")
+        a.legend()
+    fig.suptitle(f"DMC ({result['presets']}, opponents {result['opponents']}), "
+                 f"{result['minutes']:g} min on 2 shared cores, curve on "
+                 f"{result['presets'].split(',')[0]}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

@@ -67,8 +67,8 @@ def test_make_refuses_bad_names_and_options() -> None:
         bots.make("best", "baibian")
     with pytest.raises(TypeError, match="bot 'greedy'"):
         bots.make("greedy", "baibian", worlds=3)
-    with pytest.raises(ValueError, match="wilds"):
-        bots.make("learned", "baibian", wilds="some")
+    with pytest.raises(TypeError, match="bot 'learned'"):
+        bots.make("learned", "baibian", wilds="all")  # it reads the fewest-wilds list only
     with pytest.raises(ValueError):
         bots.make("greedy", "no-such-preset")
 
@@ -165,23 +165,56 @@ def test_greedy_feature_is_greedys_choice_in_classic() -> None:
 
 
 def _features(view: object, plays: list, rules: Rules) -> tuple:
-    cards, feat = learned.play_arrays(plays)
-    obs = learned.view_observation(view)[None]
-    return learned.features(obs, np.array([0, len(plays)]), cards, feat,
-                            np.array([view.table is not None]), rules)  # type: ignore[attr-defined]
+    return learned.table_features([view], [plays], rules, bots.make("heuristic", rules),
+                                  SplitMix64(0))
+
+
+def _one_weight_bundle(path: object, column: int) -> None:
+    """Weights whose network scores a candidate by one feature column alone."""
+    import pathlib
+
+    d = pathlib.Path(str(path))
+    net = learned.MLP([np.zeros((learned.DIM, 1), np.float32), np.ones((1, 1), np.float32)],
+                      [np.zeros(1, np.float32), np.zeros(1, np.float32)])
+    net.w[0][column, 0] = 1
+    net.save(d / "one.npz", presets=",".join(PRESETS), seed=0, command="examples/train_dmc.py")
+    learned.bundle([d / "one.npz"], d / "bundle.npz")
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_learned_bot_steps_a_vecenv_legally(preset: str) -> None:
-    bot = bots.make("learned", preset)
-    env = VecEnv(preset, 16, opponents={1: "greedy", 3: "greedy"})
-    out = env.reset(1)
-    finished = 0
-    for _ in range(60):
-        out = env.step(bot.actions(out))  # an illegal action would raise IllegalPlayError
-        finished += int(out.done.sum())
-    env.close()
-    assert finished > 0
+def test_heuristic_hint_is_the_heuristics_play(preset: str, tmp_path: object) -> None:
+    """A network weighing only the heuristic column plays exactly as the heuristic bot: the
+    column marks its choice (play or pass) at every decision, in every preset."""
+    import pathlib
+
+    _one_weight_bundle(tmp_path, learned.HEURISTIC_COLUMN)
+    bot = bots.make("learned", preset, weights=pathlib.Path(str(tmp_path)) / "bundle.npz")
+    mine = simulate(6, preset, (bot, "greedy"), seed=11)
+    ref = simulate(6, preset, (bots.make("heuristic", preset), "greedy"), seed=11)
+    assert np.array_equal(mine.units, ref.units) and np.array_equal(mine.places, ref.places)
+    assert np.array_equal(mine.decisions, ref.decisions)
+
+
+def test_damage_feature_is_the_heuristics_measure() -> None:
+    """The damage column is ``solve._breaks`` / UNIT (clipped to [-1, 4], over 4) on a judged
+    hand, 0 on a hand the heuristic plays by greedy's rules; the hand's 手数 beside it."""
+    from shuangkou import State, _solve
+    from shuangkou.solve import _breaks
+
+    rules = Rules.preset("classic")
+    st = State.parse("classic 3334445567899JQQKA/6/7/8 0 - 0 - -/-/-/- -", rules)
+    view, plays = st.view(0), list(st.legal("fewest"))
+    x, env, is_pass = _features(view, plays, rules)
+    ref = np.clip(np.array(_breaks(view.hand, plays, rules)) / _solve.UNIT, -1, 4) / 4
+    assert np.allclose(x[:len(plays), learned.HEURISTIC_COLUMN - 1], ref)
+    assert len(set(ref)) > 2  # the hand has plays that break its split and plays that do not
+    # a 百变 hand with two wild jokers is not judged: damage 0, the "judged" flag 0
+    bb = Rules.preset("baibian")
+    st = State.parse("baibian 3334445567899JQQKA2XD/6/7/8 0 - 0 - -/-/-/- -", bb)
+    view, plays = st.view(0), list(st.legal("fewest"))
+    x, _, _ = _features(view, plays, bb)
+    assert (x[:, learned.HEURISTIC_COLUMN - 1] == 0).all()
+    assert (x[:, learned.STATE_DIM - 1] == 0).all()
 
 
 def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:

@@ -31,10 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from . import _solve
-from .learned import MLP, best_rows, features, load, play_arrays, view_observation
+from .learned import MLP, best_rows, load, table_features
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -114,27 +112,41 @@ class HeuristicBot(Bot):
                                             (14, rules.wild_big_joker)) if on]
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
-        plays = list(plays)
+        return self.assess(view, list(plays), rng)[0]
+
+    def assess(self, view: Any, plays: list[Play], rng: Any) -> tuple[
+            Play | None, list[int] | None, int]:
+        """``(choice, damage, left)``: the bot's choice among ``plays`` (``None``: pass), with
+        what it judged it by — each play's damage (:func:`shuangkou.solve.hints`'s measure,
+        in ``_solve.UNIT``; ``None`` for a hand played by greedy's rules, see
+        :meth:`judges`) and the hand's 手数 (0 then)."""
         hand = view.hand
+        rules = self.rules
+        judged = self.judges(hand)
+        damage = _breaks(hand, plays, rules) if judged else None
+        left = _solve.decompose_cost(hand.packed, rules.flags, True) // _UNIT + 1 if judged else 0
         out: list[Play] = [p for p in plays if p.packed == hand.packed]
         if out:
-            return max(out, key=lambda q: (q.stars, q.is_bomb))
-        counts = hand.counts
-        wilds = sum(counts[r] for r in self._wild_ranks)
-        if wilds > self.max_wilds or wilds and sum(counts) > self.wild_cards:
-            return greedy_policy(view, plays, rng)
+            return max(out, key=lambda q: (q.stars, q.is_bomb)), damage, left
+        if damage is None:
+            return greedy_policy(view, plays, rng), None, 0
         if not plays:
-            return None
-        rules = self.rules
-        damage = dict(zip(plays, _breaks(hand, plays, rules)))
-        left = _solve.decompose_cost(hand.packed, rules.flags, True) // _UNIT + 1
+            return None, damage, left
         seat = view.seat
         cards = view.card_counts
         opp = [cards[s] for s in (seat ^ 1, seat ^ 3) if cards[s]]
         opp_min = min(opp, default=99)
+        by_play = dict(zip(plays, damage))
         if view.table is not None:
-            return self._answer(view, plays, damage, left, opp_min)
-        return self._lead(view, plays, damage, left, opp_min)
+            return self._answer(view, plays, by_play, left, opp_min), damage, left
+        return self._lead(view, plays, by_play, left, opp_min), damage, left
+
+    def judges(self, hand: Any) -> bool:
+        """Whether the bot judges ``hand`` by its split (else it plays greedy's rules): the
+        budget above."""
+        p = hand.packed
+        wilds = sum((p >> (4 * r)) & 15 for r in self._wild_ranks)
+        return not (wilds > self.max_wilds or wilds and len(hand) > self.wild_cards)
 
     def _answer(self, view: Any, plays: list[Play], damage: dict[Play, int], left: int,
                 opp_min: int) -> Play | None:
@@ -202,49 +214,28 @@ def _bomb_rank(p: Play, bombs: list[Play], rules: Rules) -> int:
 # -- the learned policy ------------------------------------------------------------------------
 class LearnedBot(Bot):
     """The network of :mod:`shuangkou.learned` (``examples/train_dmc.py``): scores every legal
-    play and pass from the seat's view and makes the best. :meth:`actions` does the same for a
-    whole ``VecEnv`` step.
+    play and pass from the seat's view and makes the best.
 
-    It trains on the full legal lists (``VecEnv``'s); at the table it scores the
-    ``wilds="fewest"`` list by default (one play per reading, the fewest wilds: what it
-    nearly always picks from the full list anyway), which keeps a 百变 lead of a thousand ways
-    of taking cards to a few dozen rows; ``wilds="all"`` scores them all. ``weights``: another
-    :func:`shuangkou.learned.bundle` file."""
+    It reads the ``wilds="fewest"`` legal list (one play per reading, the fewest wilds), as it
+    was trained; among its inputs are the choices of greedy and of the heuristic bot (which it
+    holds, :attr:`heuristic`), so it decides in the heuristic's time plus the network's.
+    ``weights``: another :func:`shuangkou.learned.bundle` file."""
 
-    def __init__(self, name: str, rules: Rules, weights: Any = None,
-                 wilds: str = "fewest") -> None:
-        if wilds not in ("all", "fewest"):
-            raise ValueError(f"wilds must be 'all' or 'fewest', not {wilds!r}")
-        super().__init__(name, rules, self._decide, wilds)
+    def __init__(self, name: str, rules: Rules, weights: Any = None) -> None:
+        super().__init__(name, rules, self._decide, "fewest")
         nets = load(weights)
         # a preset's own network, else (house rules, a preset trained with no network of its
         # own) the 百变 one
         self.net: MLP = nets.get(rules.name) or nets.get("baibian") or next(iter(nets.values()))
+        self.heuristic = HeuristicBot("heuristic", rules)
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
         plays = list(plays)
         if not plays:
             return None
-        cards, feat = play_arrays(plays)
-        can_pass = view.table is not None
-        obs = view_observation(view)[None]
-        offsets = np.array([0, len(plays)], np.int64)
-        x, env, is_pass = features(obs, offsets, cards, feat, np.array([can_pass]), self.rules)
-        row = int(best_rows(self.net.q(x), env, 1)[0])
+        x, env, is_pass = table_features([view], [plays], self.rules, self.heuristic, rng)
+        row = int(best_rows(self.net.score(x), env, 1)[0])
         return None if is_pass[row] else plays[row]
-
-    def actions(self, step: Any) -> np.ndarray:
-        """Legal-list indices (-1 = pass) for every row of a ``VecEnv`` :class:`Step` of these
-        rules (rows with no decision get 0, which ``step`` ignores)."""
-        n = step.obs.shape[0]
-        x, env, is_pass = features(step.obs, step.offsets, step.cards, step.features,
-                                   step.can_pass, self.rules)
-        out = np.zeros(n, np.int64)
-        if x.shape[0]:
-            rows = best_rows(self.net.q(x), env, n)
-            ok = rows >= 0
-            out[ok] = np.where(is_pass[rows[ok]], -1, rows[ok] - step.offsets[env[rows[ok]]])
-        return out
 
 
 # -- make --------------------------------------------------------------------------------------
@@ -268,8 +259,8 @@ BOTS = (*_MAKERS, "default")
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``evaluation`` and the
-    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``: ``max_wilds``; ``learned``:
-    ``weights``, a path to other weights)."""
+    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``: ``max_wilds``, ``wild_cards``;
+    ``learned``: ``weights``, a path to other weights)."""
     if not isinstance(name, str) or name not in BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
     r = as_rules(rules)

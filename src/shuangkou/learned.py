@@ -8,11 +8,16 @@ of each as card counts and reading features (``Step.cards`` / ``Step.features``)
 ``simulate``, ``play_deal`` or the server sees exactly what it was trained on. It reads no
 明牌 fields (a view has none).
 
-Each candidate row holds the position (hands, unseen cards, cards left, the table), the play
-(its cards, reading, what is left of the hand and the shape of that rest) and one hint: whether
-the play is the one the greedy heuristic (:func:`shuangkou.sim.greedy_policy`) would make. The
-network then only has to learn when to deviate from greedy, which is what makes a one-hour CPU
-training beat it.
+Each candidate row holds the position (hands, unseen cards, cards left, the table, the hand's
+手数), the play (its cards, reading, what is left of the hand and the shape of that rest, how
+much it spoils the hand's fewest-plays split) and two hints: whether the play is the one the
+greedy heuristic (:func:`shuangkou.sim.greedy_policy`) would make, and whether it is the one
+``bots.make("heuristic", rules)`` would make. Either is then a one-weight policy for the
+network, which only has to learn when to deviate from them: that is what makes a one-hour CPU
+training beat both.
+
+:func:`table_features` builds the rows from seats' views and legal lists (the bot at the
+table, and training); :func:`features` is the array part of it.
 """
 
 from __future__ import annotations
@@ -20,17 +25,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
+from . import _solve
 from .batch import OBS_OFFSETS, OBS_SIZE
 from .cards import MAX_COPIES
 from .plays import Kind
 from .rules import PRESETS, Rules
 
-__all__ = ["DIM", "GREEDY_COLUMN", "MLP", "WEIGHTS_FILE", "bundle", "features", "greedy_rows",
-           "load", "metadata", "play_arrays", "view_observation"]
+__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MLP", "WEIGHTS_FILE", "Judgement",
+           "bundle", "features", "greedy_rows", "judge", "load", "metadata", "play_arrays",
+           "table_features", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -52,11 +59,14 @@ _PASSES = _O["passes"]
 _NIBBLES = (4 * np.arange(15)).astype(np.uint64)
 _TAG_SHIFTS = np.array([0, 4, 8, 13, 17, 22, 28], np.uint32)
 _TAG_MASKS = np.array([15, 15, 31, 15, 31, 63, 7], np.uint32)
-STATE_DIM = 15 * 3 + 4 + 4 + 1 + 4 + 1 + N_KINDS + 2 + len(PRESETS)
-PLAY_DIM = 15 * 2 + N_KINDS + 4 + 3 + 6
+STATE_DIM = 15 * 3 + 4 + 4 + 1 + 4 + 1 + N_KINDS + 2 + len(PRESETS) + 2
+PLAY_DIM = 15 * 2 + N_KINDS + 4 + 3 + 6 + 2
 DIM = STATE_DIM + PLAY_DIM
-GREEDY_COLUMN = DIM - 7
+GREEDY_COLUMN = DIM - 9
 """The column of :func:`features` that is 1 on the candidate greedy would play."""
+HEURISTIC_COLUMN = DIM - 1
+"""The column of :func:`features` that is 1 on the candidate the heuristic bot would play."""
+_UNIT = _solve.UNIT
 
 
 # -- the observation of a view ---------------------------------------------------------------
@@ -66,16 +76,21 @@ def view_observation(view: Any) -> np.ndarray:
     (bombs by grade, 明牌) stay 0. Seats are relative: 0 the viewer, 1 next, 2 partner."""
     obs = np.zeros(OBS_SIZE, np.float32)
     seat = view.seat
-    obs[_HAND] = view.hand.counts
     partner = view.partner_hand
+    # the hands as packed words, unpacked in one numpy call (Hand.counts is a Python loop)
+    words = np.array([view.hand.packed, 0 if partner is None else partner.packed]
+                     + [view.cards_played((seat + k) & 3).packed for k in range(4)], np.uint64)
+    counts = (words[:, None] >> _NIBBLES) & np.uint64(15)
+    obs[_HAND] = counts[0]
     if partner is not None:
-        obs[_PARTNER] = partner.counts
+        obs[_PARTNER] = counts[1]
         obs[_O["partner_visible"]] = 1
+    obs[_PLAYED] = counts[2:].ravel()
     places = view.places
+    cards = view.card_counts
     for k in range(4):
         s = (seat + k) & 3
-        obs[_LEFT.start + k] = view.card_counts[s]
-        obs[_PLAYED.start + 15 * k: _PLAYED.start + 15 * (k + 1)] = view.cards_played(s).counts
+        obs[_LEFT.start + k] = cards[s]
         if s in places:
             obs[_PLACE.start + k] = places.index(s) + 1
     table = view.table
@@ -168,8 +183,61 @@ def _shape(rest: np.ndarray) -> np.ndarray:
                      rest[:, 13:].sum(1), rest.sum(1)], axis=1).astype(np.float32)
 
 
+class Judgement(NamedTuple):
+    """What the heuristic bot makes of a batch of decisions (:func:`judge`): per play row its
+    ``damage`` (extra plays it costs the hand's fewest-plays split, ``solve._breaks`` / UNIT;
+    0 where not judged), per decision the row it would play (``choice``, -1 for a pass), the
+    hand's 手数 (``plays_left``) and whether it judged the hand by its split (``judged``: not a
+    big hand holding wilds, which it plays by greedy's rules)."""
+
+    damage: np.ndarray
+    choice: np.ndarray
+    plays_left: np.ndarray
+    judged: np.ndarray
+
+
+def judge(views: list[Any], plays: list[list[Any]], heuristic: Any, rng: Any) -> Judgement:
+    """The heuristic bot's (``bots.make("heuristic", rules)``, its ``assess``) view of each
+    decision: its choice among ``plays[i]`` from ``views[i]``, and the split damage of every
+    play."""
+    damage: list[float] = []
+    n = len(views)
+    choice = np.full(n, -1, np.int64)
+    plays_left = np.zeros(n, np.float32)
+    judged = np.zeros(n, bool)
+    start = 0
+    for i, (view, ps) in enumerate(zip(views, plays)):
+        pick, dmg, left = heuristic.assess(view, ps, rng)
+        if pick is not None:
+            choice[i] = start + ps.index(pick)
+        start += len(ps)
+        if dmg is None:
+            damage.extend([0.0] * len(ps))
+        else:
+            judged[i] = True
+            plays_left[i] = left
+            damage.extend(d / _UNIT for d in dmg)
+    return Judgement(np.array(damage, np.float32), choice, plays_left, judged)
+
+
+def table_features(views: list[Any], plays: list[list[Any]], rules: Rules, heuristic: Any,
+                   rng: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`features` of decisions at the table: ``views[i]`` a seat's view
+    (``State.view(seat)``), ``plays[i]`` its legal list (a list of :class:`Play`, non-empty),
+    ``heuristic`` the heuristic bot of ``rules`` (its choices are the hint column)."""
+    obs = np.stack([view_observation(v) for v in views])
+    arrays = [play_arrays(ps) for ps in plays]
+    cards = np.concatenate([a[0] for a in arrays])
+    feat = np.concatenate([a[1] for a in arrays])
+    offsets = np.concatenate([[0], np.cumsum([len(ps) for ps in plays])]).astype(np.int64)
+    can_pass = np.array([v.table is not None for v in views])
+    return features(obs, offsets, cards, feat, can_pass, rules,
+                    judge(views, plays, heuristic, rng))
+
+
 def features(obs: np.ndarray, offsets: np.ndarray, cards: np.ndarray, feat: np.ndarray,
-             can_pass: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             can_pass: np.ndarray, rules: Rules, judgement: Judgement,
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One row per candidate: the legal plays of each observation (rows ``offsets[i]`` to
     ``offsets[i + 1]`` of ``cards``/``feat``), then a pass row for each answering one. Returns
     ``(X, env_of_row, is_pass)``; ``X`` is ``(rows, DIM)`` float32."""
@@ -194,7 +262,8 @@ def features(obs: np.ndarray, offsets: np.ndarray, cards: np.ndarray, feat: np.n
     state = np.concatenate([
         hand / 8, partner / 8, unseen / 8, left / 27, (obs[:, _PLACE] > 0), obs[:, [_LEADING]],
         obs[:, _OWNER], obs[:, [_PASSES]] / 3, table_kind, reading[:, [1]] / 14,
-        reading[:, [5]] / 27, preset], axis=1).astype(np.float32)
+        reading[:, [5]] / 27, preset, judgement.plays_left[:, None] / 10,
+        judgement.judged[:, None]], axis=1).astype(np.float32)
 
     c = np.zeros((m + k, 15), np.float32)
     c[:m] = cards
@@ -206,19 +275,27 @@ def features(obs: np.ndarray, offsets: np.ndarray, cards: np.ndarray, feat: np.n
     flags = np.zeros((m + k, 3), np.float32)
     flags[:m, 0] = feat[:, 0] >= _FIRST_BOMB
     flags[:m, 1] = feat[:, 5] == hand.sum(1)[env_play]
-    is_greedy = np.zeros(m + k, np.float32)
-    has = greedy >= 0
-    is_greedy[greedy[has]] = 1
     pass_row = np.full(n, -1, np.int64)
     pass_row[env_pass] = m + np.arange(k)
-    is_greedy[pass_row[~has & (pass_row >= 0)]] = 1
-    flags[:, 2] = is_greedy
+    flags[:, 2] = _one_hot_rows(greedy, pass_row, m + k)
     shape = _shape(rest) / np.array([13, 13, 13, 6, 4, 27], np.float32)
+    damage = np.zeros((m + k, 1), np.float32)
+    damage[:m, 0] = np.clip(judgement.damage, -1, 4) / 4
+    hint = _one_hot_rows(judgement.choice, pass_row, m + k)[:, None]
     x = np.concatenate([state[env], c / 8, rest / 8, np.eye(N_KINDS, dtype=np.float32)[kind], f,
-                        flags, shape], axis=1)
+                        flags, shape, damage, hint], axis=1)
     is_pass = np.zeros(m + k, bool)
     is_pass[m:] = True
     return x.astype(np.float32, copy=False), env, is_pass
+
+
+def _one_hot_rows(choice: np.ndarray, pass_row: np.ndarray, rows: int) -> np.ndarray:
+    """1 on each decision's chosen row (``choice``: a play row, or -1 for its pass row)."""
+    out = np.zeros(rows, np.float32)
+    has = choice >= 0
+    out[choice[has]] = 1
+    out[pass_row[~has & (pass_row >= 0)]] = 1
+    return out
 
 
 def best_rows(q: np.ndarray, env: np.ndarray, n: int) -> np.ndarray:
@@ -234,6 +311,10 @@ class MLP:
 
     w: list[np.ndarray]
     b: list[np.ndarray]
+    bonus: float = 0.0
+    """Added to the score of the heuristic's candidate when choosing (:meth:`score`, not
+    :meth:`q`): the bot leaves the heuristic's play only for one it values that much higher
+    (a cautious policy-improvement step, chosen after training: ``examples/train_dmc.py``)."""
 
     @classmethod
     def new(cls, hidden: tuple[int, ...], rng: np.random.Generator) -> MLP:
@@ -257,7 +338,12 @@ class MLP:
         return acts
 
     def q(self, x: np.ndarray) -> np.ndarray:
+        """The network's value of each candidate row of ``x``."""
         return self.forward(x)[-1][:, 0]
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        """What the bot maximises: :meth:`q` plus :attr:`bonus` on the heuristic's candidate."""
+        return self.q(x) + self.bonus * x[:, HEURISTIC_COLUMN]
 
     def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, list[np.ndarray]]:
         acts = self.forward(x)
@@ -275,6 +361,7 @@ class MLP:
     def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
         out = {f"{prefix}w{i}": w for i, w in enumerate(self.w)}
         out.update({f"{prefix}b{i}": b for i, b in enumerate(self.b)})
+        out[f"{prefix}bonus"] = np.array(self.bonus, np.float32)
         return out
 
     def save(self, path: Any, **meta: Any) -> None:
@@ -287,7 +374,8 @@ class MLP:
     def from_arrays(cls, z: Any, prefix: str = "") -> MLP:
         layers = sum(1 for k in z.files if k.startswith(prefix + "w"))
         net = cls([np.asarray(z[f"{prefix}w{i}"], np.float32) for i in range(layers)],
-                  [np.asarray(z[f"{prefix}b{i}"], np.float32) for i in range(layers)])
+                  [np.asarray(z[f"{prefix}b{i}"], np.float32) for i in range(layers)],
+                  float(z[f"{prefix}bonus"]) if f"{prefix}bonus" in z.files else 0.0)
         if not layers or net.w[0].shape[0] != DIM:
             raise ValueError(f"the weights do not fit this version's {DIM} features")
         return net
