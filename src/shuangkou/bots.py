@@ -248,10 +248,21 @@ class LearnedBot(Bot):
 
 
 # -- make --------------------------------------------------------------------------------------
-def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 300,
-          evaluation: str = "rollout", **options: Any) -> Bot:
-    return Bot(name, rules, pimc_policy(worlds, max_nodes, evaluation=evaluation,  # type: ignore[arg-type]
-                                        **options), "all")
+def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
+          max_cards: int = 32, fallback: str = "heuristic", **options: Any) -> Bot:
+    """PIMC over the heuristic: the heuristic's move unless every sampled world, searched
+    exactly within ``max_nodes`` nodes once at most ``max_cards`` cards are left, shows a
+    better one (:func:`shuangkou.pimc_policy`'s ``fallback``). ``fallback="none"``: plain
+    PIMC, depth-limited searches scored by ``evaluation`` (``"rollout"`` or
+    ``"hand_count"``)."""
+    if fallback == "none":
+        return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
+                                            **options), "all")
+    if fallback not in _MAKERS or fallback == "pimc":
+        raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
+    prior = _MAKERS[fallback](fallback, rules)
+    return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
+                                        fallback=prior, **options), prior.wilds)
 
 
 _MAKERS: dict[str, Callable[..., Bot]] = {
