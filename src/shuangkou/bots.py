@@ -248,16 +248,23 @@ class LearnedBot(Bot):
 
 
 # -- make --------------------------------------------------------------------------------------
+PIMC_FALLBACK = {"classic": "heuristic", "baibian": "heuristic", "jj": "learned",
+                 "qianbian": "learned"}
+"""The bot ``make("pimc", rules)`` falls back on, by preset (other rules: ``"heuristic"``):
+the one PIMC gained most over on the ladder of docs/bots.md."""
+
+
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
-          max_cards: int = 32, fallback: str = "heuristic", **options: Any) -> Bot:
-    """PIMC over the heuristic: the heuristic's move unless every sampled world, searched
-    exactly within ``max_nodes`` nodes once at most ``max_cards`` cards are left, shows a
-    better one (:func:`shuangkou.pimc_policy`'s ``fallback``). ``fallback="none"``: plain
-    PIMC, depth-limited searches scored by ``evaluation`` (``"rollout"`` or
-    ``"hand_count"``)."""
+          max_cards: int = 32, fallback: str | None = None, **options: Any) -> Bot:
+    """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
+    sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
+    cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
+    ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
+    (``"rollout"`` or ``"hand_count"``)."""
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
+    fallback = fallback or PIMC_FALLBACK.get(rules.name, "heuristic")
     if fallback not in _MAKERS or fallback == "pimc":
         raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
     prior = _MAKERS[fallback](fallback, rules)
