@@ -20,8 +20,9 @@ The bots (docs/bots.md has their ladder):
 * ``"greedy"`` – the kernel's heuristic (:func:`shuangkou.sim.greedy_policy`);
 * ``"heuristic"`` – values a hand by its 手数 (:func:`shuangkou.decompose`, bombs kept whole)
   and plays for the partner (:class:`HeuristicBot`);
-* ``"pimc"`` – :func:`shuangkou.pimc_policy`, 8 worlds × 300 nodes, rollouts at the horizon
-  (its 手数 horizon evaluation, ``evaluation="hand_count"``, measured far weaker: docs/bots.md);
+* ``"pimc"`` – :func:`shuangkou.pimc_policy` over a fallback bot (:data:`PIMC_FALLBACK`):
+  the fallback's move unless 8 sampled worlds, each solved exactly within 50,000 nodes once
+  at most 32 cards are left, show a better one;
 * ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
 * ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`).
 """
@@ -285,9 +286,9 @@ BOTS = (*_MAKERS, "default")
 
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
-    ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``evaluation`` and the
-    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``: ``max_wilds``; ``learned``:
-    ``weights``, a path to other weights)."""
+    ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
+    ``fallback`` and the rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
+    ``max_wilds``; ``learned``: ``weights``, a path to other weights)."""
     if not isinstance(name, str) or name not in BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
     r = as_rules(rules)
