@@ -120,3 +120,16 @@ def test_a_time_limit_bounds_a_decision() -> None:
     pol = pimc_policy(worlds=4, max_nodes=10**9, max_cards=108, seconds=0.05,
                       fallback=lambda v, ps, r: ps[-1])
     assert pol(game, plays, SplitMix64(1)) == plays[-1]
+
+
+def test_the_fallback_sees_the_seats_view_in_a_game_loop() -> None:
+    """Wrapped in ``sim.with_game`` the policy gets the Game; the fallback still gets what a
+    bot reads, the seat's view (the heuristic bot plays whole deals through it)."""
+    from shuangkou import bots
+    from shuangkou.sim import with_game
+
+    rules = Rules.preset("classic")
+    heuristic = bots.make("heuristic", rules)
+    pol = with_game(pimc_policy(worlds=2, max_nodes=200, max_cards=12, fallback=heuristic))
+    game, _ = play_deal(rules, 2, [pol, "greedy"] * 2)
+    assert game.is_over

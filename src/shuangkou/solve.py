@@ -585,11 +585,12 @@ def pimc_policy(
     the hints' order (least damage to the hand first). The sampling seed comes from ``rng``
     (the deal's generator), so a seeded game is reproducible.
 
-    With a ``fallback`` policy (``bots.make("pimc")`` gives the heuristic bot) the worlds are
-    only searched exactly, and only when at most ``max_cards`` cards are left in the four
-    hands: the policy makes the best mean exact value's move when every world was solved
-    within ``max_nodes`` nodes (the fallback's move if it is one of the best), and the
-    fallback's move otherwise — a horizon value is never trusted over the fallback.
+    With a ``fallback`` policy (called with the seat's view; ``bots.make("pimc")`` gives a
+    bot of :data:`shuangkou.bots.PIMC_FALLBACK`) the worlds are only searched exactly, and
+    only when at most ``max_cards`` cards are left in the four hands: the policy makes the
+    best mean exact value's move when every world was solved within ``max_nodes`` nodes (the
+    fallback's move if it is one of the best), and the fallback's move otherwise — a horizon
+    value is never trusted over the fallback.
 
     A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
     searches stop after that many seconds a decision (then the fallback decides, or without
@@ -645,7 +646,7 @@ def pimc_policy(
         seed = rng.next() if hasattr(rng, "next") else 0
         prior: Play | None = None
         if fallback is not None:
-            prior = fallback(game, plays, rng)
+            prior = fallback(game.view(seat) if isinstance(game, Game) else game, plays, rng)
             if sum(pos.cards_left(s) for s in range(4)) > max_cards:
                 return prior
         total, exact = searched(game, seat, seed)
