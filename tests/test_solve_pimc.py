@@ -133,3 +133,12 @@ def test_the_fallback_sees_the_seats_view_in_a_game_loop() -> None:
     pol = with_game(pimc_policy(worlds=2, max_nodes=200, max_cards=12, fallback=heuristic))
     game, _ = play_deal(rules, 2, [pol, "greedy"] * 2)
     assert game.is_over
+
+
+def test_a_time_limit_bounds_plain_pimc_too() -> None:
+    """Without a fallback, ``seconds`` stops the depth-limited searches as well: a node budget
+    of minutes on a full deal still returns one of the plays."""
+    game = Game(Rules.preset("classic"), seed=4)
+    plays = game.legal_plays()
+    pol = pimc_policy(worlds=2, max_nodes=10**9, seconds=0.05)
+    assert pol(game, plays, SplitMix64(1)) in plays

@@ -518,16 +518,27 @@ def _choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
 Values = tuple[list[tuple[int, int]], list[int]]
 
 
-def _world_values(s: _solve.Searcher, max_nodes: int, max_depth: int) -> Values | None:
+def _seconds_left(deadline: float | None) -> float | None:
+    """Seconds to a ``time.monotonic()`` deadline for ``root_values`` (0.0: none), ``None``
+    once it has passed."""
+    if deadline is None:
+        return 0.0
+    left = deadline - time.monotonic()
+    return left if left > 0 else None
+
+
+def _world_values(s: _solve.Searcher, max_nodes: int, max_depth: int,
+                  deadline: float | None = None) -> Values | None:
     """Each root move's value in the loaded world: iterative deepening from depth 1 (the
     horizon scored by the searcher's evaluation, docs/solver.md "PIMC") until a search meets no
-    horizon (exact) or the node budget runs out (the last completed depth is kept)."""
+    horizon (exact) or the node budget or the deadline runs out (the last completed depth is
+    kept)."""
     best: Values | None = None
     left = max_nodes
     depth = 1
-    while left > 0:
+    while left > 0 and (seconds := _seconds_left(deadline)) is not None:
         moves, values, _, nodes, stopped, horizon = s.root_values(
-            left, 0.0, depth if depth < max_depth else _solve.EXACT_DEPTH, True
+            left, seconds, depth if depth < max_depth else _solve.EXACT_DEPTH, True
         )
         left -= nodes
         if stopped:
@@ -542,12 +553,10 @@ def _world_values(s: _solve.Searcher, max_nodes: int, max_depth: int) -> Values 
 def _exact_values(s: _solve.Searcher, max_nodes: int, deadline: float | None) -> Values | None:
     """Each root move's exact value in the loaded world, or ``None`` if ``max_nodes`` or the
     deadline (``time.monotonic()``) stopped the search first."""
-    left = 0.0
-    if deadline is not None:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-    moves, values, _, _, stopped, _ = s.root_values(max_nodes, left, _solve.EXACT_DEPTH, True)
+    seconds = _seconds_left(deadline)
+    if seconds is None:
+        return None
+    moves, values, _, _, stopped, _ = s.root_values(max_nodes, seconds, _solve.EXACT_DEPTH, True)
     return None if stopped else (moves, [v for v in values if v is not None])
 
 
@@ -627,9 +636,7 @@ def pimc_policy(
                 if found is None:
                     return total, False
             else:
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
-                found = _world_values(s, max_nodes, max_depth)
+                found = _world_values(s, max_nodes, max_depth, deadline)
                 if found is None:
                     continue
             for move, v in zip(*found):
