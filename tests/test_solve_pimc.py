@@ -3,6 +3,7 @@ Its strength against greedy is measured by benchmarks/pimc_vs_greedy.py (docs/so
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from shuangkou import Game, Play, Rules, pimc_policy, sample_worlds, simulate, solve
@@ -142,3 +143,21 @@ def test_a_time_limit_bounds_plain_pimc_too() -> None:
     plays = game.legal_plays()
     pol = pimc_policy(worlds=2, max_nodes=10**9, seconds=0.05)
     assert pol(game, plays, SplitMix64(1)) in plays
+
+
+def test_the_pimc_bot_is_its_fallback_until_the_worlds_are_solved() -> None:
+    """``bots.make("pimc")`` with no card small enough to search (``max_cards=0``) plays its
+    fallback's game move for move; its defaults come from ``bots.PIMC_FALLBACK``."""
+    from shuangkou import bots
+
+    for preset, fallback in bots.PIMC_FALLBACK.items():
+        bot = bots.make("pimc", preset, max_cards=0)
+        assert bot.wilds == bots.make(fallback, preset).wilds == "fewest"
+        a = simulate(3, preset, (bot, "greedy"), seed=2).arrays
+        b = simulate(3, preset, (bots.make(fallback, preset), "greedy"), seed=2).arrays
+        assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert bots.make("pimc", "classic", fallback="none").wilds == "all"
+    assert bots.make("pimc", "classic", fallback="default").wilds == "fewest"
+    for bad in ("pimc", "x"):
+        with pytest.raises(ValueError, match="fallback"):
+            bots.make("pimc", "classic", fallback=bad)

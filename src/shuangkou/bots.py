@@ -252,7 +252,7 @@ class LearnedBot(Bot):
 PIMC_FALLBACK = {"classic": "heuristic", "baibian": "heuristic", "jj": "learned",
                  "qianbian": "learned"}
 """The bot ``make("pimc", rules)`` falls back on, by preset (other rules: ``"heuristic"``):
-the one PIMC gained most over on the ladder of docs/bots.md."""
+the one PIMC gained most over, measured on duplicate deals (docs/solver.md, "PIMC")."""
 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
@@ -266,9 +266,10 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
     fallback = fallback or PIMC_FALLBACK.get(rules.name, "heuristic")
-    if fallback not in _MAKERS or fallback == "pimc":
+    maker = DEFAULT if fallback == "default" else fallback
+    if maker not in _MAKERS or maker == "pimc":
         raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
-    prior = _MAKERS[fallback](fallback, rules)
+    prior = _MAKERS[maker](fallback, rules)
     return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                         fallback=prior, **options), prior.wilds)
 
