@@ -62,6 +62,7 @@ cdef enum:
     DECO_SLOTS0 = 10        # log2 of the memo's first size
     DECO_MOVES0 = 4096      # first size of the move stack (grows on demand)
     DECO_RUNS = 16          # open runs a split can hold at once (≤ 12 cards a rank)
+    DECO_GROUP = 8          # deco_costs: plays solved together (same sub-hand naturals and wilds)
     # profile word: S (straights) lengths 1..4, 5+ : 4 bits each at 0..19; P (pair chains)
     # lengths 1, 2, 3+ : 3 bits each at 20..28; T (triple chains) the same at 29..37; chain
     # bombs: up to 3 codes (length << 4 | X, X = 0 for uneven groups) of 7 bits at 38..58,
@@ -173,8 +174,11 @@ cdef inline int32_t group_cost(Deco* d, int n) noexcept nogil:
 
 # -- the memo ----------------------------------------------------------------------------------
 cdef inline uint64_t memo_hash(uint64_t key, uint64_t profile) noexcept nogil:
-    cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL
-                       ^ (profile + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL)
+    """Every bit of the key and profile reaches the low bits (the slot index): the rank and
+    context sit in the key's top byte (splitmix64's finalizer)."""
+    cdef uint64_t h = key ^ (profile + 0x632BE59BD9B4E019ULL) * 0x9E3779B97F4A7C15ULL
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL
     return h ^ (h >> 31)
 
 
@@ -860,67 +864,138 @@ cdef inline int32_t deco_total(const int32_t* best, const int32_t* ends, int max
     return t
 
 
+ctypedef struct DecoSub:
+    uint64_t key            # the sub-hand's naturals << 3 | its wilds: equal keys, equal values
+    long long i             # the play's index
+
+
+cdef inline int cmp_sub(const void* a, const void* b) noexcept nogil:
+    cdef const DecoSub* x = <const DecoSub*>a
+    cdef const DecoSub* y = <const DecoSub*>b
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    return -1 if x.i < y.i else (1 if x.i > y.i else 0)
+
+
+cdef inline int32_t play_cost(uint64_t word, uint32_t flags, int mode, int lo) noexcept nogil:
+    """The cost of play ``word`` put back into a split of the hand through a state entering
+    rank ``lo`` (its lowest natural), or DECO_INF where the sweep cannot hold it there: a
+    sequence whose window from lo leaves 3..A (J Q K A BJ reads 10..A, below its lowest
+    natural)."""
+    cdef uint32_t tg[2]
+    cdef int kind
+    if not sk_classify(word, flags, tg):
+        return DECO_INF
+    kind = tag_kind(tg[0])
+    if not (kind < K_STRAIGHT or kind == K_BOMB or (word & ~SK_NAT_MASK) == 0
+            or lo + tag_length(tg[0]) - 1 <= R_ACE):
+        return DECO_INF
+    if mode == DECO_KEEP_BOMBS and kind >= K_BOMB:
+        return DECO_UNIT - nib_sum(word)
+    return DECO_UNIT
+
+
 cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                             const uint64_t* words, long long n, int32_t* out) noexcept nogil:
     """``out[i]``: the least cost of ``hand − words[i]`` (each ⊆ ``hand``), for every i, from
     one memo. A sub-hand lacking cards from rank ``lo`` up has the hand's states below lo:
     its value is the least, over the hand's forward states entering lo (deco_forward), of
     their cost plus the sub-hand's value from there, whose states above the play's ranks are
-    the hand's own (memo hits). False if stopped or out of memory."""
-    cdef long long i, k
-    cdef int kind
-    cdef int w, u, v, lo, a, maxw = wild_count(hand, flags)
+    shared with every sub-hand holding as many wilds (memo hits).
+
+    The sub-hands are solved in the order of their naturals (high ranks first), so those
+    sharing states above a rank come one after another (the memo entries they share are
+    still in the cache), and those with the same naturals and wilds (plays that differ only
+    in which jokers they spend) in one go. Each sub-hand is solved with its own wilds only
+    (moves spending wilds it lacks are not generated). False if stopped or out of memory."""
+    cdef long long i, k, g, h, j, gn
+    cdef int u, v, lo, a, m, maxw = wild_count(hand, flags)
     cdef uint64_t sub, diff
     cdef int32_t base[DECO_W]
     cdef int32_t vec[DECO_W]
     cdef int32_t best[DECO_W]
-    cdef int32_t ends[DECO_W]
-    cdef int32_t total, f, emin, pcost
-    cdef uint32_t tg[2]
+    cdef int32_t ends[DECO_GROUP][DECO_W]
+    cdef int32_t emin[DECO_GROUP]
+    cdef int32_t pcost[DECO_GROUP]
+    cdef int32_t total[DECO_GROUP]
+    cdef int32_t f
+    cdef bint go
+    cdef DecoSub* order
     deco_setup(d, hand, maxw, flags, mode)
     if not deco_value(d, 0, 0, base) or not deco_forward(d):
         return False
+    order = <DecoSub*>malloc((n + 1) * sizeof(DecoSub))
+    if order == NULL:
+        d.oom = True
+        return False
     for i in range(n):
         sub = hand - words[i]
+        order[i].key = (sub & SK_NAT_MASK) << 3 | <uint64_t>wild_count(sub, flags)
+        order[i].i = i
+    qsort(order, n, sizeof(DecoSub), cmp_sub)
+    g = 0
+    while g < n:
+        # one group: up to DECO_GROUP plays leaving the same naturals and number of wilds
+        gn = 1
+        while g + gn < n and gn < DECO_GROUP and order[g + gn].key == order[g].key:
+            gn += 1
+        sub = hand - words[order[g].i]
         diff = (sub ^ hand) & SK_NAT_MASK
-        deco_setup(d, sub, maxw, flags, mode)
+        m = <int>(order[g].key & 7)
+        deco_setup(d, sub, m, flags, mode)
+        lo = low_rank(diff) if diff else 0
         for u in range(DECO_W):
-            best[u] = base[u] if diff == 0 else DECO_INF
-        emin = DECO_INF
-        for u in range(maxw + 1):
-            ends[u] = joker_end(d, sub, flags, u, &a)
-            if ends[u] < emin:
-                emin = ends[u]
-        total = deco_total(best, ends, maxw)
+            best[u] = base[u] if diff == 0 and u <= m else DECO_INF
+        for h in range(gn):
+            j = order[g + h].i
+            emin[h] = DECO_INF
+            for u in range(m + 1):
+                ends[h][u] = joker_end(d, hand - words[j], flags, u, &a)
+                if ends[h][u] < emin[h]:
+                    emin[h] = ends[h][u]
+            total[h] = deco_total(best, ends[h], m)
+            pcost[h] = play_cost(words[j], flags, mode, lo) if diff else 0
         if diff:
-            lo = low_rank(diff)
-            # the play back in as a play of its own: a split of the hand through a state, so
-            # a state whose best for the hand exceeds the best found by more than the play's
-            # cost cannot improve it (the layer is sorted by that best). Only for a play that
-            # fits at ranks ≥ lo (a sequence's window from lo within 3..A: J Q K A BJ must be
-            # 10..A, below its lowest natural)
-            pcost = DECO_INF
-            if sk_classify(words[i], flags, tg):
-                kind = tag_kind(tg[0])
-                if (kind < K_STRAIGHT or kind == K_BOMB or (words[i] & ~SK_NAT_MASK) == 0
-                        or lo + tag_length(tg[0]) - 1 <= R_ACE):
-                    pcost = DECO_UNIT
-                    if mode == DECO_KEEP_BOMBS and kind >= K_BOMB:
-                        pcost = DECO_UNIT - nib_sum(words[i])
             for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
-                if d.fw_best[k] >= DECO_INF or d.fw_best[k] + emin >= total + pcost:
+                # the play back in as a play of its own makes a split of the hand through
+                # the state, so a state whose best for the hand exceeds a play's best found
+                # by more than the play's cost cannot improve it (the layer is sorted by that
+                # best): stop when no play of the group can improve
+                if d.fw_best[k] >= DECO_INF:
                     break
+                go = False
+                for h in range(gn):
+                    if pcost[h] >= DECO_INF or d.fw_best[k] + emin[h] < total[h] + pcost[h]:
+                        go = True
+                        break
+                if not go:
+                    break
+                for u in range(m + 1):
+                    if d.fw_val[k * DECO_W + u] < DECO_INF:
+                        break
+                else:
+                    continue        # the state spends more wilds below lo than the sub-hand has
+                # its open runs lack more cards at the next ranks than the sub-hand's wilds
+                # left can give: a dead end (most states, once a play took those ranks' cards)
+                d.r = lo - 1
+                if d.fw_prof[k] and wilds_short(d, d.fw_prof[k]) > m - u:
+                    continue
                 if not deco_value(d, lo, d.fw_prof[k], vec):
+                    free(order)
                     return False
-                for u in range(maxw + 1):
+                for u in range(m + 1):
                     f = d.fw_val[k * DECO_W + u]
                     if f >= DECO_INF:
                         continue
-                    for v in range(maxw + 1 - u):
+                    for v in range(m + 1 - u):
                         if vec[v] < DECO_INF and f + vec[v] < best[u + v]:
                             best[u + v] = f + vec[v]
-                total = deco_total(best, ends, maxw)
-        out[i] = total
+                for h in range(gn):
+                    total[h] = deco_total(best, ends[h], m)
+        for h in range(gn):
+            out[order[g + h].i] = total[h]
+        g += gn
+    free(order)
     return True
 
 

@@ -5,13 +5,14 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memset
 
+from shuangkou._core cimport Play
 from shuangkou._engine cimport State
 from _budget cimport SkBudget, budget_init, budget_raise
 from _packed cimport valid_word
-from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
+from _readings cimport K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top, tag_wilds
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
@@ -214,6 +215,101 @@ def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
         return out
     finally:
         ref_free(&d)
+
+
+# -- hints (docs/solver.md "Hints") -------------------------------------------------------------
+ctypedef struct HintKey:
+    uint64_t key            # the order (hint_keys); ties by cards word, then reading
+    uint64_t word
+    uint32_t tag
+    uint32_t i              # the play's index in the caller's list
+
+
+cdef int _cmp_hint(const void* a, const void* b) noexcept nogil:
+    cdef const HintKey* x = <const HintKey*>a
+    cdef const HintKey* y = <const HintKey*>b
+    if x.key != y.key:
+        return -1 if x.key < y.key else 1
+    if x.word != y.word:
+        return -1 if x.word < y.word else 1
+    if x.tag != y.tag:
+        return -1 if x.tag < y.tag else 1
+    return 0
+
+
+cdef inline int32_t hint_damage(uint32_t tag, int32_t rest, int32_t base) noexcept nogil:
+    """How much a play spoils the hand: the valued split cost (keep-bombs) of the play plus
+    the rest, minus the hand's own (≥ 0: the play and a split of the rest split the hand)."""
+    cdef int32_t own = DECO_UNIT
+    if tag_kind(tag) >= K_BOMB:
+        own = DECO_UNIT - tag_size(tag)
+    return own + rest - base
+
+
+cdef inline uint64_t hint_key(uint32_t tag, int32_t damage, bint leading, uint32_t flags) noexcept nogil:
+    """The sort key of a play (ascending), docs/solver.md "Hints". Fields from the most
+    significant: leading — damage, bomb, wild-using, lowest rank, fewer cards, top, wilds;
+    answering — bomb, damage, wild-using, top (plain) or R5 order (bombs), wilds."""
+    cdef uint64_t dmg = <uint64_t>(damage + (1 << 16)) & 0x3FFFF    # ≥ 0; the offset is a guard
+    cdef uint64_t bomb = tag_kind(tag) >= K_BOMB
+    cdef uint64_t w = <uint64_t>tag_wilds(tag)
+    cdef uint64_t top = <uint64_t>tag_top(tag)
+    cdef uint64_t low = <uint64_t>(tag_top(tag) - tag_length(tag) + 1) & 15
+    if leading:
+        return (dmg << 19 | bomb << 18 | <uint64_t>(w > 0) << 17 | low << 13
+                | <uint64_t>(63 - tag_size(tag)) << 7 | top << 3 | w)
+    return (bomb << 44 | dmg << 26 | <uint64_t>(w > 0) << 25
+            | (<uint64_t>bomb_key(tag, flags) if bomb else top) << 3 | w)
+
+
+def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
+    """``plays`` (each ⊆ ``hand``, readings under ``flags``) in hint order (docs/solver.md
+    "Hints"): the damage of every play from one :func:`decompose_costs` pass, the sort keys
+    and the sort in C, GIL released; a new list of the same objects."""
+    cdef Py_ssize_t n = len(plays), i
+    cdef uint64_t* words = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint32_t* tags = <uint32_t*>malloc((n + 1) * sizeof(uint32_t))
+    cdef int32_t* rest = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    cdef HintKey* keys = <HintKey*>malloc((n + 1) * sizeof(HintKey))
+    cdef int32_t base = 0
+    cdef bint ok = False
+    cdef Play p
+    cdef Deco d
+    cdef SkBudget b
+    cdef list out
+    try:
+        if words == NULL or tags == NULL or rest == NULL or keys == NULL:
+            raise MemoryError()
+        _check_hand(hand)
+        for i in range(n):
+            p = <Play?>plays[i]
+            words[i] = p.packed
+            tags[i] = p.tag
+            if not _covers(hand, words[i]):
+                raise ValueError(f"plays[{i}] = {p} is not part of the hand {hand:#x}")
+        _open(&d, &b)
+        with nogil:
+            base = deco_cost(&d, hand, flags, DECO_KEEP_BOMBS)
+            ok = deco_costs(&d, hand, flags, DECO_KEEP_BOMBS, words, n, rest)
+            if ok:
+                for i in range(n):
+                    keys[i].key = hint_key(tags[i], hint_damage(tags[i], rest[i], base), leading, flags)
+                    keys[i].word = words[i]
+                    keys[i].tag = tags[i]
+                    keys[i].i = <uint32_t>i
+                qsort(keys, n, sizeof(HintKey), _cmp_hint)
+        _close(&d, &b)
+        if not ok:
+            raise RuntimeError("decomposition failed")  # not reached: a stop raised above
+        out = [None] * n
+        for i in range(n):
+            out[i] = plays[keys[i].i]
+        return out
+    finally:
+        free(words)
+        free(tags)
+        free(rest)
+        free(keys)
 
 
 # == the endgame search (docs/solver.md "Value", "Search") ======================================
