@@ -336,26 +336,28 @@ cdef inline uint64_t move_how(int js, int jp, int jt, int bm, int ns, int np, in
 cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
     """The wilds the runs of profile ``to`` (entering rank d.r + 1) lack at the next ranks to
     reach their least lengths: a lower bound on the wilds any completion uses."""
-    cdef int k, dem, c, short = 0, i, code
+    cdef int dem[5]
+    cdef int k, c, short = 0, i, code, b1 = 0, b2 = 0, x
+    cdef int s1 = pf(to, 0, 4), s2 = pf(to, 4, 4)   # straights of 1 rank need 4 more, ...
+    for i in range(3):
+        code = pf(to, PF_B + 7 * i, 7)
+        if code and (code >> 4) < 3:                 # chain bombs of 1 or 2 ranks
+            x = 4 if d.uneven else (code & 15)
+            b1 += x
+            if (code >> 4) == 1:
+                b2 += x
+    # the cards the runs need k ranks on (non-increasing in k)
+    dem[4] = s1
+    dem[3] = s1 + s2
+    dem[2] = dem[3] + pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3) + b2
+    dem[1] = (dem[2] - b2 + b1 + pf(to, 12, 4) + 2 * pf(to, PF_P + 3, 3)
+              + 3 * pf(to, PF_T + 3, 3))
     for k in range(1, 5):
-        dem = 0
-        if k <= 4:
-            dem += pf(to, 0, 4)                     # straights of 1 rank need 4 more
-        if k <= 3:
-            dem += pf(to, 4, 4)
-        if k <= 2:
-            dem += pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3)
-            for i in range(3):
-                code = pf(to, PF_B + 7 * i, 7)
-                if code and (code >> 4) < 3 and k <= 3 - (code >> 4):
-                    dem += 4 if d.uneven else (code & 15)
-        if k <= 1:
-            dem += pf(to, 12, 4) + 2 * pf(to, PF_P + 3, 3) + 3 * pf(to, PF_T + 3, 3)
-        if dem == 0:
+        if dem[k] == 0:
             break
         c = nib(d.nat, d.r + k) if d.r + k <= R_ACE else 0
-        if dem > c:
-            short += dem - c
+        if dem[k] > c:
+            short += dem[k] - c
     return short
 
 
@@ -527,7 +529,7 @@ cdef inline long long deco_expand(Deco* d, int r, uint64_t p) noexcept nogil:
     cdef int nbo = 0, i, js, jp, jt, bm, ns, np, nt, nb, nbc, d0, d1, d2, d3, code
     cdef int ns_max, np_max, nt_max, nb_max
     cdef bint seq = r <= R_ACE, ok
-    cdef uint64_t to, to_s
+    cdef uint64_t to, to_s, how
     cdef int32_t cost
     for i in range(3):
         bo[i] = pf(p, PF_B + 7 * i, 7)
@@ -581,10 +583,10 @@ cdef inline long long deco_expand(Deco* d, int r, uint64_t p) noexcept nogil:
                                 cost = DECO_UNIT * (ns + np + nt)
                                 to_s = (to | <uint64_t>ns | <uint64_t>np << PF_P
                                         | <uint64_t>nt << PF_T)
+                                how = move_how(js, jp, jt, bm, ns, np, nt, 0, 0, 0, 0, 0)
                                 for nb in range(nb_max + 1):
                                     if not push_bombs(d, c, d3, cost + DECO_UNIT * nb, to_s,
-                                                      move_how(js, jp, jt, bm, ns, np, nt, nb,
-                                                               0, 0, 0, 0),
+                                                      how | <uint64_t>nb << 23,
                                                       bnext, nbc, nb, avail):
                                         return -1
     return d.top - start
@@ -864,19 +866,6 @@ cdef inline int32_t deco_total(const int32_t* best, const int32_t* ends, int max
     return t
 
 
-ctypedef struct DecoSub:
-    uint64_t key            # the sub-hand's naturals << 3 | its wilds: equal keys, equal values
-    long long i             # the play's index
-
-
-cdef inline int cmp_sub(const void* a, const void* b) noexcept nogil:
-    cdef const DecoSub* x = <const DecoSub*>a
-    cdef const DecoSub* y = <const DecoSub*>b
-    if x.key != y.key:
-        return -1 if x.key < y.key else 1
-    return -1 if x.i < y.i else (1 if x.i > y.i else 0)
-
-
 cdef inline int32_t play_cost(uint64_t word, uint32_t flags, int mode, int lo) noexcept nogil:
     """The cost of play ``word`` put back into a split of the hand through a state entering
     rank ``lo`` (its lowest natural), or DECO_INF where the sweep cannot hold it there: a
@@ -903,14 +892,15 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
     their cost plus the sub-hand's value from there, whose states above the play's ranks are
     shared with every sub-hand holding as many wilds (memo hits).
 
-    The sub-hands are solved in the order of their naturals (high ranks first), so those
-    sharing states above a rank come one after another (the memo entries they share are
-    still in the cache), and those with the same naturals and wilds (plays that differ only
-    in which jokers they spend) in one go. Each sub-hand is solved with its own wilds only
-    (moves spending wilds it lacks are not generated). False if stopped or out of memory."""
-    cdef long long i, k, g, h, j, gn
+    Each sub-hand is solved with its own wilds only (moves spending wilds it lacks are not
+    generated; its states above the play's ranks are shared with every sub-hand holding as
+    many), and consecutive sub-hands with the same naturals and wilds (plays that differ
+    only in which jokers they spend: the kernel lists them together) in one go. A forward
+    state that the sub-hand cannot complete (its open runs lack more cards at the next ranks
+    than the wilds left) is skipped without a search. False if stopped or out of memory."""
+    cdef long long k, g, h, gn
     cdef int u, v, lo, a, m, maxw = wild_count(hand, flags)
-    cdef uint64_t sub, diff
+    cdef uint64_t sub, diff, key
     cdef int32_t base[DECO_W]
     cdef int32_t vec[DECO_W]
     cdef int32_t best[DECO_W]
@@ -920,41 +910,33 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
     cdef int32_t total[DECO_GROUP]
     cdef int32_t f
     cdef bint go
-    cdef DecoSub* order
     deco_setup(d, hand, maxw, flags, mode)
     if not deco_value(d, 0, 0, base) or not deco_forward(d):
         return False
-    order = <DecoSub*>malloc((n + 1) * sizeof(DecoSub))
-    if order == NULL:
-        d.oom = True
-        return False
-    for i in range(n):
-        sub = hand - words[i]
-        order[i].key = (sub & SK_NAT_MASK) << 3 | <uint64_t>wild_count(sub, flags)
-        order[i].i = i
-    qsort(order, n, sizeof(DecoSub), cmp_sub)
     g = 0
     while g < n:
-        # one group: up to DECO_GROUP plays leaving the same naturals and number of wilds
+        # one group: up to DECO_GROUP consecutive plays leaving the same naturals and wilds
+        sub = hand - words[g]
+        m = wild_count(sub, flags)
+        key = (sub & SK_NAT_MASK) << 3 | <uint64_t>m
         gn = 1
-        while g + gn < n and gn < DECO_GROUP and order[g + gn].key == order[g].key:
+        while (g + gn < n and gn < DECO_GROUP
+               and (((hand - words[g + gn]) & SK_NAT_MASK) << 3
+                    | <uint64_t>wild_count(hand - words[g + gn], flags)) == key):
             gn += 1
-        sub = hand - words[order[g].i]
         diff = (sub ^ hand) & SK_NAT_MASK
-        m = <int>(order[g].key & 7)
         deco_setup(d, sub, m, flags, mode)
         lo = low_rank(diff) if diff else 0
         for u in range(DECO_W):
             best[u] = base[u] if diff == 0 and u <= m else DECO_INF
         for h in range(gn):
-            j = order[g + h].i
             emin[h] = DECO_INF
             for u in range(m + 1):
-                ends[h][u] = joker_end(d, hand - words[j], flags, u, &a)
+                ends[h][u] = joker_end(d, hand - words[g + h], flags, u, &a)
                 if ends[h][u] < emin[h]:
                     emin[h] = ends[h][u]
             total[h] = deco_total(best, ends[h], m)
-            pcost[h] = play_cost(words[j], flags, mode, lo) if diff else 0
+            pcost[h] = play_cost(words[g + h], flags, mode, lo) if diff else 0
         if diff:
             for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
                 # the play back in as a play of its own makes a split of the hand through
@@ -981,7 +963,6 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                 if d.fw_prof[k] and wilds_short(d, d.fw_prof[k]) > m - u:
                     continue
                 if not deco_value(d, lo, d.fw_prof[k], vec):
-                    free(order)
                     return False
                 for u in range(m + 1):
                     f = d.fw_val[k * DECO_W + u]
@@ -993,9 +974,8 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                 for h in range(gn):
                     total[h] = deco_total(best, ends[h], m)
         for h in range(gn):
-            out[order[g + h].i] = total[h]
+            out[g + h] = total[h]
         g += gn
-    free(order)
     return True
 
 

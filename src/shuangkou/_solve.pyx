@@ -5,7 +5,7 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
 from shuangkou._core cimport Play
@@ -218,23 +218,47 @@ def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
 
 
 # -- hints (docs/solver.md "Hints") -------------------------------------------------------------
-ctypedef struct HintKey:
-    uint64_t key            # the order (hint_keys); ties by cards word, then reading
-    uint64_t word
-    uint32_t tag
-    uint32_t i              # the play's index in the caller's list
+cdef enum:
+    HINT_INDEX_BITS = 21    # a play's index in the low bits of its sort key (≤ 2M plays;
+                            # a 27-card hand has at most ~24k: docs/solver.md "Hints")
 
 
-cdef int _cmp_hint(const void* a, const void* b) noexcept nogil:
-    cdef const HintKey* x = <const HintKey*>a
-    cdef const HintKey* y = <const HintKey*>b
-    if x.key != y.key:
-        return -1 if x.key < y.key else 1
-    if x.word != y.word:
-        return -1 if x.word < y.word else 1
-    if x.tag != y.tag:
-        return -1 if x.tag < y.tag else 1
-    return 0
+cdef bint sort_u64(uint64_t* a, long long n) noexcept nogil:
+    """Sort ``a`` ascending: LSD radix, 8 bits a pass, passes whose digit is the same for
+    every key skipped. False if out of memory."""
+    cdef uint64_t* tmp = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint64_t* src = a
+    cdef uint64_t* dst = tmp
+    cdef uint64_t* t
+    cdef long long count[256]
+    cdef long long i, pos, c
+    cdef int shift, k
+    if tmp == NULL:
+        return False
+    for shift in range(0, 64, 8):
+        for k in range(256):
+            count[k] = 0
+        for i in range(n):
+            count[(src[i] >> shift) & 255] += 1
+        if n == 0 or count[(src[0] >> shift) & 255] == n:
+            continue
+        pos = 0
+        for k in range(256):
+            c = count[k]
+            count[k] = pos
+            pos += c
+        for i in range(n):
+            k = <int>((src[i] >> shift) & 255)
+            dst[count[k]] = src[i]
+            count[k] += 1
+        t = src
+        src = dst
+        dst = t
+    if src != a:
+        for i in range(n):
+            a[i] = src[i]
+    free(tmp)
+    return True
 
 
 cdef inline int32_t hint_damage(uint32_t tag, int32_t rest, int32_t base) noexcept nogil:
@@ -247,30 +271,34 @@ cdef inline int32_t hint_damage(uint32_t tag, int32_t rest, int32_t base) noexce
 
 
 cdef inline uint64_t hint_key(uint32_t tag, int32_t damage, bint leading, uint32_t flags) noexcept nogil:
-    """The sort key of a play (ascending), docs/solver.md "Hints". Fields from the most
-    significant: leading — damage, bomb, wild-using, lowest rank, fewer cards, top, wilds;
-    answering — bomb, damage, wild-using, top (plain) or R5 order (bombs), wilds."""
-    cdef uint64_t dmg = <uint64_t>(damage + (1 << 16)) & 0x3FFFF    # ≥ 0; the offset is a guard
+    """The sort key of a play (ascending, above its index), docs/solver.md "Hints". Fields
+    from the most significant: leading — damage, bomb, wild-using, lowest rank, fewer cards,
+    top, wilds; answering — bomb, damage, wild-using, top (plain) or R5 order (bombs), wilds.
+    Leading it takes 35 bits, answering 43 (bomb_key < 2**22), the index the 21 below."""
+    cdef uint64_t dmg = <uint64_t>damage & 0xFFFF     # 0 ≤ damage < 108 · DECO_UNIT < 2**14
     cdef uint64_t bomb = tag_kind(tag) >= K_BOMB
     cdef uint64_t w = <uint64_t>tag_wilds(tag)
     cdef uint64_t top = <uint64_t>tag_top(tag)
     cdef uint64_t low = <uint64_t>(tag_top(tag) - tag_length(tag) + 1) & 15
+    cdef uint64_t key
     if leading:
-        return (dmg << 19 | bomb << 18 | <uint64_t>(w > 0) << 17 | low << 13
-                | <uint64_t>(63 - tag_size(tag)) << 7 | top << 3 | w)
-    return (bomb << 44 | dmg << 26 | <uint64_t>(w > 0) << 25
-            | (<uint64_t>bomb_key(tag, flags) if bomb else top) << 3 | w)
+        key = (dmg << 19 | bomb << 18 | <uint64_t>(w > 0) << 17 | low << 13
+               | <uint64_t>(63 - tag_size(tag)) << 7 | top << 3 | w)
+    else:
+        key = (bomb << 42 | dmg << 26 | <uint64_t>(w > 0) << 25
+               | (<uint64_t>bomb_key(tag, flags) & 0x3FFFFF if bomb else top) << 3 | w)
+    return key << HINT_INDEX_BITS
 
 
 def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
     """``plays`` (each ⊆ ``hand``, readings under ``flags``) in hint order (docs/solver.md
-    "Hints"): the damage of every play from one :func:`decompose_costs` pass, the sort keys
-    and the sort in C, GIL released; a new list of the same objects."""
+    "Hints"), ties in list order: the damage of every play from one :func:`decompose_costs`
+    pass, the sort keys and the sort in C, GIL released; a new list of the same objects."""
     cdef Py_ssize_t n = len(plays), i
     cdef uint64_t* words = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
     cdef uint32_t* tags = <uint32_t*>malloc((n + 1) * sizeof(uint32_t))
     cdef int32_t* rest = <int32_t*>malloc((n + 1) * sizeof(int32_t))
-    cdef HintKey* keys = <HintKey*>malloc((n + 1) * sizeof(HintKey))
+    cdef uint64_t* keys = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
     cdef int32_t base = 0
     cdef bint ok = False
     cdef Play p
@@ -281,6 +309,8 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
         if words == NULL or tags == NULL or rest == NULL or keys == NULL:
             raise MemoryError()
         _check_hand(hand)
+        if n >= (1 << HINT_INDEX_BITS):
+            raise ValueError(f"plays has {n} plays: more than a hand has ({1 << HINT_INDEX_BITS})")
         for i in range(n):
             p = <Play?>plays[i]
             words[i] = p.packed
@@ -293,17 +323,15 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
             ok = deco_costs(&d, hand, flags, DECO_KEEP_BOMBS, words, n, rest)
             if ok:
                 for i in range(n):
-                    keys[i].key = hint_key(tags[i], hint_damage(tags[i], rest[i], base), leading, flags)
-                    keys[i].word = words[i]
-                    keys[i].tag = tags[i]
-                    keys[i].i = <uint32_t>i
-                qsort(keys, n, sizeof(HintKey), _cmp_hint)
+                    keys[i] = hint_key(tags[i], hint_damage(tags[i], rest[i], base), leading,
+                                       flags) | <uint64_t>i
+                ok = sort_u64(keys, n)
         _close(&d, &b)
         if not ok:
-            raise RuntimeError("decomposition failed")  # not reached: a stop raised above
+            raise MemoryError()         # the sort's buffer (a stopped search raised above)
         out = [None] * n
         for i in range(n):
-            out[i] = plays[keys[i].i]
+            out[i] = plays[<Py_ssize_t>(keys[i] & ((1 << HINT_INDEX_BITS) - 1))]
         return out
     finally:
         free(words)
