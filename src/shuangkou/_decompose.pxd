@@ -111,6 +111,8 @@ ctypedef struct Deco:
     uint64_t* fw_prof
     int32_t* fw_val         # DECO_W values an entry
     int32_t* fw_best        # the hand's least cost through the state (layers sorted by it)
+    uint64_t* fw_need       # run_demand of the state (a byte each, k = 1..4) | least wilds
+                            # used below it << 32 (DECO_W: none)
     long long fw_n
     long long fw_cap
     long long fw_layer[R_TWO + 2]
@@ -138,6 +140,7 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
     d.fw_prof = NULL
     d.fw_val = NULL
     d.fw_best = NULL
+    d.fw_need = NULL
     d.fw_hash = NULL
     d.fw_cap = 0
     d.fw_n = 0
@@ -152,12 +155,14 @@ cdef inline void deco_free(Deco* d) noexcept nogil:
     free(d.fw_prof)
     free(d.fw_val)
     free(d.fw_best)
+    free(d.fw_need)
     free(d.fw_hash)
     d.table = NULL
     d.moves = NULL
     d.fw_prof = NULL
     d.fw_val = NULL
     d.fw_best = NULL
+    d.fw_need = NULL
     d.fw_hash = NULL
 
 
@@ -333,11 +338,10 @@ cdef inline uint64_t move_how(int js, int jp, int jt, int bm, int ns, int np, in
             | <uint64_t>xs << 25 | <uint64_t>gx << 37 | <uint64_t>ng << 41 | <uint64_t>gk << 45)
 
 
-cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
-    """The wilds the runs of profile ``to`` (entering rank d.r + 1) lack at the next ranks to
-    reach their least lengths: a lower bound on the wilds any completion uses."""
-    cdef int dem[5]
-    cdef int k, c, short = 0, i, code, b1 = 0, b2 = 0, x
+cdef inline void run_demand(Deco* d, uint64_t to, int* dem) noexcept nogil:
+    """``dem[k]`` (k = 1..4): the cards the runs of profile ``to`` need k ranks on to reach
+    their least lengths (non-increasing in k)."""
+    cdef int i, code, b1 = 0, b2 = 0, x
     cdef int s1 = pf(to, 0, 4), s2 = pf(to, 4, 4)   # straights of 1 rank need 4 more, ...
     for i in range(3):
         code = pf(to, PF_B + 7 * i, 7)
@@ -346,12 +350,19 @@ cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
             b1 += x
             if (code >> 4) == 1:
                 b2 += x
-    # the cards the runs need k ranks on (non-increasing in k)
     dem[4] = s1
     dem[3] = s1 + s2
     dem[2] = dem[3] + pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3) + b2
     dem[1] = (dem[2] - b2 + b1 + pf(to, 12, 4) + 2 * pf(to, PF_P + 3, 3)
               + 3 * pf(to, PF_T + 3, 3))
+
+
+cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
+    """The wilds the runs of profile ``to`` (entering rank d.r + 1) lack at the next ranks to
+    reach their least lengths: a lower bound on the wilds any completion uses."""
+    cdef int dem[5]
+    cdef int k, c, short = 0
+    run_demand(d, to, dem)
     for k in range(1, 5):
         if dem[k] == 0:
             break
@@ -699,6 +710,11 @@ cdef inline bint fw_room(Deco* d) noexcept nogil:
             d.oom = True
             return False
         d.fw_best = <int32_t*>q
+        q = realloc(d.fw_need, cap * sizeof(uint64_t))
+        if q == NULL:
+            d.oom = True
+            return False
+        d.fw_need = <uint64_t*>q
         d.fw_cap = cap
     return True
 
@@ -758,6 +774,7 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
     cdef long long i, m, start, n, k
     cdef int32_t vec[DECO_W]
     cdef int32_t cost
+    cdef int dem[5]
     cdef uint64_t to, last = 0
     d.fw_n = 0
     d.fw_layer[0] = 0
@@ -802,6 +819,13 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
     for r in range(R_TWO + 1):
         if not fw_sort(d, r):
             return False
+    for i in range(d.fw_n):
+        run_demand(d, d.fw_prof[i], dem)
+        for u in range(DECO_W):
+            if d.fw_val[i * DECO_W + u] < DECO_INF:
+                break
+        d.fw_need[i] = (<uint64_t>dem[1] | <uint64_t>dem[2] << 8 | <uint64_t>dem[3] << 16
+                        | <uint64_t>dem[4] << 24 | <uint64_t>u << 32)
     return True
 
 
@@ -899,8 +923,9 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
     state that the sub-hand cannot complete (its open runs lack more cards at the next ranks
     than the wilds left) is skipped without a search. False if stopped or out of memory."""
     cdef long long k, g, h, gn
-    cdef int u, v, lo, a, m, maxw = wild_count(hand, flags)
-    cdef uint64_t sub, diff, key
+    cdef int u, v, lo, a, m, short, dk, maxw = wild_count(hand, flags)
+    cdef int cnat[4]
+    cdef uint64_t sub, diff, key, need
     cdef int32_t base[DECO_W]
     cdef int32_t vec[DECO_W]
     cdef int32_t best[DECO_W]
@@ -927,6 +952,8 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
         diff = (sub ^ hand) & SK_NAT_MASK
         deco_setup(d, sub, m, flags, mode)
         lo = low_rank(diff) if diff else 0
+        for v in range(4):          # the sub-hand's naturals at the ranks from lo on (3..A)
+            cnat[v] = nib(sub, lo + v) if lo + v <= R_ACE else 0
         for u in range(DECO_W):
             best[u] = base[u] if diff == 0 and u <= m else DECO_INF
         for h in range(gn):
@@ -952,15 +979,20 @@ cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                         break
                 if not go:
                     break
-                for u in range(m + 1):
-                    if d.fw_val[k * DECO_W + u] < DECO_INF:
-                        break
-                else:
+                need = d.fw_need[k]
+                u = <int>(need >> 32)
+                if u > m:
                     continue        # the state spends more wilds below lo than the sub-hand has
                 # its open runs lack more cards at the next ranks than the sub-hand's wilds
                 # left can give: a dead end (most states, once a play took those ranks' cards)
-                d.r = lo - 1
-                if d.fw_prof[k] and wilds_short(d, d.fw_prof[k]) > m - u:
+                short = 0
+                for v in range(4):
+                    dk = <int>((need >> (8 * v)) & 255)
+                    if dk == 0:
+                        break
+                    if dk > cnat[v]:
+                        short += dk - cnat[v]
+                if short > m - u:
                     continue
                 if not deco_value(d, lo, d.fw_prof[k], vec):
                     return False
