@@ -343,13 +343,14 @@ cdef inline void run_demand(Deco* d, uint64_t to, int* dem) noexcept nogil:
     their least lengths (non-increasing in k)."""
     cdef int i, code, b1 = 0, b2 = 0, x
     cdef int s1 = pf(to, 0, 4), s2 = pf(to, 4, 4)   # straights of 1 rank need 4 more, ...
-    for i in range(3):
-        code = pf(to, PF_B + 7 * i, 7)
-        if code and (code >> 4) < 3:                 # chain bombs of 1 or 2 ranks
-            x = 4 if d.uneven else (code & 15)
-            b1 += x
-            if (code >> 4) == 1:
-                b2 += x
+    if to >> PF_B:                                   # chain bombs of 1 or 2 ranks
+        for i in range(3):
+            code = pf(to, PF_B + 7 * i, 7)
+            if code and (code >> 4) < 3:
+                x = 4 if d.uneven else (code & 15)
+                b1 += x
+                if (code >> 4) == 1:
+                    b2 += x
     dem[4] = s1
     dem[3] = s1 + s2
     dem[2] = dem[3] + pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3) + b2
