@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+from functools import cmp_to_key
 
-from shuangkou import Game, Play, Rules, _solve, hints, legal_plays
+from shuangkou import Game, Hand, Play, Rules, State, _solve, hints, legal_plays
 from shuangkou._reference_game import RefState
 from tests.conftest import PRESET_NAMES, seeded_deal
 
@@ -144,3 +145,78 @@ def test_damage_from_one_pass_equals_each_sub_hand() -> None:
                 got = _solve.decompose_costs(hand.packed, rules.flags, kb, words)
                 want = [_solve.decompose_cost(hand.packed - w, rules.flags, kb) for w in words]
                 assert got == want, (preset, str(hand), kb)
+
+
+# -- the worst hands: the order from independent costs, and the size of the call ----------------
+# The most legal plays a 27-card hand has: 24,182, in 千变 (all four jokers wild) with two
+# cards of each rank 3..K (or 4..A) and an A (or a 3) — the hill-climb of
+# ``benchmarks/bench_hints.py --climb`` (twelve starts, eleven of them random) finds no hand
+# with more. The largest hint call is leading with one of them.
+WORST = [
+    ("baibian", "3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A SJ SJ BJ BJ"),
+    ("qianbian", "3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A SJ SJ BJ BJ"),
+    ("qianbian", "3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A A SJ SJ BJ BJ"),
+    ("qianbian", str(State.deal("qianbian", 8).hand(3))),  # the slowest to decompose, first
+]
+TABLES = (None, "5", "7 7", "3 4 5 6 7", "4 4 5 5 6 6", "8 8 8", "6 6 6 6")
+
+
+def reference_order(rules: Rules, hand: Hand, plays: list[Play], leading: bool) -> list[Play]:
+    """docs/solver.md "Hints" written out in Python over costs from one decompose_cost per
+    ``hand − play`` (the sweep alone, no shared pass; itself checked against the exponential
+    search and brute force in test_solve_decompose.py), bombs in R5 order by Play.beats."""
+    unit = _solve.UNIT
+    base = _solve.decompose_cost(hand.packed, rules.flags, True)
+    damage = []
+    for p in plays:
+        rest = _solve.decompose_cost(hand.packed - p.packed, rules.flags, True)
+        damage.append((unit - p.size if p.is_bomb else unit) + rest - base)
+    assert min(damage, default=0) >= 0  # the play and a split of the rest split the hand
+
+    def cmp(i: int, j: int) -> int:
+        a, b = plays[i], plays[j]
+        if leading:
+            ka = (damage[i], a.is_bomb, a.wilds > 0, a.top - a.length + 1, -a.size, a.top)
+            kb = (damage[j], b.is_bomb, b.wilds > 0, b.top - b.length + 1, -b.size, b.top)
+        else:
+            ka = (a.is_bomb, damage[i], a.wilds > 0, 0 if a.is_bomb else a.top)
+            kb = (b.is_bomb, damage[j], b.wilds > 0, 0 if b.is_bomb else b.top)
+        if ka != kb:
+            return -1 if ka < kb else 1
+        if a.is_bomb and not leading and (a.beats(b, rules) or b.beats(a, rules)):
+            return 1 if a.beats(b, rules) else -1
+        return (a.wilds > b.wilds) - (a.wilds < b.wilds) or (i > j) - (i < j)
+
+    return [plays[i] for i in sorted(range(len(plays)), key=cmp_to_key(cmp))]
+
+
+def test_worst_hands_order_equals_the_reference() -> None:
+    for preset, text in WORST:
+        rules = Rules.preset(preset)
+        hand = Hand.parse(text)
+        hands = [hand, "3", "3", "3"]
+        for table in TABLES:
+            if table is None:
+                state = RefState.from_position(rules, hands, 0)
+            else:
+                top = Play.parse(table, rules)
+                state = RefState.from_position(
+                    rules, hands, 0, table=top, table_owner=3,
+                    bombs=((), (), (), (top,) if top.is_bomb else ()),
+                )
+            plays = legal_plays(hand, rules, state.table)
+            want = reference_order(rules, hand, plays, table is None)
+            assert hints(state) == want, (preset, text, table)
+
+
+def test_the_largest_hint_call() -> None:
+    """The hands with the most legal plays, with their counts, and the work of their damage
+    pass in states (load-independent; the times are in benchmarks/bench_hints.py)."""
+    rules = Rules.preset("qianbian")
+    for text in WORST[1][1], WORST[2][1]:
+        hand = Hand.parse(text)
+        plays = legal_plays(hand, rules)
+        assert len(plays) == 24_182
+        _, states, _ = _solve.decompose_stats(hand.packed, rules.flags, True,
+                                              [p.packed for p in plays])
+        assert states < 100_000, states  # 72,946 and 74,660 when written
