@@ -30,8 +30,8 @@ the wild ones chosen to leave the cheapest set. Runs take naturals before wilds 
 the group changes no play's size), except that one natural may stay for the group.
 
 Memo: a state's value depends only on r, the profile and the naturals of ranks ≥ r, so it is
-keyed on those and stays valid across hands: the sub-hands ``hand − play`` of hints share
-every state above the play's ranks.
+keyed on those and stays valid across hands: the sub-hands ``hand − play`` of hints holding
+as many wilds share every state above the play's ranks (``deco_costs``).
 
 The structures are the readings of ``sk_classify`` (R2, R3): one natural rank with wilds a
 single/pair/triple/bomb; W = 1, 2, 3 cards a rank over L ≥ 5, 3, 3 consecutive ranks of 3..A a
