@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from functools import cmp_to_key
 
+import pytest
+
 from shuangkou import Game, Hand, Play, Rules, State, _solve, hints, legal_plays
 from shuangkou._reference_game import RefState
 from tests.conftest import PRESET_NAMES, seeded_deal
@@ -173,14 +175,14 @@ def reference_order(rules: Rules, hand: Hand, plays: list[Play], leading: bool) 
         damage.append((unit - p.size if p.is_bomb else unit) + rest - base)
     assert min(damage, default=0) >= 0  # the play and a split of the rest split the hand
 
+    def key(p: Play, damage: int) -> tuple[int, ...]:
+        if leading:
+            return (damage, p.is_bomb, p.wilds > 0, p.top - p.length + 1, -p.size, p.top)
+        return (p.is_bomb, damage, p.wilds > 0, 0 if p.is_bomb else p.top)
+
     def cmp(i: int, j: int) -> int:
         a, b = plays[i], plays[j]
-        if leading:
-            ka = (damage[i], a.is_bomb, a.wilds > 0, a.top - a.length + 1, -a.size, a.top)
-            kb = (damage[j], b.is_bomb, b.wilds > 0, b.top - b.length + 1, -b.size, b.top)
-        else:
-            ka = (a.is_bomb, damage[i], a.wilds > 0, 0 if a.is_bomb else a.top)
-            kb = (b.is_bomb, damage[j], b.wilds > 0, 0 if b.is_bomb else b.top)
+        ka, kb = key(a, damage[i]), key(b, damage[j])
         if ka != kb:
             return -1 if ka < kb else 1
         if a.is_bomb and not leading and (a.beats(b, rules) or b.beats(a, rules)):
@@ -194,7 +196,7 @@ def test_worst_hands_order_equals_the_reference() -> None:
     for preset, text in WORST:
         rules = Rules.preset(preset)
         hand = Hand.parse(text)
-        hands = [hand, "3", "3", "3"]
+        hands: list[Hand | str] = [hand, "3", "3", "3"]
         for table in TABLES:
             if table is None:
                 state = RefState.from_position(rules, hands, 0)
@@ -220,3 +222,17 @@ def test_the_largest_hint_call() -> None:
         _, states, _ = _solve.decompose_stats(hand.packed, rules.flags, True,
                                               [p.packed for p in plays])
         assert states < 100_000, states  # 72,946 and 74,660 when written
+
+
+def test_hint_order_checks_its_arguments() -> None:
+    rules = Rules.preset("classic")
+    hand = Hand.parse("3 4 5")
+    plays = legal_plays(hand, rules)
+    with pytest.raises(ValueError, match=r"plays\[0\]"):
+        _solve.hint_order(Hand.parse("3 4").packed, rules.flags, True, legal_plays("5", rules))
+    with pytest.raises(TypeError):
+        _solve.hint_order(hand.packed, rules.flags, True, [*plays, "3"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="hand"):
+        _solve.hint_order(1 << 63, rules.flags, True, [])
+    assert _solve.hint_order(hand.packed, rules.flags, True, []) == []
+    assert plays == legal_plays(hand, rules)  # the list given is left as it was
