@@ -311,20 +311,60 @@ cdef inline void gen_one_rank(Gen* g) noexcept nogil:
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
-cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag,
-                          bint simple) noexcept nogil:
-    """Emit one sequence set unless it is a bomb (R3.1): with 4 wilds it may hold a single
-    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb.
-    ``simple`` (at most 2 wilds, one joker split per wild count) skips both tests and the
-    split loop; the callers pass it as a constant, so the compiler drops what it excludes."""
-    if simple:
-        put(g, nat | g.jw[w][0], tag | (<uint32_t>w << 28))
+ctypedef struct Seq:
+    # the output cursor and the joker splits, copied out of ``Gen`` into the caller's frame:
+    # the compiler then knows that the output stores cannot overwrite them and keeps them in
+    # registers instead of reloading them after every store
+    uint64_t* words
+    uint32_t* tags
+    long long n
+    long long cap
+    uint32_t flags
+    bint fewest       # per window only the set with the most naturals (no budget)
+    int jn[5]
+    uint64_t jw[5][3]
+
+
+cdef inline void seq_open(Seq* s, const Gen* g) noexcept nogil:
+    cdef int w, k
+    s.words = g.words
+    s.tags = g.tags
+    s.n = g.n
+    s.cap = g.cap
+    s.flags = g.flags
+    s.fewest = g.fewest
+    for w in range(g.wall + 1):
+        s.jn[w] = g.jn[w]
+        for k in range(g.jn[w]):
+            s.jw[w][k] = g.jw[w][k]
+
+
+cdef inline void seq_put(Seq* s, uint64_t word, uint32_t tag) noexcept nogil:
+    cdef long long i = s.n
+    store(s.words, s.tags, i, s.cap, word, tag)
+    s.n = i + 1
+
+
+cdef enum:
+    # how a sequence set with wilds is emitted (a constant in each caller, so the compiler
+    # drops what it excludes)
+    SEQ_ONE = 0     # one joker split per wild count: one store
+    SEQ_SPLITS = 1  # every joker split (1..3 of them)
+
+
+cdef inline void seq_emit(Seq* s, uint64_t nat, int w, uint32_t tag, int how) noexcept nogil:
+    """Emit one sequence set of ``nat`` and ``w`` wilds (``tag`` has them), once per joker
+    split."""
+    cdef int k
+    if how == SEQ_ONE:
+        seq_put(s, nat | s.jw[w][0], tag)
         return
-    if w >= 4 and n_ranks(nat) < 2:
-        return
-    if w >= 3 and n >= 12 and (g.flags & FLAG_STARS) and chain_bomb_tag(nat, n, w, g.flags):
-        return
-    put_wild(g, nat, w, tag | (<uint32_t>w << 28))
+    k = s.jn[w]  # 1..3 (at most 2 wild jokers of each kind)
+    seq_put(s, nat | s.jw[w][0], tag)
+    if k > 1:
+        seq_put(s, nat | s.jw[w][1], tag)
+        if k > 2:
+            seq_put(s, nat | s.jw[w][2], tag)
 
 
 cdef inline uint64_t held(uint64_t x) noexcept nogil:
@@ -332,25 +372,27 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
-cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n, uint32_t tag,
-                            bint simple) noexcept nogil:
+cdef inline void seq_window(Seq* s, uint64_t base, int d, int budget, int lo, int t,
+                            uint32_t tag, int how) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
-    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …,
-    each the lowest set bit of a mask of the ranks still holding one) turns them into wilds.
-    With t < A the lowest rank must keep a natural (canonical top): one card of it, ``guard``,
-    is set aside before choosing."""
-    cdef int budget = g.wall - d
+    ``d`` cards; taking up to ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks
+    r1 ≤ r2 ≤ …, each the lowest set bit of a mask of the ranks still holding one) turns them
+    into wilds. With t < A the lowest rank must keep a natural (canonical top): one card of
+    it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
+    d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
-    cdef uint64_t x0 = base - guard, x1, x2, x3, u1, u2, u3, u4, m1, m2, m3, m4
-    seq_emit(g, base, d, n, tag, simple)
-    if budget == 0 or g.fewest:
+    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3
+    cdef uint32_t one = <uint32_t>1 << 28
+    tag |= <uint32_t>d << 28
+    seq_emit(s, base, d, tag, how)
+    if budget == 0:
         return
     m1 = held(x0)
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
         x1 = x0 - u1
-        seq_emit(g, x1 + guard, d + 1, n, tag, simple)
+        seq_emit(s, x1 + guard, d + 1, tag + one, how)
         if budget < 2:
             continue
         m2 = held(x1) & ~(u1 - 1)
@@ -358,55 +400,83 @@ cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n, 
             u2 = m2 & (~m2 + 1)
             m2 ^= u2
             x2 = x1 - u2
-            seq_emit(g, x2 + guard, d + 2, n, tag, simple)
+            seq_emit(s, x2 + guard, d + 2, tag + 2 * one, how)
             if budget < 3:
                 continue
             m3 = held(x2) & ~(u2 - 1)
             while m3:
                 u3 = m3 & (~m3 + 1)
                 m3 ^= u3
-                x3 = x2 - u3
-                seq_emit(g, x3 + guard, d + 3, n, tag, simple)
-                if budget < 4:
-                    continue
-                m4 = held(x3) & ~(u3 - 1)
-                while m4:
-                    u4 = m4 & (~m4 + 1)
-                    m4 ^= u4
-                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag, simple)
+                seq_emit(s, x2 - u3 + guard, d + 3, tag + 3 * one, how)
 
 
-cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
-                          int tmin) noexcept nogil:
-    """The sequences of a hand without wilds: the windows are the stretches of ranks holding
-    ≥ W (``full``: a 1 per nibble), one set each (W cards per rank). The tops, from A down,
-    are the ranks whose ``lmin`` ranks down are all full; each takes the lengths from lmin up
-    to the bottom of its stretch."""
-    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, word
-    cdef int t, length, lmax
-    cdef uint32_t tag
+cdef inline void seq_window_bombs(Seq* s, uint64_t base, int d, int budget, int lo, int t,
+                                  int n, uint32_t tag) noexcept nogil:
+    """:func:`seq_window` for a window where a set may be a bomb (R3.1), left to the bomb
+    generators: with 4 wilds it may hold a single natural rank (an X相 bomb), with ≥ 3 wilds
+    and ≥ 12 cards it may be a 千变 chain bomb. The same sets in the same order, the choices
+    kept on a stack (depth j: the set has d + j wilds) so that the tests are written once."""
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x[5]
+    cdef uint64_t m[5]
+    cdef uint64_t u = 0
+    cdef int j = 0, w
+    x[0] = base - guard
+    while True:
+        w = d + j
+        if not ((w >= 4 and n_ranks(x[j] + guard) < 2) or (
+                w >= 3 and n >= 12 and (s.flags & FLAG_STARS)
+                and chain_bomb_tag(x[j] + guard, n, w, s.flags))):
+            seq_emit(s, x[j] + guard, w, tag | (<uint32_t>w << 28), SEQ_SPLITS)
+        if j < budget:  # choose one more natural to replace, from the last choice's rank up
+            m[j + 1] = held(x[j]) & ~(u - 1) if j else held(x[0])
+            j += 1
+        while j and m[j] == 0:
+            j -= 1
+        if j == 0:
+            return
+        u = m[j] & (~m[j] + 1)
+        m[j] ^= u
+        x[j] = x[j - 1] - u
+
+
+cdef inline void seq_runs(Seq* s, bint stop, uint64_t full, int width, uint32_t kind, int lmin,
+                          int lfix, int tmin) noexcept nogil:
+    """The sequences of a hand without wilds, from its run table: the windows are the
+    stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
+    rank). The tops, from A down, are the ranks whose ``lmin`` ranks down are all full; each
+    takes the lengths from lmin up to the bottom of its stretch, one store a length: the set
+    grows by W cards of the next rank down."""
+    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, word, step
+    cdef uint64_t wide = <uint64_t>width * SK_NIB1
+    cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
+    cdef int t, lmax, lo, length
     while tops:
-        if done(g):
+        if stop and s.n >= s.cap:
             return
         t = high_rank(tops)
         tops ^= unit(t)
         gaps = ~full & SK_NIB1 & (unit(t) - 1)
         lmax = lfix if lfix else t - (high_rank(gaps) if gaps else -1)
-        word = (<uint64_t>width * SK_NIB1) & ((unit(t) << 4) - 1)
+        lo = t - lmin + 1
+        word = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
+        step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
         tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
         for length in range(lmin, lmax + 1):
-            put(g, word & ~(unit(t - length + 1) - 1), tag)
-            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+            seq_put(s, word, tag)
+            word += step
+            step >>= 4
+            tag += dtag
 
 
-cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int lmin, int lfix,
-                             int tmin, bint simple) noexcept nogil:
+cdef inline void seq_windows(Seq* s, bint stop, int wall, uint64_t m, int width, uint32_t kind,
+                             int lmin, int lfix, int tmin, int how) noexcept nogil:
     """The sequences of width W with wilds: top t from A down, length ascending, every window
     lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
     rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
     of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
     t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
-    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, d, budget
     cdef int pre[13]
     cdef uint64_t top_mask
     cdef uint32_t tag
@@ -415,11 +485,11 @@ cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int l
         pre[r + 1] = pre[r] + width - nib(m, r)
     t = R_ACE
     while t >= tmin and t >= lmin - 1:
-        if done(g):
+        if stop and s.n >= s.cap:
             return
         if lowest > t + 1:
             lowest = t + 1
-        while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= g.wall:
+        while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= wall:
             lowest -= 1
         lmax = t + 1 - lowest
         if lfix and lmax > lfix:
@@ -429,8 +499,13 @@ cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int l
         for length in range(lmin, lmax + 1):
             lo = t - length + 1
             if t == R_ACE or nib(m, lo):
-                seq_window(g, top_mask & ~(unit(lo) - 1), pre[t + 1] - pre[lo], lo, t,
-                           width * length, tag, simple)
+                d = pre[t + 1] - pre[lo]
+                budget = 0 if s.fewest else wall - d
+                if wall <= 2 or (wall == 3 and width * length < 12):  # no set is a bomb
+                    seq_window(s, top_mask & ~(unit(lo) - 1), d, budget, lo, t, tag, how)
+                else:
+                    seq_window_bombs(s, top_mask & ~(unit(lo) - 1), d, budget, lo, t,
+                                     width * length, tag)
             tag += make_tag(0, 0, 0, 1, 0, width, 0)
         t -= 1
 
@@ -438,10 +513,12 @@ cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int l
 cdef inline void gen_sequences(Gen* g) noexcept nogil:
     """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
     kind and length with a higher top."""
-    cdef int width, kind, tmin, lfix, lmin
+    cdef int width, kind, tmin, lfix, lmin, how
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
-    cdef bint simple = g.wall <= 2 and one_split(g)
+    cdef Seq s
+    seq_open(&s, g)
+    how = SEQ_ONE if one_split(g) else SEQ_SPLITS
     for width in range(1, 4):
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
@@ -455,13 +532,14 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
             tmin = g.ttop + 1
         lmin = lfix if lfix else (5 if width == 1 else 3)
         if g.wall == 0:
-            seq_runs(g, full, width, kind, lmin, lfix, tmin)
-        elif simple:
-            seq_windows(g, m, width, kind, lmin, lfix, tmin, True)
+            seq_runs(&s, g.stop, full, width, kind, lmin, lfix, tmin)
+        elif how == SEQ_ONE:
+            seq_windows(&s, g.stop, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_ONE)
         else:
-            seq_windows(g, m, width, kind, lmin, lfix, tmin, False)
-        if done(g):
-            return
+            seq_windows(&s, g.stop, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_SPLITS)
+        if g.stop and s.n >= s.cap:
+            break
+    g.n = s.n
 
 
 # -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
