@@ -443,33 +443,43 @@ cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int 
         x[j] = x[j - 1] - u
 
 
-cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin,
-                          int lfix, int tmin) noexcept nogil:
+cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
+                          int tmin) noexcept nogil:
     """The sequences of a hand without wilds, from its run table: the windows are the
     stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
-    rank). The tops, from A down, are the ranks whose ``lmin`` ranks down are all full; each
-    takes the lengths from lmin up to the bottom of its stretch, one store a length: the set
-    grows by W cards of the next rank down."""
-    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, word, step
+    rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
+    down all full) takes the lengths from lmin up to the stretch's bottom, one store a
+    length: the set grows by W cards of the next rank down; the next top's shortest set is
+    this one's shifted down a rank."""
+    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
     cdef uint64_t wide = <uint64_t>width * SK_NIB1
     cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
-    cdef int t, lmax, lo, length
+    cdef int t, lmax, lo, bottom, tlow, length
     while tops:
         if out_done(s):
             return
         t = high_rank(tops)
-        tops ^= unit(t)
         gaps = ~full & SK_NIB1 & (unit(t) - 1)
-        lmax = lfix if lfix else t - (high_rank(gaps) if gaps else -1)
+        bottom = high_rank(gaps) + 1 if gaps else 0  # the stretch is bottom..t (at least)
+        tlow = bottom + lmin - 1
+        if tlow < tmin:
+            tlow = tmin
+        tops &= unit(tlow) - 1  # this stretch's tops are t..tlow
         lo = t - lmin + 1
-        word = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
-        step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
-        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-        for length in range(lmin, lmax + 1):
-            out_put(s, word, tag)
-            word += step
-            step >>= 4
-            tag += dtag
+        first = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
+        while t >= tlow:
+            lmax = lfix if lfix else t - bottom + 1
+            word = first
+            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
+            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+            for length in range(lmin, lmax + 1):
+                out_put(s, word, tag)
+                word += step
+                step >>= 4
+                tag += dtag
+            first >>= 4
+            t -= 1
+            lo -= 1
 
 
 cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t kind,
