@@ -489,10 +489,15 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
     rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
     of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
     t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
-    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, d, budget
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, d, n, pt
+    # budgets are wall − d, or 0 with ``fewest`` (only the set with the most naturals)
+    cdef int keep = 0 if s.fewest else -1
+    # windows of fewer cards hold no bomb: with ≤ 2 wilds none, with 3 a chain bomb of ≥ 12
+    # cards, with 4 also an X相 bomb (R3.1)
+    cdef int safe = 99 if wall <= 2 else (12 if wall == 3 else 0)
     cdef int pre[13]
     cdef uint64_t top_mask
-    cdef uint32_t tag
+    cdef uint32_t tag, dtag = make_tag(0, 0, 0, 1, 0, width, 0)
     pre[0] = 0
     for r in range(12):
         pre[r + 1] = pre[r] + width - nib(m, r)
@@ -502,24 +507,28 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
             return
         if lowest > t + 1:
             lowest = t + 1
-        while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= wall:
+        pt = pre[t + 1]
+        while lowest > 0 and pt - pre[lowest - 1] <= wall:
             lowest -= 1
         lmax = t + 1 - lowest
         if lfix and lmax > lfix:
             lmax = lfix
         top_mask = m & ((unit(t) << 4) - 1)
         tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-        for length in range(lmin, lmax + 1):
-            lo = t - length + 1
+        n = width * lmin
+        lo = t - lmin + 1
+        while lo >= t + 1 - lmax:
             if t == R_ACE or nib(m, lo):
-                d = pre[t + 1] - pre[lo]
-                budget = 0 if s.fewest else wall - d
-                if wall <= 2 or (wall == 3 and width * length < 12):  # no set is a bomb
-                    seq_window(s, top_mask & ~(unit(lo) - 1), d, budget, lo, t, tag, how)
+                d = pt - pre[lo]
+                if n < safe:
+                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
+                               how)
                 else:
-                    seq_window_bombs(s, top_mask & ~(unit(lo) - 1), d, budget, lo, t,
-                                     width * length, tag)
-            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+                    seq_window_bombs(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t,
+                                     n, tag)
+            tag += dtag
+            n += width
+            lo -= 1
         t -= 1
 
 
