@@ -16,8 +16,9 @@ Every card set is emitted exactly once per reading, by construction rather than 
   a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
   splits (``generate_init``);
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
-  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
-  runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
+  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows come
+  from the run table of ranks holding ≥ W (bit masks), stretch by stretch, one store a
+  (top, length); with wilds, prefix sums of the cards each rank lacks
   give each top's longest window, and a window's wild choices walk nibble masks of the ranks
   still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
@@ -291,10 +292,11 @@ cdef inline void one_rank_all(const Gen* g, Out* o, bint simple) noexcept nogil:
     """Singles, pairs, triples (all sizes when leading, the table's size over higher ranks when
     answering one) and X相 bombs (R2, R3); per rank by size, as R3 orders them. Only the ranks
     that can hold one are visited (nibble masks: ≥ n − wall naturals for a set of n).
-    Answering a bomb starts at the smallest size that beats it, ``nmin`` from rank ``rmin``
-    up and ``nmin + 1`` below: a one-rank bomb's key grows with its size, and with its rank
-    at one size (R5), and only a one-rank bomb of that size ties with the table's below its
-    top."""
+    Answering a bomb visits only the ranks that can hold a bigger one and starts each at the
+    smallest size that beats it: ``nmin`` (the smallest beating at rank 2) from rank ``rmin``
+    up, ``nmin + 1`` below. A one-rank bomb's key grows with its size, and at one size with
+    its rank (R5); against any other bomb of its star level the rank does not matter, so
+    ``rmin`` is above 3 only when the table is a one-rank bomb of size ``nmin``."""
     cdef int r, h, psize = 0, nmin = 4, rmin = 0, nr
     cdef int stars_on = (g.flags & FLAG_STARS) != 0
     cdef uint32_t stars_mask = 0xFFFFFFFFu if stars_on else ~make_tag(0, 0, 0, 0, 31, 0, 0)
@@ -711,8 +713,8 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
                               bint stop) noexcept nogil:
     """Run the generators for the plays of ``hand`` beating ``table``, in the order that defines
     the plays' order (docs/internals.md); store the first ``cap``, stop after them if ``stop``;
-    return the plays found. The one place the generators run, with ``Gen`` local, so
-    that the compiler keeps it in registers."""
+    return the plays found. The one place the generators run, with ``Gen`` (what they read)
+    and ``Out`` (the cursor they write) local, so that the compiler keeps them in registers."""
     cdef Gen g
     cdef Out o
     if SK_TABLES_STATE() != 2:
@@ -729,7 +731,11 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    joker_splits(&g, o.jn, o.jw)
+    if g.wall:
+        joker_splits(&g, o.jn, o.jw)
+    else:  # the one way to take no wild card
+        o.jn[0] = 1
+        o.jw[0][0] = 0
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
@@ -748,9 +754,9 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
         else:
             g.mode = GEN_PLAIN
     # jokers alone make singles, pairs, 三王 and 天王: against anything but a single or a pair
-    # only three or four of them can play
-    if (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
-            or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
+    # only three or four of them can play (and a hand without jokers has none)
+    if hand >> SHIFT_SJ and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
+                             or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
         gen_jokers(&g, &o)
     gen_one_rank(&g, &o)
     if not out_done(&o) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
