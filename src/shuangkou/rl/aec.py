@@ -113,9 +113,10 @@ class ShuangkouAEC(_AECBase):
         self._selector = AgentSelector(self.agents)
         self._to_act = int(out.to_act[0])
         self.agent_selection: str = self.possible_agents[self._to_act]
-        # the acting agent's observation and mask: views into row 0, rewritten by each step
-        self._obs = out.obs[0]
-        self._mask = out.mask[0].view(np.int8)
+        # the acting agent's observation: views into row 0, rewritten by each step, in one
+        # dict made here (no dict a step)
+        self._acting: Observation = {"observation": out.obs[0],
+                                     "action_mask": out.mask[0].view(np.int8)}
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         """The agent to act, step after step, until the deal is over or ``max_iter`` agents
@@ -126,14 +127,15 @@ class ShuangkouAEC(_AECBase):
             yield self.agent_selection
 
     def observe(self, agent: str) -> Observation:
-        """The agent's observation. The acting agent's arrays are views into the env's row
-        (what the last step wrote, no copy): they change with the next step — copy them to
-        keep them. Another agent's view is computed into new arrays."""
+        """The agent's observation. The acting agent's is the same dict every step, its arrays
+        views into the env's row (what the last step wrote, no copy): they change with the
+        next step — copy them to keep them. Another agent's view is computed into new
+        arrays."""
         seat = self._seat.get(agent)
         if seat is None:
             seat = int(agent[-1])  # not an agent's name: the error of a bad seat
         if seat == self._to_act:
-            return {"observation": self._obs, "action_mask": self._mask}
+            return self._acting
         return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
 
     def step(self, action: int | None) -> None:
