@@ -116,18 +116,16 @@ cdef extern from *:
         Py_TYPE(o)->tp_free(o);
     }
 
-    /* Play's tp_dealloc becomes sk_play_dealloc (before any Play exists); -1 if Play is not
-       a plain static type of the expected shape. */
-    static int sk_play_install(PyObject *type) {
+    /* Play's type, and its tp_dealloc sk_play_dealloc (before any Play exists) if Play is a
+       final static type without GC or finaliser (what Cython makes of it); otherwise the free
+       list stays empty and every Play comes from tp_alloc. */
+    static void sk_play_install(PyObject *type) {
         PyTypeObject *t = (PyTypeObject *)type;
-        if (PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE) || PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC)
-                || PyType_HasFeature(t, Py_TPFLAGS_BASETYPE) || t->tp_finalize != NULL) {
-            PyErr_SetString(PyExc_SystemError, "Play: not a final static type without GC");
-            return -1;
-        }
         sk_play_type = t;
-        t->tp_dealloc = sk_play_dealloc;
-        return 0;
+        if (SK_PLAY_FREE_MAX && !PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE)
+                && !PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC)
+                && !PyType_HasFeature(t, Py_TPFLAGS_BASETYPE) && t->tp_finalize == NULL)
+            t->tp_dealloc = sk_play_dealloc;
     }
 
     /* 1 and ``*out = o`` if ``o`` (an exact int) is 0 <= o < 2**60, else 0 (no error set):
@@ -167,7 +165,7 @@ cdef extern from *:
     PyObject** PySequence_Fast_ITEMS(object o)
     Play sk_play_new "sk_play_alloc"()     # the same, a reference Cython owns
     bint sk_exact_u60(object o, uint64_t* out) noexcept
-    int sk_play_install(object type) except -1
+    void sk_play_install(object type)
     Py_ssize_t sk_slot_offset(object descr)
     PyObject* sk_slot(object o, Py_ssize_t offset)
 
