@@ -245,3 +245,45 @@ def test_chainless_is_sound() -> None:
             free += not has_chain
             recognised += said
         assert recognised >= 0.9 * free, (preset, recognised, free)
+
+
+def test_order_bounds_hold() -> None:
+    """The R8 bound from the finishing orders still possible (``_solve.order_bounds``): given
+    whenever no seat can play a bomb (the kernel lists none for any hand still in), and then
+    the plain minimax value lies within it; on dealt positions of every preset, after a few
+    random moves (mid-trick, after a seat went out). The bounds cut: some are one-sided."""
+    from shuangkou import State, _solve, legal_plays
+
+    rng = random.Random("order-bounds")
+    checked = narrow = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for k in range(budget(ci=20, full=200)):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            n = 2 + k % 2
+            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k % 4)
+            ref = RefState.from_position(rules, hands, k % 4)
+            for _ in range(rng.randint(0, 6)):
+                ms = moves(ref)
+                m = rng.choice(ms)
+                state.play(m)
+                ref.play(m)
+                if ref.is_over:
+                    break
+            if ref.is_over:
+                continue
+            searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
+            bounds = _solve.order_bounds(searcher, state)
+            bombs = any(p.is_bomb for s in range(4) if len(ref.hand(s))
+                        for p in legal_plays(ref.hand(s), rules))
+            assert (bounds is None) == bombs, str(ref)
+            values = oracle_values(ref, "score")
+            if bounds is None or values is None:
+                continue
+            lo, hi = bounds
+            assert lo <= max(values.values()) <= hi, (str(ref), bounds)
+            checked += 1
+            narrow += lo > -hi or ref.places != ()
+    assert checked >= budget(ci=40, full=400) and narrow > 0, (checked, narrow)
