@@ -645,10 +645,10 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     plays (all of them: it leads)."""
     cdef uint64_t hand = st.hand[seat], rest
     cdef int i, j, o, k
-    cdef int32_t lb = -SV_INF, v
+    cdef int32_t lb = -SV_INF, v, hi
     cdef bint sure
     cdef SkState line
-    if not sv_out_decides(st, seat):
+    if not sv_out_decides(st, seat) and not s.bombfree:
         return -SV_INF
     for i in range(n):
         rest = hand - s.words[start + i]
@@ -676,8 +676,10 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
             sk_play(&line, rest, s.tags[start + j])
             if line.over:
                 v = sv_units(s, &line, seat)
-                if v > lb:
-                    lb = v
+            else:   # bomb-free: the worst finishing order left after the seat is out
+                sv_order_bounds(s, &line, seat, &v, &hi)
+            if v > lb:
+                lb = v
     return lb
 
 

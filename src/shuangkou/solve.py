@@ -315,10 +315,11 @@ DEFAULT_MAX_NODES = 20_000_000
 so an interactive call on any legal position returns (``exact=False`` past it); ``None``
 lifts it."""
 
-TT_BITS = 24
-"""The default transposition table of :func:`solve`: ``2**24`` entries of 16 bytes (256 MiB of
-address space, mapped as the search touches it), fewer on a machine with under 4 GiB of memory
-(see :func:`default_tt_bits`)."""
+TT_BITS = 22
+"""The default transposition table of :func:`solve`: ``2**22`` entries of 16 bytes (64 MiB),
+fewer on a machine with under 1 GiB of memory (see :func:`default_tt_bits`). A bigger one
+saves nodes only from 7 cards a seat on, and costs more time than it saves below
+(docs/solver.md)."""
 
 
 def default_tt_bits() -> int:
