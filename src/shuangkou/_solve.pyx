@@ -235,11 +235,8 @@ from libc.stdint cimport uint16_t
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 from _generate cimport sk_count, sk_generate
 from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
-from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ, tag_stars
-from _state cimport (
-    SK_MODE_CLASSIC, SK_MODE_JJ, SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _classic_factor, _jj_factor,
-    _star_factor, _z_bomb, _z_table, _z_turn, sk_contribution, sk_mix,
-)
+from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
+from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
 
 from shuangkou._check import as_int
 from shuangkou.errors import ArgumentError
@@ -293,10 +290,9 @@ cdef enum:
     SV_F_RELATIVE = 4           # table keys over relative ranks once no chain can be formed
     SV_F_MTDF = 8               # root values by MTD(f) (null windows) instead of a full window
     SV_F_QUICK = 16             # quick tricks: a lower bound from a line the others cannot stop
-    SV_F_MERGE = 32             # keys: bombs played by their effect on the score, table by reading
     SV_F_ETC = 64               # enhanced transposition cut-off: children's entries probed first
     SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
-    SV_F_ALL = 253
+    SV_F_ALL = 221
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
@@ -432,51 +428,6 @@ cdef inline bint sv_all_chainless(Search* s, const SkState* st) noexcept nogil:
     return True
 
 
-cdef inline uint64_t sv_table_key(uint32_t tag, int owner) noexcept nogil:
-    """The table's part of a merged key: its reading and owner (the future depends on which
-    plays beat it, R4/R5 on the tag, and who owns it; not on which cards made it)."""
-    return sk_mix((<uint64_t>tag << 3 | <uint64_t>(owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL)
-
-
-cdef inline uint64_t sv_bombs_key(Search* s, const SkState* st) noexcept nogil:
-    """The bombs played, as a key. Without SV_F_MERGE the engine's (a multiset of (seat, tag)).
-    With it, only what ``sk_score`` reads of them, which is all a bomb does after it is played
-    (R8; its rank is never read): per team the largest multiplier factor of its bombs
-    (classic, 百变, 千变: R8.1/8.2/8.4 take team T's largest), the multiset of factors above 1
-    (JJ: R8.3 multiplies every bomb's), per seat the contribution units of its bombs (R8.2,
-    R8.4). Positions whose bombs differ only in what no score can see — a 4-card bomb in
-    百变 against the same cards played as two pairs, 6666 against 8888 — then share an entry,
-    and since later bombs combine with these the same way (max, product, sum), they stay equal
-    to the end of the deal."""
-    cdef uint64_t h = 0, contrib = 0
-    cdef uint64_t best[2]
-    cdef uint32_t tag
-    cdef int i, seat, f, stars, mode = s.p.mode
-    if not (s.features & SV_F_MERGE):
-        for i in range(st.nbombs):
-            h += _z_bomb(st.bomb_seat[i], st.bomb_tag[i])
-        return h
-    best[0] = 1
-    best[1] = 1
-    for i in range(st.nbombs):
-        seat = st.bomb_seat[i]
-        tag = st.bomb_tag[i]
-        stars = tag_stars(tag)
-        # ≤ 40 bombs × ≤ 100 units a seat: each sum fits its 16 bits
-        contrib += (<uint64_t>sk_contribution(stars, mode)) << (16 * seat)
-        if mode == SK_MODE_JJ:
-            f = _jj_factor(stars)
-            if f > 1:
-                h += sk_mix(<uint64_t>f * 0xA24BAED4963EE407ULL)
-        else:
-            f = _classic_factor(tag, &s.p) if mode == SK_MODE_CLASSIC else _star_factor(
-                stars, mode)
-            if <uint64_t>f > best[seat & 1]:
-                best[seat & 1] = <uint64_t>f
-    return (h + sk_mix((best[0] << 32 | best[1]) * 0x9FB21C651E98DF25ULL)
-            + sk_mix(contrib ^ 0xC13FA9A902A6328FULL))
-
-
 cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noexcept nogil:
     """The table key of ``st``. ``chainfree``: ``sv_all_chainless(s, st)`` (known from the
     parent or tested).
@@ -487,19 +438,13 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     the held natural ranks (and the table's top) renumbered 0, 1, 2, … in order, so positions
     that differ only in the gaps share one entry. It is built like ``sk_rehash`` (seat to act,
     passes, escape, places, bombs played) with the renumbered hands and table reading in place
-    of the cards. Otherwise the engine's Zobrist hash, with (SV_F_MERGE) its table and bomb
-    terms replaced by the merged ones (``sv_table_key``, ``sv_bombs_key``)."""
+    of the cards: the future depends on the table's reading and owner, not on which cards
+    made it. Otherwise the engine's Zobrist hash."""
     cdef uint64_t nat[4]
     cdef uint64_t occupied = 0, held, gaps, low, tag, h
     cdef int t, r, top
     if not (s.features & SV_F_RELATIVE and chainfree):
-        if not (s.features & SV_F_MERGE):
-            return st.hash
-        h = st.hash - _z_table(st.table_word, st.table, st.owner) + sv_table_key(
-            st.table, st.owner) + sv_bombs_key(s, st)
-        for r in range(st.nbombs):
-            h -= _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
-        return h
+        return st.hash
     for t in range(4):
         nat[t] = st.hand[t] & SK_NAT_MASK
         occupied |= nat[t]
@@ -518,12 +463,14 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
             nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
         gaps &= low
     h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
-         + sv_table_key(<uint32_t>tag, st.owner) + sv_bombs_key(s, st))
+         + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL))
     for t in range(4):      # the jokers keep their ranks
         h += sk_mix((nat[t] | (st.hand[t] & ~SK_NAT_MASK)) * 0x9E3779B97F4A7C15ULL
                     + <uint64_t>t)
     for r in range(st.nplaces):
         h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
     return h
 
 
@@ -1004,7 +951,7 @@ MAX_DEPTH = SV_MAX_DEPTH
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
-              "quick": SV_F_QUICK, "merge": SV_F_MERGE, "etc": SV_F_ETC, "order": SV_F_ORDER}
+              "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
