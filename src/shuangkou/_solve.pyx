@@ -4,7 +4,7 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 """
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
@@ -296,6 +296,7 @@ cdef enum:
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
+    SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
 
 
 ctypedef struct TTEntry:
@@ -319,6 +320,8 @@ ctypedef struct Search:
     int32_t* keys
     int32_t* order
     uint64_t* ckeys             # children's table keys (enhanced transposition cut-off)
+    int64_t* known              # a child's upper bound at most alpha, << 1 | 1 if behind a
+                                # horizon (SV_UNKNOWN: none)
     long long cap
     long long top
     long long forced            # nodes with a single move (a forced pass or play)
@@ -362,7 +365,8 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
             and sv_resize(<void**>&s.tags, cap, sizeof(uint32_t))
             and sv_resize(<void**>&s.keys, cap, sizeof(int32_t))
             and sv_resize(<void**>&s.order, cap, sizeof(int32_t))
-            and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))):
+            and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))
+            and sv_resize(<void**>&s.known, cap, sizeof(int64_t))):
         s.oom = True
         return False
     s.cap = cap
@@ -630,21 +634,23 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     return lb
 
 
-cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, int32_t beta,
-                           int depth, long long start, int n, long long* code,
+cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, int32_t alpha,
+                           int32_t beta, int depth, long long start, int n, long long* code,
                            bint* exact) noexcept nogil:
     """Enhanced transposition cut-off: before searching any move, look each child up in the
     table (a finished child: its value); the first whose bound proves ``beta`` from here cuts
     without a search, though the move order would have searched another child first. Returns
     that value (``code``: 1 + the move's index; ``exact``: no horizon behind the bound), or
     −SV_INF. The children's keys are kept (``s.ckeys``) for their own searches, and every
-    bucket is prefetched before the first is read."""
+    bucket is prefetched before the first is read. A child whose entry bounds it at most
+    ``alpha`` needs no search either: its bound is kept (``s.known``) as its value."""
     cdef int i, flag
     cdef TTEntry* ce
-    cdef int32_t v = 0
+    cdef int32_t v = 0, up
     cdef bint over
     exact[0] = True
     for i in range(n):
+        s.known[start + i] = SV_UNKNOWN
         sv_apply(st, s.words[start + i], s.tags[start + i])
         over = st.over != 0
         if over:
@@ -666,12 +672,20 @@ cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, in
         if ce == NULL or not sv_usable(ce, depth - 1):
             continue
         v = -SV_INF
+        up = SV_INF
         flag = ce.meta & 3
         if s.keys[start + i]:
             if flag != SV_UPPER:        # the child's lower bound is this seat's
                 v = ce.value
-        elif flag != SV_LOWER:          # an opponent's upper bound, negated
-            v = -ce.value
+            if flag != SV_LOWER:
+                up = ce.value
+        else:                           # an opponent's bounds, negated
+            if flag != SV_LOWER:
+                v = -ce.value
+            if flag != SV_UPPER:
+                up = -ce.value
+        if up <= alpha:
+            s.known[start + i] = (<int64_t>up) * 2 + (ce.depth != SV_TT_EXACT)
         if v >= beta:
             code[0] = i + 1
             exact[0] = ce.depth == SV_TT_EXACT
@@ -888,7 +902,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             return v
     if s.features & SV_F_ETC and n > 1 and depth > 1:
         etc = True
-        v = sv_etc(s, st, &u, seat, beta, depth, start, n, &best_code, &exact)
+        v = sv_etc(s, st, &u, seat, alpha, beta, depth, start, n, &best_code, &exact)
         if v >= beta:
             if not exact:
                 s.horizon = True
@@ -901,6 +915,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
             st, s.words[start + i], s.tags[start + i], seat)
+        if etc and s.known[start + i] != SV_UNKNOWN:
+            s.keys[start + i] = -(1 << 30)     # known not to raise alpha: last
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
@@ -915,6 +931,14 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         i = s.order[start + bi]
         s.order[start + bi] = s.order[start + k]
         s.order[start + k] = i
+        if etc and s.known[start + i] != SV_UNKNOWN:    # its bound, from the cut-off's probe
+            v = <int32_t>(s.known[start + i] >> 1)
+            if s.known[start + i] & 1:
+                s.horizon = True
+            if v > best:
+                best = v
+                best_code = i + 1
+            continue
         sv_apply(st, s.words[start + i], s.tags[start + i])
         if etc and s.ckeys[start + i] != 0:     # its key, from the cut-off's probe
             s.has_key = True
@@ -1024,12 +1048,14 @@ cdef class Searcher:
         self.s.keys = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.ckeys = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
+        self.s.known = <int64_t*>calloc(self.s.cap, sizeof(int64_t))
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
         ok = deco_init(&self.s.deco, 16)
         if (not ok or self.s.tt_block == NULL or self.s.words == NULL or self.s.tags == NULL
-                or self.s.keys == NULL or self.s.order == NULL or self.s.ckeys == NULL):
+                or self.s.keys == NULL or self.s.order == NULL or self.s.ckeys == NULL
+                or self.s.known == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -1039,6 +1065,7 @@ cdef class Searcher:
         free(self.s.keys)
         free(self.s.order)
         free(self.s.ckeys)
+        free(self.s.known)
         deco_free(&self.s.deco)
 
     def _ready(self):
