@@ -4,9 +4,11 @@ nothing; int-like arguments are normalised, everything else refused; Ctrl-C stop
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -180,20 +182,29 @@ def test_cli_out_is_checked_before_the_run(tmp_path, capsys):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_stops_a_long_simulation_promptly(threads):
-    cmd = [sys.executable, "-m", "shuangkou", "simulate", "-n", "100000000", "--no-progress",
+    # The progress bar (stderr) tells when deals are being played: the signal is sent only once
+    # the bar has counted some, so a loaded machine's slow start cannot make it land in imports.
+    cmd = [sys.executable, "-m", "shuangkou", "simulate", "-n", "100000000",
            "--threads", str(threads)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=default_sigint)  # as typed at a terminal, even under nohup
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(1), "")))
+    reader.start()
     try:
-        time.sleep(3.0)  # importing and starting the run
-        assert proc.poll() is None, proc.communicate()
+        deadline = time.monotonic() + 120.0
+        while not re.search(r"\| *[1-9][0-9]*/100000000", "".join(err)):
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(err)
+            time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+        reader.join(timeout=30)
+    text = "".join(err)
+    assert proc.returncode == 130, text
+    assert "interrupted" in text and "Traceback" not in text
 
 
 def test_illegal_play_error_is_a_value_error():
@@ -202,8 +213,6 @@ def test_illegal_play_error_is_a_value_error():
 
 # -- batch loops vs a concurrent writer ---------------------------------------------------------
 def test_batch_counts_never_see_words_written_after_validation():
-    import threading
-
     from shuangkou import _core
 
     good = [sk.Hand.parse("3 3 4 4 5 5 6 6 7 7 BJ BJ").packed, sk.Hand.parse("9 9 9 9").packed]
