@@ -1249,7 +1249,11 @@ def order_bounds(Searcher searcher, State state) -> tuple | None:
     to act by the finishing orders still possible, or None when a seat can still play a bomb
     (``sv_bomb_free``)."""
     cdef int32_t lo = 0, hi = 0
-    if state.st.over or not sv_bomb_free(&searcher.s, &state.st):
-        return None
-    sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
+    searcher._ready()
+    if state.rules != searcher.rules:
+        raise ArgumentError("state: the position's rules are not the searcher's")
+    with searcher.lock:     # the searcher's caches
+        if state.st.over or not sv_bomb_free(&searcher.s, &state.st):
+            return None
+        sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
     return lo, hi
