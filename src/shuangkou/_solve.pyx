@@ -226,7 +226,8 @@ def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
 # Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction is in the
 # table there, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
 # table with work-preferred replacement, relative ranks (one entry for positions that differ
-# only in ranks no play can tell apart), MTD(f) at the root and the quick-trick lower bound.
+# only in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
+# enhanced transposition cut-off and the R8 bounds from the finishing orders still possible.
 
 import threading
 
