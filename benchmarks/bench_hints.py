@@ -6,29 +6,34 @@ decomposition search found hardest; beside them, in the same run, the first sear
 
     python benchmarks/bench_hints.py                   # 1,000 deals a preset
     python benchmarks/bench_hints.py --deals 200 --old 50 --cap 2000000
+    python benchmarks/bench_hints.py --climb           # the hand with the most legal plays
 
 Times are CPU seconds of this process (the machine is shared: wall clock is noisy). Answering:
 the hand answers one of ``TABLES`` in turn (a single, a pair, a straight, a pair chain, a
 triple, a bomb; the next one when the deck lacks its cards), played by the seat before it.
 The old hints are the old damage computation (``reference_costs`` of every ``hand − play``
 from one memo) on the first ``--old`` deals; a hand past the cap counts as the cap's time, so
-its ratio is a lower bound.
+its ratio is a lower bound. ``--climb`` hill-climbs over 27-card hands (one card moved at a
+time, kept when the count does not drop) for the most legal plays, from the known worst hand and
+random starts: the size of the largest hint call.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import time
 
 from deals import deals  # type: ignore[import-not-found]
-from shuangkou import Hand, Play, Rules, State, _solve, decompose, hints, legal_plays
+from shuangkou import Hand, Play, Rules, State, _solve, count_plays, decompose, hints, legal_plays
 from shuangkou._reference_game import RefState
 
 TABLES = ("5", "7 7", "3 4 5 6 7", "4 4 5 5 6 6", "8 8 8", "6 6 6 6")
 WORST = {
     "baibian": ["33445566778899TTJJQQKKAXXDD"],
-    "qianbian": ["33445566778899TTJJQQKKA X X D D", str(State.deal("qianbian", 8).hand(3))],
+    "qianbian": ["33445566778899TTJJQQKKA X X D D", "3 44556677889 9TTJJQQKKAA XXDD",
+                 str(State.deal("qianbian", 8).hand(3))],
 }
 
 
@@ -86,13 +91,49 @@ def run(preset: str, n: int, n_old: int, cap: int) -> dict[str, object]:
             "new_lead_old": lead[:n_old] + lead[n:]}
 
 
+def climb(preset: str, starts: int, steps: int) -> None:
+    """Print, for each start, the most legal plays (leading) the hill-climb reached."""
+    rules = Rules.preset(preset)
+    rng = random.Random(1)
+    deck = [r for r in range(13) for _ in range(8)] + [13, 13, 14, 14]
+    best: tuple[int, str] = (0, "")
+    for start in range(starts):
+        counts = [0] * 15
+        if start == 0:
+            counts = list(Hand.parse(WORST["qianbian"][0]).counts)
+        else:
+            for r in rng.sample(deck, 27):
+                counts[r] += 1
+        cur = count_plays(Hand.from_counts(counts), rules)
+        for _ in range(steps):
+            a, b = rng.randrange(15), rng.randrange(15)
+            if a == b or counts[a] == 0 or counts[b] >= (8 if b < 13 else 2):
+                continue
+            counts[a] -= 1
+            counts[b] += 1
+            n = count_plays(Hand.from_counts(counts), rules)
+            if n >= cur:
+                cur = n
+            else:
+                counts[a] += 1
+                counts[b] -= 1
+        print(f"start {start:2}: {cur:6} plays  {Hand.from_counts(counts)}", flush=True)
+        best = max(best, (cur, str(Hand.from_counts(counts))))
+    print(f"most: {best[0]} plays  {best[1]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", nargs="*", default=["classic", "baibian", "jj", "qianbian"])
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--old", type=int, default=100, help="deals also timed with the old search")
     ap.add_argument("--cap", type=int, default=3_000_000, help="the old search's sub-hands")
+    ap.add_argument("--climb", action="store_true", help="search the hand with the most plays")
     args = ap.parse_args()
+    if args.climb:
+        for preset in args.rules:
+            climb(preset, 12, 3000)
+        return
     print("CPU ms, median and worst; old = the first search on the first --old deals and the "
           "worst hands (x: over the cap)")
     print(f"{'preset':9} {'hands':>5} | {'decompose':>16} | {'hints lead':>16} | "

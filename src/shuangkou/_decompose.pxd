@@ -30,8 +30,8 @@ the wild ones chosen to leave the cheapest set. Runs take naturals before wilds 
 the group changes no play's size), except that one natural may stay for the group.
 
 Memo: a state's value depends only on r, the profile and the naturals of ranks ≥ r, so it is
-keyed on those and stays valid across hands: the sub-hands ``hand − play`` of hints share
-every state above the play's ranks.
+keyed on those and stays valid across hands: the sub-hands ``hand − play`` of hints holding
+as many wilds share every state above the play's ranks (``deco_costs``).
 
 The structures are the readings of ``sk_classify`` (R2, R3): one natural rank with wilds a
 single/pair/triple/bomb; W = 1, 2, 3 cards a rank over L ≥ 5, 3, 3 consecutive ranks of 3..A a
@@ -62,6 +62,7 @@ cdef enum:
     DECO_SLOTS0 = 10        # log2 of the memo's first size
     DECO_MOVES0 = 4096      # first size of the move stack (grows on demand)
     DECO_RUNS = 16          # open runs a split can hold at once (≤ 12 cards a rank)
+    DECO_GROUP = 8          # deco_costs: plays solved together (same sub-hand naturals and wilds)
     # profile word: S (straights) lengths 1..4, 5+ : 4 bits each at 0..19; P (pair chains)
     # lengths 1, 2, 3+ : 3 bits each at 20..28; T (triple chains) the same at 29..37; chain
     # bombs: up to 3 codes (length << 4 | X, X = 0 for uneven groups) of 7 bits at 38..58,
@@ -110,6 +111,8 @@ ctypedef struct Deco:
     uint64_t* fw_prof
     int32_t* fw_val         # DECO_W values an entry
     int32_t* fw_best        # the hand's least cost through the state (layers sorted by it)
+    uint64_t* fw_need       # run_demand of the state (a byte each, k = 1..4) | least wilds
+                            # used below it << 32 (DECO_W: none)
     long long fw_n
     long long fw_cap
     long long fw_layer[R_TWO + 2]
@@ -137,6 +140,7 @@ cdef inline bint deco_init(Deco* d, int log2_slots) noexcept nogil:
     d.fw_prof = NULL
     d.fw_val = NULL
     d.fw_best = NULL
+    d.fw_need = NULL
     d.fw_hash = NULL
     d.fw_cap = 0
     d.fw_n = 0
@@ -151,12 +155,14 @@ cdef inline void deco_free(Deco* d) noexcept nogil:
     free(d.fw_prof)
     free(d.fw_val)
     free(d.fw_best)
+    free(d.fw_need)
     free(d.fw_hash)
     d.table = NULL
     d.moves = NULL
     d.fw_prof = NULL
     d.fw_val = NULL
     d.fw_best = NULL
+    d.fw_need = NULL
     d.fw_hash = NULL
 
 
@@ -173,8 +179,11 @@ cdef inline int32_t group_cost(Deco* d, int n) noexcept nogil:
 
 # -- the memo ----------------------------------------------------------------------------------
 cdef inline uint64_t memo_hash(uint64_t key, uint64_t profile) noexcept nogil:
-    cdef uint64_t h = (key * 0x9E3779B97F4A7C15ULL
-                       ^ (profile + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL)
+    """Every bit of the key and profile reaches the low bits (the slot index): the rank and
+    context sit in the key's top byte (splitmix64's finalizer)."""
+    cdef uint64_t h = key ^ (profile + 0x632BE59BD9B4E019ULL) * 0x9E3779B97F4A7C15ULL
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL
     return h ^ (h >> 31)
 
 
@@ -329,29 +338,38 @@ cdef inline uint64_t move_how(int js, int jp, int jt, int bm, int ns, int np, in
             | <uint64_t>xs << 25 | <uint64_t>gx << 37 | <uint64_t>ng << 41 | <uint64_t>gk << 45)
 
 
+cdef inline void run_demand(Deco* d, uint64_t to, int* dem) noexcept nogil:
+    """``dem[k]`` (k = 1..4): the cards the runs of profile ``to`` need k ranks on to reach
+    their least lengths (non-increasing in k)."""
+    cdef int i, code, b1 = 0, b2 = 0, x
+    cdef int s1 = pf(to, 0, 4), s2 = pf(to, 4, 4)   # straights of 1 rank need 4 more, ...
+    if to >> PF_B:                                   # chain bombs of 1 or 2 ranks
+        for i in range(3):
+            code = pf(to, PF_B + 7 * i, 7)
+            if code and (code >> 4) < 3:
+                x = 4 if d.uneven else (code & 15)
+                b1 += x
+                if (code >> 4) == 1:
+                    b2 += x
+    dem[4] = s1
+    dem[3] = s1 + s2
+    dem[2] = dem[3] + pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3) + b2
+    dem[1] = (dem[2] - b2 + b1 + pf(to, 12, 4) + 2 * pf(to, PF_P + 3, 3)
+              + 3 * pf(to, PF_T + 3, 3))
+
+
 cdef inline int wilds_short(Deco* d, uint64_t to) noexcept nogil:
     """The wilds the runs of profile ``to`` (entering rank d.r + 1) lack at the next ranks to
     reach their least lengths: a lower bound on the wilds any completion uses."""
-    cdef int k, dem, c, short = 0, i, code
+    cdef int dem[5]
+    cdef int k, c, short = 0
+    run_demand(d, to, dem)
     for k in range(1, 5):
-        dem = 0
-        if k <= 4:
-            dem += pf(to, 0, 4)                     # straights of 1 rank need 4 more
-        if k <= 3:
-            dem += pf(to, 4, 4)
-        if k <= 2:
-            dem += pf(to, 8, 4) + 2 * pf(to, PF_P, 3) + 3 * pf(to, PF_T, 3)
-            for i in range(3):
-                code = pf(to, PF_B + 7 * i, 7)
-                if code and (code >> 4) < 3 and k <= 3 - (code >> 4):
-                    dem += 4 if d.uneven else (code & 15)
-        if k <= 1:
-            dem += pf(to, 12, 4) + 2 * pf(to, PF_P + 3, 3) + 3 * pf(to, PF_T + 3, 3)
-        if dem == 0:
+        if dem[k] == 0:
             break
         c = nib(d.nat, d.r + k) if d.r + k <= R_ACE else 0
-        if dem > c:
-            short += dem - c
+        if dem[k] > c:
+            short += dem[k] - c
     return short
 
 
@@ -523,7 +541,7 @@ cdef inline long long deco_expand(Deco* d, int r, uint64_t p) noexcept nogil:
     cdef int nbo = 0, i, js, jp, jt, bm, ns, np, nt, nb, nbc, d0, d1, d2, d3, code
     cdef int ns_max, np_max, nt_max, nb_max
     cdef bint seq = r <= R_ACE, ok
-    cdef uint64_t to, to_s
+    cdef uint64_t to, to_s, how
     cdef int32_t cost
     for i in range(3):
         bo[i] = pf(p, PF_B + 7 * i, 7)
@@ -577,10 +595,10 @@ cdef inline long long deco_expand(Deco* d, int r, uint64_t p) noexcept nogil:
                                 cost = DECO_UNIT * (ns + np + nt)
                                 to_s = (to | <uint64_t>ns | <uint64_t>np << PF_P
                                         | <uint64_t>nt << PF_T)
+                                how = move_how(js, jp, jt, bm, ns, np, nt, 0, 0, 0, 0, 0)
                                 for nb in range(nb_max + 1):
                                     if not push_bombs(d, c, d3, cost + DECO_UNIT * nb, to_s,
-                                                      move_how(js, jp, jt, bm, ns, np, nt, nb,
-                                                               0, 0, 0, 0),
+                                                      how | <uint64_t>nb << 23,
                                                       bnext, nbc, nb, avail):
                                         return -1
     return d.top - start
@@ -693,6 +711,11 @@ cdef inline bint fw_room(Deco* d) noexcept nogil:
             d.oom = True
             return False
         d.fw_best = <int32_t*>q
+        q = realloc(d.fw_need, cap * sizeof(uint64_t))
+        if q == NULL:
+            d.oom = True
+            return False
+        d.fw_need = <uint64_t*>q
         d.fw_cap = cap
     return True
 
@@ -752,6 +775,7 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
     cdef long long i, m, start, n, k
     cdef int32_t vec[DECO_W]
     cdef int32_t cost
+    cdef int dem[5]
     cdef uint64_t to, last = 0
     d.fw_n = 0
     d.fw_layer[0] = 0
@@ -796,6 +820,13 @@ cdef inline bint deco_forward(Deco* d) noexcept nogil:
     for r in range(R_TWO + 1):
         if not fw_sort(d, r):
             return False
+    for i in range(d.fw_n):
+        run_demand(d, d.fw_prof[i], dem)
+        for u in range(DECO_W):
+            if d.fw_val[i * DECO_W + u] < DECO_INF:
+                break
+        d.fw_need[i] = (<uint64_t>dem[1] | <uint64_t>dem[2] << 8 | <uint64_t>dem[3] << 16
+                        | <uint64_t>dem[4] << 24 | <uint64_t>u << 32)
     return True
 
 
@@ -860,67 +891,124 @@ cdef inline int32_t deco_total(const int32_t* best, const int32_t* ends, int max
     return t
 
 
+cdef inline int32_t play_cost(uint64_t word, uint32_t flags, int mode, int lo) noexcept nogil:
+    """The cost of play ``word`` put back into a split of the hand through a state entering
+    rank ``lo`` (its lowest natural), or DECO_INF where the sweep cannot hold it there: a
+    sequence whose window from lo leaves 3..A (J Q K A BJ reads 10..A, below its lowest
+    natural)."""
+    cdef uint32_t tg[2]
+    cdef int kind
+    if not sk_classify(word, flags, tg):
+        return DECO_INF
+    kind = tag_kind(tg[0])
+    if not (kind < K_STRAIGHT or kind == K_BOMB or (word & ~SK_NAT_MASK) == 0
+            or lo + tag_length(tg[0]) - 1 <= R_ACE):
+        return DECO_INF
+    if mode == DECO_KEEP_BOMBS and kind >= K_BOMB:
+        return DECO_UNIT - nib_sum(word)
+    return DECO_UNIT
+
+
 cdef inline bint deco_costs(Deco* d, uint64_t hand, uint32_t flags, int mode,
                             const uint64_t* words, long long n, int32_t* out) noexcept nogil:
     """``out[i]``: the least cost of ``hand − words[i]`` (each ⊆ ``hand``), for every i, from
     one memo. A sub-hand lacking cards from rank ``lo`` up has the hand's states below lo:
     its value is the least, over the hand's forward states entering lo (deco_forward), of
     their cost plus the sub-hand's value from there, whose states above the play's ranks are
-    the hand's own (memo hits). False if stopped or out of memory."""
-    cdef long long i, k
-    cdef int kind
-    cdef int w, u, v, lo, a, maxw = wild_count(hand, flags)
-    cdef uint64_t sub, diff
+    shared with every sub-hand holding as many wilds (memo hits).
+
+    Each sub-hand is solved with its own wilds only (moves spending wilds it lacks are not
+    generated; its states above the play's ranks are shared with every sub-hand holding as
+    many), and consecutive sub-hands with the same naturals and wilds (plays that differ
+    only in which jokers they spend: the kernel lists them together) in one go. A forward
+    state that the sub-hand cannot complete (its open runs lack more cards at the next ranks
+    than the wilds left) is skipped without a search. False if stopped or out of memory."""
+    cdef long long k, g, h, gn
+    cdef int u, v, lo, a, m, short, dk, maxw = wild_count(hand, flags)
+    cdef int cnat[4]
+    cdef uint64_t sub, diff, key, need
     cdef int32_t base[DECO_W]
     cdef int32_t vec[DECO_W]
     cdef int32_t best[DECO_W]
-    cdef int32_t ends[DECO_W]
-    cdef int32_t total, f, emin, pcost
-    cdef uint32_t tg[2]
+    cdef int32_t ends[DECO_GROUP][DECO_W]
+    cdef int32_t emin[DECO_GROUP]
+    cdef int32_t pcost[DECO_GROUP]
+    cdef int32_t total[DECO_GROUP]
+    cdef int32_t f
+    cdef bint go
     deco_setup(d, hand, maxw, flags, mode)
     if not deco_value(d, 0, 0, base) or not deco_forward(d):
         return False
-    for i in range(n):
-        sub = hand - words[i]
+    g = 0
+    while g < n:
+        # one group: up to DECO_GROUP consecutive plays leaving the same naturals and wilds
+        sub = hand - words[g]
+        m = wild_count(sub, flags)
+        key = (sub & SK_NAT_MASK) << 3 | <uint64_t>m
+        gn = 1
+        while (g + gn < n and gn < DECO_GROUP
+               and (((hand - words[g + gn]) & SK_NAT_MASK) << 3
+                    | <uint64_t>wild_count(hand - words[g + gn], flags)) == key):
+            gn += 1
         diff = (sub ^ hand) & SK_NAT_MASK
-        deco_setup(d, sub, maxw, flags, mode)
+        deco_setup(d, sub, m, flags, mode)
+        lo = low_rank(diff) if diff else 0
+        for v in range(4):          # the sub-hand's naturals at the ranks from lo on (3..A)
+            cnat[v] = nib(sub, lo + v) if lo + v <= R_ACE else 0
         for u in range(DECO_W):
-            best[u] = base[u] if diff == 0 else DECO_INF
-        emin = DECO_INF
-        for u in range(maxw + 1):
-            ends[u] = joker_end(d, sub, flags, u, &a)
-            if ends[u] < emin:
-                emin = ends[u]
-        total = deco_total(best, ends, maxw)
+            best[u] = base[u] if diff == 0 and u <= m else DECO_INF
+        for h in range(gn):
+            emin[h] = DECO_INF
+            for u in range(m + 1):
+                ends[h][u] = joker_end(d, hand - words[g + h], flags, u, &a)
+                if ends[h][u] < emin[h]:
+                    emin[h] = ends[h][u]
+            total[h] = deco_total(best, ends[h], m)
+            pcost[h] = play_cost(words[g + h], flags, mode, lo) if diff else 0
         if diff:
-            lo = low_rank(diff)
-            # the play back in as a play of its own: a split of the hand through a state, so
-            # a state whose best for the hand exceeds the best found by more than the play's
-            # cost cannot improve it (the layer is sorted by that best). Only for a play that
-            # fits at ranks ≥ lo (a sequence's window from lo within 3..A: J Q K A BJ must be
-            # 10..A, below its lowest natural)
-            pcost = DECO_INF
-            if sk_classify(words[i], flags, tg):
-                kind = tag_kind(tg[0])
-                if (kind < K_STRAIGHT or kind == K_BOMB or (words[i] & ~SK_NAT_MASK) == 0
-                        or lo + tag_length(tg[0]) - 1 <= R_ACE):
-                    pcost = DECO_UNIT
-                    if mode == DECO_KEEP_BOMBS and kind >= K_BOMB:
-                        pcost = DECO_UNIT - nib_sum(words[i])
             for k in range(d.fw_layer[lo], d.fw_layer[lo + 1]):
-                if d.fw_best[k] >= DECO_INF or d.fw_best[k] + emin >= total + pcost:
+                # the play back in as a play of its own makes a split of the hand through
+                # the state, so a state whose best for the hand exceeds a play's best found
+                # by more than the play's cost cannot improve it (the layer is sorted by that
+                # best): stop when no play of the group can improve
+                if d.fw_best[k] >= DECO_INF:
                     break
+                go = False
+                for h in range(gn):
+                    if pcost[h] >= DECO_INF or d.fw_best[k] + emin[h] < total[h] + pcost[h]:
+                        go = True
+                        break
+                if not go:
+                    break
+                need = d.fw_need[k]
+                u = <int>(need >> 32)
+                if u > m:
+                    continue        # the state spends more wilds below lo than the sub-hand has
+                # its open runs lack more cards at the next ranks than the sub-hand's wilds
+                # left can give: a dead end (most states, once a play took those ranks' cards)
+                short = 0
+                for v in range(4):
+                    dk = <int>((need >> (8 * v)) & 255)
+                    if dk == 0:
+                        break
+                    if dk > cnat[v]:
+                        short += dk - cnat[v]
+                if short > m - u:
+                    continue
                 if not deco_value(d, lo, d.fw_prof[k], vec):
                     return False
-                for u in range(maxw + 1):
+                for u in range(m + 1):
                     f = d.fw_val[k * DECO_W + u]
                     if f >= DECO_INF:
                         continue
-                    for v in range(maxw + 1 - u):
+                    for v in range(m + 1 - u):
                         if vec[v] < DECO_INF and f + vec[v] < best[u + v]:
                             best[u + v] = f + vec[v]
-                total = deco_total(best, ends, maxw)
-        out[i] = total
+                for h in range(gn):
+                    total[h] = deco_total(best, ends[h], m)
+        for h in range(gn):
+            out[g + h] = total[h]
+        g += gn
     return True
 
 

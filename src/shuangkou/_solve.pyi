@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from typing_extensions import disjoint_base
 
+from ._core import Play
 from ._engine import State
 from .rules import Rules
 
@@ -37,6 +38,9 @@ def reference_costs(
     hand: int, flags: int, keep_bombs: bool, words: Iterable[int], max_nodes: int = ...
 ) -> list[int] | None:
     """:func:`decompose_costs` by the first, exponential search; ``None`` past ``max_nodes``."""
+
+def hint_order(hand: int, flags: int, leading: bool, plays: list[Play]) -> list[Play]:
+    """``plays`` (each part of ``hand``) in hint order (docs/solver.md "Hints")."""
 
 def chainless(hand: int, flags: int) -> bool:
     """No chain can be formed from ``hand`` or a part of it (the relative-rank keys)."""

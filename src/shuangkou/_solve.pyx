@@ -8,10 +8,11 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, u
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
+from shuangkou._core cimport Play
 from shuangkou._engine cimport State
 from _budget cimport SkBudget, budget_init, budget_raise
 from _packed cimport valid_word
-from _readings cimport K_BOMB, tag_kind, tag_size, tag_top
+from _readings cimport K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top, tag_wilds
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
@@ -214,6 +215,129 @@ def reference_costs(uint64_t hand, uint32_t flags, bint keep_bombs, words,
         return out
     finally:
         ref_free(&d)
+
+
+# -- hints (docs/solver.md "Hints") -------------------------------------------------------------
+cdef enum:
+    HINT_INDEX_BITS = 21    # a play's index in the low bits of its sort key (≤ 2M plays;
+                            # a 27-card hand has at most ~24k: docs/solver.md "Hints")
+
+
+cdef bint sort_u64(uint64_t* a, long long n) noexcept nogil:
+    """Sort ``a`` ascending: LSD radix, 8 bits a pass, passes whose digit is the same for
+    every key skipped. False if out of memory."""
+    cdef uint64_t* tmp = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint64_t* src = a
+    cdef uint64_t* dst = tmp
+    cdef uint64_t* t
+    cdef long long count[256]
+    cdef long long i, pos, c
+    cdef int shift, k
+    if tmp == NULL:
+        return False
+    for shift in range(0, 64, 8):
+        for k in range(256):
+            count[k] = 0
+        for i in range(n):
+            count[(src[i] >> shift) & 255] += 1
+        if n == 0 or count[(src[0] >> shift) & 255] == n:
+            continue
+        pos = 0
+        for k in range(256):
+            c = count[k]
+            count[k] = pos
+            pos += c
+        for i in range(n):
+            k = <int>((src[i] >> shift) & 255)
+            dst[count[k]] = src[i]
+            count[k] += 1
+        t = src
+        src = dst
+        dst = t
+    if src != a:
+        for i in range(n):
+            a[i] = src[i]
+    free(tmp)
+    return True
+
+
+cdef inline int32_t hint_damage(uint32_t tag, int32_t rest, int32_t base) noexcept nogil:
+    """How much a play spoils the hand: the valued split cost (keep-bombs) of the play plus
+    the rest, minus the hand's own (≥ 0: the play and a split of the rest split the hand)."""
+    cdef int32_t own = DECO_UNIT
+    if tag_kind(tag) >= K_BOMB:
+        own = DECO_UNIT - tag_size(tag)
+    return own + rest - base
+
+
+cdef inline uint64_t hint_key(uint32_t tag, int32_t damage, bint leading, uint32_t flags) noexcept nogil:
+    """The sort key of a play (ascending, above its index), docs/solver.md "Hints". Fields
+    from the most significant: leading — damage, bomb, wild-using, lowest rank, fewer cards,
+    top, wilds; answering — bomb, damage, wild-using, top (plain) or R5 order (bombs), wilds.
+    Leading it takes 35 bits, answering 43 (bomb_key < 2**22), the index the 21 below."""
+    cdef uint64_t dmg = <uint64_t>damage & 0xFFFF     # 0 ≤ damage < 108 · DECO_UNIT < 2**14
+    cdef uint64_t bomb = tag_kind(tag) >= K_BOMB
+    cdef uint64_t w = <uint64_t>tag_wilds(tag)
+    cdef uint64_t top = <uint64_t>tag_top(tag)
+    cdef uint64_t low = <uint64_t>(tag_top(tag) - tag_length(tag) + 1) & 15
+    cdef uint64_t key
+    if leading:
+        key = (dmg << 19 | bomb << 18 | <uint64_t>(w > 0) << 17 | low << 13
+               | <uint64_t>(63 - tag_size(tag)) << 7 | top << 3 | w)
+    else:
+        key = (bomb << 42 | dmg << 26 | <uint64_t>(w > 0) << 25
+               | (<uint64_t>bomb_key(tag, flags) & 0x3FFFFF if bomb else top) << 3 | w)
+    return key << HINT_INDEX_BITS
+
+
+def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
+    """``plays`` (each ⊆ ``hand``, readings under ``flags``) in hint order (docs/solver.md
+    "Hints"), ties in list order: the damage of every play from one :func:`decompose_costs`
+    pass, the sort keys and the sort in C, GIL released; a new list of the same objects."""
+    cdef Py_ssize_t n = len(plays), i
+    cdef uint64_t* words = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint32_t* tags = <uint32_t*>malloc((n + 1) * sizeof(uint32_t))
+    cdef int32_t* rest = <int32_t*>malloc((n + 1) * sizeof(int32_t))
+    cdef uint64_t* keys = <uint64_t*>malloc((n + 1) * sizeof(uint64_t))
+    cdef int32_t base = 0
+    cdef bint ok = False
+    cdef Play p
+    cdef Deco d
+    cdef SkBudget b
+    cdef list out
+    try:
+        if words == NULL or tags == NULL or rest == NULL or keys == NULL:
+            raise MemoryError()
+        _check_hand(hand)
+        if n >= (1 << HINT_INDEX_BITS):
+            raise ValueError(f"plays has {n} plays: more than a hand has ({1 << HINT_INDEX_BITS})")
+        for i in range(n):
+            p = <Play?>plays[i]
+            words[i] = p.packed
+            tags[i] = p.tag
+            if not _covers(hand, words[i]):
+                raise ValueError(f"plays[{i}] = {p} is not part of the hand {hand:#x}")
+        _open(&d, &b)
+        with nogil:
+            base = deco_cost(&d, hand, flags, DECO_KEEP_BOMBS)
+            ok = deco_costs(&d, hand, flags, DECO_KEEP_BOMBS, words, n, rest)
+            if ok:
+                for i in range(n):
+                    keys[i] = hint_key(tags[i], hint_damage(tags[i], rest[i], base), leading,
+                                       flags) | <uint64_t>i
+                ok = sort_u64(keys, n)
+        _close(&d, &b)
+        if not ok:
+            raise MemoryError()         # the sort's buffer (a stopped search raised above)
+        out = [None] * n
+        for i in range(n):
+            out[i] = plays[<Py_ssize_t>(keys[i] & ((1 << HINT_INDEX_BITS) - 1))]
+        return out
+    finally:
+        free(words)
+        free(tags)
+        free(rest)
+        free(keys)
 
 
 # == the endgame search (docs/solver.md "Value", "Search") ======================================

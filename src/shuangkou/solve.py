@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cmp_to_key
 from typing import Any, Literal, Protocol
 
 from . import _solve
@@ -106,48 +105,29 @@ def _breaks(hand: Hand, plays: list[Play], rules: Rules) -> list[int]:
     ]
 
 
-def _bomb_order(rules: Rules) -> Callable[[Play, Play], int]:
-    def cmp(a: Play, b: Play) -> int:
-        return 1 if a.beats(b, rules) else (-1 if b.beats(a, rules) else 0)
-
-    return cmp
-
-
 def hints(position: Position) -> list[Play]:
-    """What a 提示 button cycles through for the seat to act, in the order of docs/solver.md
-    ("Hints"); passing is never a hint (an empty list: nothing beats the table).
+    """What a 提示 button cycles through for the seat to act: every legal play, in the order
+    of docs/solver.md ("Hints"); passing is never a hint (an empty list: nothing beats the
+    table). The *damage* of a play is how much it spoils the rest of the hand (:func:`_breaks`:
+    0 when it is part of an optimal valued split, :func:`decompose` with ``keep_bombs``).
 
-    Answering: the plays of the table's kind first — wild-free before wild-using, then those
-    that break nothing (part of an optimal valued split of the hand, :func:`decompose`) before
-    those that break a bomb, chain or bigger group (least damage first), then the smallest top
-    — and then the bombs, from the smallest (R5), each rank's wild-free and unbroken first.
-    Leading: the plays that shed the hand best — parts of an optimal split first (least damage
-    first), plain before bombs, wild-free first, lowest top first, more cards first.
+    Answering: the plays of the table's kind first, then the bombs, whoever owns the table
+    (over the partner's play a bomb is never offered before a plain answer); each part by
+    least damage, then wild-free before wild-using, then the smallest (the lowest top; bombs
+    in R5 order). Leading: least damage first; plain before bombs; wild-free first; then the
+    play holding the lowest rank, and of those the one shedding the most cards (a straight
+    3..9 before a lone 3: it rids the hand of the same low card and six more); then the
+    lowest top.
 
-    The damages come from one pass over the hand (milliseconds on a full hand); safe from many
-    threads at once."""
+    Milliseconds on any hand (the damages from one pass over the hand, the order in C, GIL
+    released); safe from many threads at once."""
     seat = position.to_act
     if seat is None:
         return []
     rules = position.rules
     hand = _ranks(position, seat)
     plays = legal_plays(hand, rules, position.table)
-    damage = dict(zip(plays, _breaks(hand, plays, rules)))
-    if position.table is not None:
-        plain = sorted(
-            (p for p in plays if not p.is_bomb),
-            key=lambda p: (p.wilds > 0, damage[p], p.top, p.wilds, p.packed),
-        )
-        bombs = sorted(
-            (p for p in plays if p.is_bomb),
-            key=lambda p: (p.wilds > 0, damage[p], p.wilds, p.packed),
-        )
-        bombs.sort(key=cmp_to_key(_bomb_order(rules)))  # stable: R5 order first
-        return plain + bombs
-    return sorted(
-        plays,
-        key=lambda p: (damage[p], p.is_bomb, p.wilds > 0, p.top, -p.size, p.wilds, p.packed),
-    )
+    return _solve.hint_order(hand.packed, rules.flags, position.table is None, plays)
 
 
 # -- sampling the hidden hands -------------------------------------------------------------------
