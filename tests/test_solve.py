@@ -289,3 +289,30 @@ def test_order_bounds_hold() -> None:
             checked += 1
             narrow += lo > -hi or ref.places != ()
     assert checked >= budget(ci=40, full=400) and narrow > 0, (checked, narrow)
+
+
+def test_order_bounds_cache_across_positions() -> None:
+    """One searcher's cached finishing-order bounds equal a fresh searcher's on every position
+    of a random walk (seats of both teams to act, places set or not): the cache tells the
+    teams and the places apart."""
+    from shuangkou import State, _solve
+
+    rng = random.Random("order-cache")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        shared = None
+        seen = 0
+        for k in range(budget(ci=40, full=400)):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            hands = [Hand.from_cards(deck[3 * s : 3 * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k % 4)
+            shared = shared or _solve.Searcher(state, "score", 12, "hand_count", None)
+            while not state.is_over:
+                fresh = _solve.Searcher(state, "score", 12, "hand_count", None)
+                got = _solve.order_bounds(shared, state)
+                assert got == _solve.order_bounds(fresh, state), str(state)
+                seen += got is not None and bool(state.places)
+                ms = list(state.legal()) + ([PASS] if state.table is not None else [])
+                state.play(rng.choice(ms))
+        assert seen > 0, preset
