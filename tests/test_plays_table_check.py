@@ -59,3 +59,55 @@ def test_same_results_as_the_python_path() -> None:
         legal_plays(hand, "baibian", None, "some")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         legal_plays(hand, "baibian", 7)  # type: ignore[arg-type]
+
+
+def test_recycled_plays_carry_no_rules_of_their_last_life() -> None:
+    """Plays are recycled (``_core``'s free list): one made by ``_from_codes`` (no rules known)
+    from the memory of a freed kernel play must be judged as a table, not trusted."""
+    w = wild_pair()
+    for _ in range(3):
+        plays = legal_plays(Hand.from_cards(range(0, 108, 2)), "baibian")  # under 百变
+        del plays  # back to the free list, each marked "reads under 百变"
+        forged = Play._from_codes(Hand.parse("5 6").packed, w.tag)  # "5 6" is no pair
+        with pytest.raises(IllegalPlayError, match="does not read"):
+            legal_plays("7 7 8 8", "baibian", forged)
+
+
+def test_recycled_plays_hold_the_kernels_words() -> None:
+    """After many lists made and freed, every listed play holds the word and tag the generator
+    wrote (the pure-Python oracle's lists, derived apart)."""
+    from shuangkou import _reference
+
+    rules = Rules.preset("baibian")
+    hands = [Hand.from_cards(range(k, 108, 4)) for k in range(4)]
+    kept = []
+    for rounds in range(3):
+        for hand in hands:
+            for table in (None, "7", "9 9", "8 8 8 8"):
+                plays = legal_plays(hand, rules, table)
+                words, tags = _reference.generate(
+                    hand.packed, rules.flags, Play.parse(table, rules).tag if table else 0,
+                    False)
+                assert sorted((p.packed, p.tag) for p in plays) == sorted(zip(words, tags))
+                if rounds == 1:
+                    kept.append((hand, plays))  # some lists live on while others are freed
+    assert all(p.cards.issubset(hand) for hand, plays in kept for p in plays)
+
+
+def test_legal_plays_has_its_signature() -> None:
+    import inspect
+
+    params = inspect.signature(legal_plays).parameters
+    assert list(params) == ["hand", "rules", "table", "wilds"]
+    assert params["table"].default is None and params["wilds"].default == "all"
+
+
+def test_a_hand_subclass_and_card_text_list_the_same() -> None:
+    class MyHand(Hand):
+        __slots__ = ()
+
+    hand = Hand.from_cards(range(0, 108, 4))
+    mine = MyHand.from_packed(hand.packed)
+    assert type(mine) is MyHand
+    assert legal_plays(mine, "jj", "9 9") == legal_plays(hand, "jj", "9 9")
+    assert legal_plays(str(hand), "jj", "9 9") == legal_plays(hand, "jj", "9 9")

@@ -14,9 +14,7 @@ from libc.stdlib cimport free, malloc
 
 cimport cython
 cimport numpy as cnp
-from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.object cimport PyTypeObject
-from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyObject, PyTypeObject
 
 from _generate cimport generate_init, sk_count, sk_generate, sk_nth
 from _packed cimport valid_word
@@ -46,6 +44,131 @@ from shuangkou.rules import as_rules as _as_rules
 cdef extern from "Python.h":
     void PyType_Modified(type t)
 
+# Two C-level shortcuts of the hot listing path (legal_plays, State/Game plays), each a few
+# instructions where the generic C-API call costs tens:
+# * Play objects come from a free list of this module's own and go back to it when freed
+#   (tp_dealloc below): making one is a pop and one store of the reference count, freeing it a
+#   push (Cython's own free list also zeroes the object and calls PyObject_Init). A Play holds
+#   no Python object, so nothing else is to be done. The list is used with the GIL held only
+#   (making and freeing Python objects); without a GIL (free-threaded builds) there is none.
+# * Hand's one __slots__ field is read at its offset, found once from the slot's descriptor.
+cdef extern from *:
+    """
+    #include <string.h>
+    #include <structmember.h>
+    #if defined(Py_GIL_DISABLED) || defined(Py_TRACE_REFS) || defined(Py_REF_DEBUG)
+      #define SK_PLAY_FREE_MAX 0
+    #else
+      #define SK_PLAY_FREE_MAX 4096
+    #endif
+    static PyTypeObject *sk_play_type = NULL;
+    #if SK_PLAY_FREE_MAX
+    static PyObject *sk_play_free[SK_PLAY_FREE_MAX];
+    static int sk_play_nfree = 0;
+    #endif
+
+    /* A new reference to an uninitialised Play (its C fields are the caller's to set). */
+    static PyObject *sk_play_alloc(void) {
+    #if SK_PLAY_FREE_MAX
+        if (sk_play_nfree > 0) {
+            PyObject *o = sk_play_free[--sk_play_nfree];
+            Py_SET_REFCNT(o, 1);  /* ob_type is still Play (a static type: no reference) */
+            return o;
+        }
+    #endif
+        return sk_play_type->tp_alloc(sk_play_type, 0);
+    }
+
+    /* A new list of ``n`` new references to uninitialised Plays (the free list's first): the
+       caller sets their fields through PySequence_Fast_ITEMS. The item array is allocated
+       without PyList_New's zeroing, since every item is set here. */
+    static PyObject *sk_play_list(Py_ssize_t n) {
+        PyObject *list = PyList_New(0);
+        PyObject **items;
+        Py_ssize_t i = 0;
+        if (list == NULL || n <= 0) return list;
+        items = (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *));
+        if (items == NULL) { Py_DECREF(list); return PyErr_NoMemory(); }
+        ((PyListObject *)list)->ob_item = items;
+        ((PyListObject *)list)->allocated = n;
+    #if SK_PLAY_FREE_MAX
+        i = n < sk_play_nfree ? n : sk_play_nfree;  /* the free list's last i, in one copy */
+        sk_play_nfree -= (int)i;
+        memcpy(items, sk_play_free + sk_play_nfree, (size_t)i * sizeof(PyObject *));
+        for (Py_ssize_t k = 0; k < i; k++) Py_SET_REFCNT(items[k], 1);
+    #endif
+        for (; i < n; i++) {
+            items[i] = sk_play_type->tp_alloc(sk_play_type, 0);
+            if (items[i] == NULL) break;
+        }
+        Py_SET_SIZE(list, i);  /* the items made so far: freeing the list frees them */
+        if (i < n) { Py_DECREF(list); return NULL; }
+        return list;
+    }
+
+    static void sk_play_dealloc(PyObject *o) {
+    #if SK_PLAY_FREE_MAX
+        if (sk_play_nfree < SK_PLAY_FREE_MAX) {
+            sk_play_free[sk_play_nfree++] = o;
+            return;
+        }
+    #endif
+        Py_TYPE(o)->tp_free(o);
+    }
+
+    /* Play's type, and its tp_dealloc sk_play_dealloc (before any Play exists) if Play is a
+       final static type without GC or finaliser (what Cython makes of it); otherwise the free
+       list stays empty and every Play comes from tp_alloc. */
+    static void sk_play_install(PyObject *type) {
+        PyTypeObject *t = (PyTypeObject *)type;
+        sk_play_type = t;
+        if (SK_PLAY_FREE_MAX && !PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE)
+                && !PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC)
+                && !PyType_HasFeature(t, Py_TPFLAGS_BASETYPE) && t->tp_finalize == NULL)
+            t->tp_dealloc = sk_play_dealloc;
+    }
+
+    /* 1 and ``*out = o`` if ``o`` (an exact int) is 0 <= o < 2**60, else 0 (no error set):
+       the usual cards word read from its digits, not through the generic conversion. */
+    static inline int sk_exact_u60(PyObject *o, uint64_t *out) {
+    #if PY_VERSION_HEX < 0x030C0000
+        const digit *d = ((PyLongObject *)o)->ob_digit;
+        switch (Py_SIZE(o)) {
+            case 0: *out = 0; return 1;
+            case 1: *out = d[0]; return 1;
+            case 2: *out = ((uint64_t)d[1] << PyLong_SHIFT) | d[0]; return *out >> 60 == 0;
+            default: return 0;
+        }
+    #else
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+        *out = (uint64_t)v;
+        return !overflow && v >= 0 && (uint64_t)v >> 60 == 0;
+    #endif
+    }
+
+    /* The byte offset of an object __slots__ field, from its member descriptor; -1 if
+       ``descr`` is not one. */
+    static Py_ssize_t sk_slot_offset(PyObject *descr) {
+        if (Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        return m->type == T_OBJECT_EX ? m->offset : -1;
+    }
+
+    /* The slot at ``offset`` of ``o`` (borrowed; NULL when unset). */
+    static inline PyObject *sk_slot(PyObject *o, Py_ssize_t offset) {
+        return *(PyObject **)((char *)o + offset);
+    }
+    """
+    list sk_play_list(Py_ssize_t n)
+    PyObject** PySequence_Fast_ITEMS(object o)
+    Play sk_play_new "sk_play_alloc"()     # the same, a reference Cython owns
+    bint sk_exact_u60(object o, uint64_t* out) noexcept
+    void sk_play_install(object type)
+    Py_ssize_t sk_slot_offset(object descr)
+    PyObject* sk_slot(object o, Py_ssize_t offset)
+
 cnp.import_array()
 
 cdef enum:
@@ -58,6 +181,14 @@ cdef inline object _int(object value):
 
 cdef uint64_t _cards_word(object value, str what) except? 1:
     """A validated packed cards word (R1: naturals ≤ 8, jokers ≤ 2)."""
+    cdef uint64_t w
+    if type(value) is int and sk_exact_u60(value, &w) and valid_word(w):
+        return w  # the usual case, without the generic conversion's error handling
+    return _cards_word_checked(value, what)
+
+
+cdef uint64_t _cards_word_checked(object value, str what) except? 1:
+    """:func:`_cards_word` of any int-like ``value``, with its errors."""
     cdef uint64_t w
     value = _int(value)
     try:
@@ -348,10 +479,10 @@ cdef object _plays():
 
 cdef tuple _RANKS = tuple(_cards.Rank)
 cdef object _Hand = _cards.Hand
+cdef object _RulesType = _Rules  # a C global: no module dict look-up a call
 
 
 @cython.final
-@cython.freelist(1024)
 @cython.auto_pickle(False)  # pickled by __reduce__, as shuangkou.plays._play_from_codes
 cdef class Play:
     """A legal play: the cards taken plus their reading (R3). Immutable and hashable.
@@ -366,8 +497,8 @@ cdef class Play:
     * ``wilds`` – cards standing for another rank.
 
     Two C fields, ``packed`` (the cards word) and ``tag`` (the reading tag of
-    docs/internals.md), and nothing else: the kernel builds one without a Python call and it
-    is not tracked by the garbage collector. ``str`` is the canonical card list (plus ``/kind``
+    docs/internals.md), and nothing else: the kernel builds one without a Python call (from
+    this module's free list) and it is not tracked by the garbage collector. ``str`` is the canonical card list (plus ``/kind``
     when a 千变 set of three or more wilds could read as another plain kind);
     ``Play.parse(str(p), rules) == p``. ``Play.PASS`` is the falsy pass.
     """
@@ -583,24 +714,30 @@ cdef bint _reads_under(Play p, uint32_t flags) noexcept:
     return False
 
 
+sk_play_install(Play)  # Play objects go back to the free list (sk_play_alloc)
+cdef Py_ssize_t _HAND_PACKED = sk_slot_offset(_cards.Hand.__dict__["_packed"])
+
+
 cdef inline Play _new_play(uint64_t packed, uint32_t tag):
-    cdef Play p = Play.__new__(Play)
-    p.packed = packed
-    p.tag = tag
-    return p
+    return play_of(packed, tag, 0)
 
 
 cdef Play play_of(uint64_t packed, uint32_t tag, uint32_t under):
     """A play, unchecked; ``under``: 1 + the rules word its reading holds under (0: unknown)."""
-    cdef Play p = Play.__new__(Play)
+    cdef Play p = sk_play_new()
     p.packed = packed
     p.tag = tag
     p._under = under
     return p
 
 
+cdef str _ALL = "all"
+
+
 cdef bint wilds_fewest(object wilds) except -1:
     """The ``wilds`` argument of every listing: ``"all"`` (False) or ``"fewest"`` (True)."""
+    if wilds is _ALL:  # the default, without a string comparison
+        return False
     if wilds == "all":
         return False
     if wilds == "fewest":
@@ -611,16 +748,13 @@ cdef bint wilds_fewest(object wilds) except -1:
 cdef list play_list(const uint64_t* words, const uint32_t* tags, Py_ssize_t n, uint32_t under):
     """The ``n`` plays of the kernel's output arrays as a list, built in one C loop (no Python
     call a play; ``under`` as for :func:`play_of`)."""
-    cdef list out = PyList_New(n)
+    cdef list out = sk_play_list(n)
+    cdef PyObject** items = PySequence_Fast_ITEMS(out)
     cdef Py_ssize_t i
-    cdef Play p
-    for i in range(n):
-        p = Play.__new__(Play)
-        p.packed = words[i]
-        p.tag = tags[i]
-        p._under = under
-        Py_INCREF(p)
-        PyList_SET_ITEM(out, i, p)  # steals the reference
+    for i in range(n):  # bare pointers: the list holds the references
+        (<Play>items[i]).packed = words[i]
+        (<Play>items[i]).tag = tags[i]
+        (<Play>items[i])._under = under
     return out
 
 
@@ -677,8 +811,12 @@ cdef uint32_t _table_reading(object table, object rules, uint32_t f) except? 0xF
 cdef tuple _last_rules = (None, 0)
 
 
+@cython.binding(False)  # a builtin function: Python's calls to it are specialised (cheaper)
 def legal_plays(hand, rules, table=None, wilds="all"):
-    """Every legal play of ``hand``: all of them when leading (``table=None``), else those that
+    """legal_plays(hand, rules, table=None, wilds='all')
+--
+
+Every legal play of ``hand``: all of them when leading (``table=None``), else those that
     beat ``table`` (passing is always allowed and not listed).
 
     ``wilds="all"`` lists every distinct way of taking cards (R3: ``5 5`` and ``5 BJ`` are two
@@ -689,11 +827,13 @@ def legal_plays(hand, rules, table=None, wilds="all"):
     are checked as there, the table once (a play the kernel made under these rules is known to
     read so), and the list of plays is built in one loop.
     """
+    cdef PyObject* packed = NULL
+    if type(hand) is _Hand and _HAND_PACKED >= 0:
+        packed = sk_slot(hand, _HAND_PACKED)  # hand._packed without an attribute look-up
     cdef uint64_t h = _cards_word(
-        (<object>hand)._packed if type(hand) is _Hand else _plays()._as_hand(hand).packed,
-        "hand")
+        <object>packed if packed != NULL else _plays()._as_hand(hand).packed, "hand")
     global _last_rules
-    if type(rules) is not _Rules:
+    if type(rules) is not _RulesType:
         rules = _as_rules(rules)
     cdef tuple last = _last_rules  # (rules, its flags): one read, so never a mixed pair
     cdef uint32_t f

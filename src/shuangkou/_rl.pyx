@@ -291,6 +291,13 @@ cdef class VecKernel:
                     break
         return bad, why
 
+    def resolve_row(self, int64_t action, bint table_ids):
+        """:meth:`resolve` of a one-deal env's one action, given as an int (the single-deal
+        envs' step: no array to convert): 0, or the reason it is bad."""
+        if self.n != 1:
+            raise ValueError(f"resolve_row is for a one-deal env, not {self.n} deals")
+        return self._resolve_one(0, action, table_ids)
+
     cdef int _resolve_one(self, int i, int64_t a, bint table_ids) noexcept nogil:
         cdef Slot* e = &self.slots[i]
         cdef int64_t lo = self.offsets[i], hi = self.offsets[i + 1], k, best = -1

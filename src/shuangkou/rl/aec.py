@@ -11,7 +11,7 @@ terminated. ``reset(seed)`` deals deal 0 of the stream ``seed`` (the cards of
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
         def max_num_agents(self) -> int: ...
         @property
         def unwrapped(self) -> Self: ...
-        def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]: ...
         def last(
             self, observe: bool = True
         ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]: ...
@@ -89,8 +88,9 @@ class ShuangkouAEC(_AECBase):
         self.action_spaces: dict[str, spaces.Discrete] = {
             a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng()
+        self._n_actions = n
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._zero_mask = np.zeros(n, np.int8)
-        self._action = np.zeros(1, np.int64)  # the one-row action array of every step
         self._to_act = -1
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -113,17 +113,29 @@ class ShuangkouAEC(_AECBase):
         self._selector = AgentSelector(self.agents)
         self._to_act = int(out.to_act[0])
         self.agent_selection: str = self.possible_agents[self._to_act]
-        # the acting agent's observation and mask: views into row 0, rewritten by each step
-        self._obs = out.obs[0]
-        self._mask = out.mask[0].view(np.int8)
+        # the acting agent's observation: views into row 0, rewritten by each step, in one
+        # dict made here (no dict a step)
+        self._acting: Observation = {"observation": out.obs[0],
+                                     "action_mask": out.mask[0].view(np.int8)}
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to act, step after step, until the deal is over or ``max_iter`` agents
+        have been given (PettingZoo's loop): a generator, resumed once a step, where
+        PettingZoo's own iterator makes a Python ``__next__`` call."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
 
     def observe(self, agent: str) -> Observation:
-        """The agent's observation. The acting agent's arrays are views into the env's row
-        (what the last step wrote, no copy): they change with the next step — copy them to
-        keep them. Another agent's view is computed into new arrays."""
-        seat = int(agent[-1])
+        """The agent's observation. The acting agent's is the same dict every step, its arrays
+        views into the env's row (what the last step wrote, no copy): they change with the
+        next step — copy them to keep them. Another agent's view is computed into new
+        arrays."""
+        seat = self._seat.get(agent)
+        if seat is None:
+            seat = int(agent[-1])  # not an agent's name: the error of a bad seat
         if seat == self._to_act:
-            return {"observation": self._obs, "action_mask": self._mask}
+            return self._acting
         return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
 
     def step(self, action: int | None) -> None:
@@ -133,8 +145,9 @@ class ShuangkouAEC(_AECBase):
             return
         self._cumulative_rewards[agent] = 0.0
         # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
-        self._action[0] = as_int(action, "action", 0, len(self._vec.table) - 1)
-        out = self._vec._step(self._action, True)
+        if type(action) is not int or not 0 <= action < self._n_actions:
+            action = as_int(action, "action", 0, self._n_actions - 1)
+        out = self._vec._step_one(action, True)
         self._to_act = out.to_act.item(0)  # .item: a Python int without a numpy scalar
         if out.done.item(0):
             for s, a in enumerate(self.possible_agents):

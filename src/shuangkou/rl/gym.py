@@ -58,7 +58,6 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self.observation_space: spaces.Space[dict[str, np.ndarray]] = (
             observation_space(n))  # type: ignore[assignment]
         self.action_space: spaces.Space[np.int64] = spaces.Discrete(n)
-        self._action = np.zeros(1, np.int64)  # the one-row action array of every step
 
     def _obs(self) -> dict[str, np.ndarray]:
         out = self._vec.last
@@ -84,8 +83,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if not (0 <= a < mask.shape[0] and mask[a]) and self.illegal == "fallback":
             info["illegal"] = True
             a = 0 if mask[0] else int(np.flatnonzero(mask)[0])
-        self._action[0] = a
-        out = self._vec._step(self._action, True)
+        out = self._vec._step_one(a, True)
         done = bool(out.done[0])
         reward = float(out.rewards[0, self.seat]) if done else 0.0
         if done:

@@ -306,6 +306,20 @@ class VecEnv:
         finally:
             self._busy.release()
 
+    def _step_one(self, action: int, table_ids: bool) -> Step:
+        """``_step`` of a one-deal env, its one action an int (what the single-deal PettingZoo
+        and Gymnasium envs call each step: no array is built or converted)."""
+        k = self._enter()
+        try:
+            if self._last is None:
+                raise RuntimeError("call reset() before step()")
+            why = k.resolve_row(action, table_ids)
+            if why:
+                raise IllegalPlayError(f"deal 0: action {action}: {_REASONS[why]}")
+            return self._run(k, 1)
+        finally:
+            self._busy.release()
+
     def set_position(self, i: int, state: State) -> Step:
         """Row ``i`` continues from ``state`` (a :class:`shuangkou.State` of the same rules
         whose seat to act is an agent seat): endgames, puzzles, curricula. The row keeps its
