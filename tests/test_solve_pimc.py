@@ -3,9 +3,14 @@ Its strength against greedy is measured by benchmarks/pimc_vs_greedy.py (docs/so
 
 from __future__ import annotations
 
-from shuangkou import Game, Rules, pimc_policy, sample_worlds, simulate, solve
+import numpy as np
+import pytest
+
+from shuangkou import Game, Play, Rules, pimc_policy, sample_worlds, simulate, solve
+from shuangkou.errors import ArgumentError
 from shuangkou.rng import SplitMix64
 from shuangkou.sim import play_deal
+from shuangkou.solve import searcher
 
 
 def test_pimc_plays_whole_deals_reproducibly() -> None:
@@ -30,3 +35,129 @@ def test_pimc_is_exact_in_a_small_endgame() -> None:
     assert everywhere
     choice = pimc_policy(worlds=4, max_nodes=100_000)(game, game.legal_plays(), SplitMix64(1))
     assert choice in everywhere
+
+
+def _ties_game() -> Game:
+    """Classic, seat 0 leads 34567 KK BJ: its fewest split is 34567 | KK | BJ (3 plays), so
+    each of those three leads leaves 2 plays, the other hands untouched."""
+    hands = ["3s 4s 5s 6s 7s Kh Kd BJ", "3h 8h 9h Th Jh Qh Ah 2h 2s 9s 8s",
+             "4d 5d 6d 7d 8d 9d Td Jd Qd 4c 5c", "3c 6c 7c 8c 9c Tc Jc Qc Kc Ac 5h"]
+    return Game.from_deal(Rules.preset("classic"), hands, leader=0)
+
+
+def test_hand_count_ties_go_to_the_least_damage_play() -> None:
+    """The 手数 horizon value is coarse: a depth-1 search scores every lead that is part of a
+    fewest split alike (the deal ranked by plays left is the same after each). The old policy
+    made the first such move generated — the big joker, a lead that throws away the hand's
+    control. Ties now go by the hints' order: least damage, then the lowest top: 34567."""
+    game = _ties_game()
+    plays = game.legal_plays("all")
+    by_name = {str(p): p for p in plays}
+    for world in sample_worlds(game, 0, 4, seed=3):
+        s = searcher(world, "score", 12, "hand_count")
+        s.set_position(world)
+        moves, values, *_ = s.root_values(0, 0.0, 1, True)
+        value = dict(zip(moves, values))
+        tied = {value[(by_name[n].packed, by_name[n].tag)] for n in ("3 4 5 6 7", "K K", "BJ")}
+        assert len(tied) == 1 and tied.pop() == max(v for v in values if v is not None)
+    for nodes in (40, 100):
+        pol = pimc_policy(worlds=4, max_nodes=nodes, evaluation="hand_count")
+        assert str(pol(game, plays, SplitMix64(1))) == "3 4 5 6 7"
+
+
+def test_a_fallback_decides_unless_every_world_is_solved() -> None:
+    """With a fallback, PIMC trusts exact searches only: too many cards left, or a world the
+    node budget cannot solve, and the fallback's move is made; in the small JJ endgame of
+    test_pimc_is_exact_in_a_small_endgame every world is solved and a play optimal in all of
+    them wins over a fallback that picks another."""
+    game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
+    plays = game.legal_plays()
+    everywhere = set.intersection(*(set(solve(w).best) for w in sample_worlds(game, 0, 40, 2)))
+    worse = next(p for p in plays if p not in everywhere)
+    calls = []
+
+    def fallback(view: object, legal: list[Play], rng: object) -> Play:
+        calls.append(view)
+        return worse
+
+    for kwargs in ({"max_cards": 8}, {"max_nodes": 1}):
+        pol = pimc_policy(worlds=4, fallback=fallback, **kwargs)  # type: ignore[arg-type]
+        assert pol(game, plays, SplitMix64(1)) == worse
+    pol = pimc_policy(worlds=4, max_nodes=100_000, fallback=fallback)
+    assert pol(game, plays, SplitMix64(1)) in everywhere and len(calls) == 3
+
+
+def test_a_fallback_move_that_is_optimal_is_kept() -> None:
+    game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
+    plays = game.legal_plays()
+    worlds = sample_worlds(game, 0, 4, seed=SplitMix64(1).next())
+    value: dict[Play, int] = {}
+    for w in worlds:
+        for p, v in solve(w, all_values=True).values:
+            assert v is not None
+            value[p] = value.get(p, 0) + v
+    top = max(value.values())
+    for p in (q for q in plays if value[q] == top):
+        def fallback(view: object, legal: list[Play], rng: object, p: Play = p) -> Play:
+            return p
+
+        pol = pimc_policy(worlds=4, max_nodes=100_000, fallback=fallback)
+        assert pol(game, plays, SplitMix64(1)) == p
+
+
+def test_pimc_checks_its_new_arguments() -> None:
+    for kwargs, name in [({"fallback": 3}, "fallback"), ({"max_cards": -1}, "max_cards"),
+                         ({"max_cards": 1.5}, "max_cards"), ({"seconds": 0}, "seconds"),
+                         ({"seconds": "1"}, "seconds")]:
+        with pytest.raises(ArgumentError, match=name):
+            pimc_policy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_time_limit_bounds_a_decision() -> None:
+    """``seconds`` stops the searches: a full deal with a node budget of minutes returns
+    (the fallback's move: no world was solved)."""
+    game = Game(Rules.preset("classic"), seed=4)
+    plays = game.legal_plays()
+    pol = pimc_policy(worlds=4, max_nodes=10**9, max_cards=108, seconds=0.05,
+                      fallback=lambda v, ps, r: ps[-1])
+    assert pol(game, plays, SplitMix64(1)) == plays[-1]
+
+
+def test_the_fallback_sees_the_seats_view_in_a_game_loop() -> None:
+    """Wrapped in ``sim.with_game`` the policy gets the Game; the fallback still gets what a
+    bot reads, the seat's view (the heuristic bot plays whole deals through it)."""
+    from shuangkou import bots
+    from shuangkou.sim import with_game
+
+    rules = Rules.preset("classic")
+    heuristic = bots.make("heuristic", rules)
+    pol = with_game(pimc_policy(worlds=2, max_nodes=200, max_cards=12, fallback=heuristic))
+    game, _ = play_deal(rules, 2, [pol, "greedy"] * 2)
+    assert game.is_over
+
+
+def test_a_time_limit_bounds_plain_pimc_too() -> None:
+    """Without a fallback, ``seconds`` stops the depth-limited searches as well: a node budget
+    of minutes on a full deal still returns one of the plays."""
+    game = Game(Rules.preset("classic"), seed=4)
+    plays = game.legal_plays()
+    pol = pimc_policy(worlds=2, max_nodes=10**9, seconds=0.05)
+    assert pol(game, plays, SplitMix64(1)) in plays
+
+
+def test_the_pimc_bot_is_its_fallback_until_the_worlds_are_solved() -> None:
+    """``bots.make("pimc")`` with no card small enough to search (``max_cards=0``) plays its
+    fallback's game move for move; its defaults come from ``bots.PIMC_FALLBACK``."""
+    from shuangkou import bots
+
+    for preset, fallback in bots.PIMC_FALLBACK.items():
+        bot = bots.make("pimc", preset, max_cards=0)
+        assert bot.wilds == bots.make(fallback, preset).wilds == "fewest"
+        a = simulate(3, preset, (bot, "greedy"), seed=2).arrays
+        b = simulate(3, preset, (bots.make(fallback, preset), "greedy"), seed=2).arrays
+        assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert bots.make("pimc", "classic", fallback="none").wilds == "all"
+    assert bots.make("pimc", "classic", fallback="default").wilds == "fewest"
+    for bad in ("pimc", "x"):
+        with pytest.raises(ValueError, match="fallback"):
+            bots.make("pimc", "classic", fallback=bad)

@@ -16,8 +16,9 @@ Every card set is emitted exactly once per reading, by construction rather than 
   a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
   splits (``generate_init``);
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
-  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows are the
-  runs of ranks holding ≥ W (bit masks); with wilds, prefix sums of the cards each rank lacks
+  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows come
+  from the run table of ranks holding ≥ W (bit masks), stretch by stretch, one store a
+  (top, length); with wilds, prefix sums of the cards each rank lacks
   give each top's longest window, and a window's wild choices walk nibble masks of the ranks
   still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
@@ -87,6 +88,22 @@ ctypedef struct Fewest:
     int n_used
 
 
+ctypedef struct Out:
+    # the output cursor and the joker splits: a local of gen_all whose address only inlined
+    # code sees, so the compiler knows that the output stores cannot overwrite it and keeps
+    # it in registers (``Gen`` goes to the chain-bomb generator, a real call, so every store
+    # through it makes the compiler reload its fields)
+    uint64_t* words
+    uint32_t* tags
+    long long n
+    long long cap
+    bint stop
+    bint fewest
+    uint32_t flags
+    int jn[5]
+    uint64_t jw[5][3]
+
+
 # -- output -----------------------------------------------------------------------------------
 cdef inline void store(uint64_t* words, uint32_t* tags, long long i, long long cap,
                        uint64_t word, uint32_t tag) noexcept nogil:
@@ -107,6 +124,16 @@ cdef inline bint done(const Gen* g) noexcept nogil:
     return g.stop and g.n >= g.cap
 
 
+cdef inline void out_put(Out* o, uint64_t word, uint32_t tag) noexcept nogil:
+    cdef long long i = o.n
+    store(o.words, o.tags, i, o.cap, word, tag)
+    o.n = i + 1
+
+
+cdef inline bint out_done(const Out* o) noexcept nogil:
+    return o.stop and o.n >= o.cap
+
+
 cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept nogil:
     """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
     different cards; the splits are precomputed in ``g.jw``, see :func:`joker_splits`)."""
@@ -116,8 +143,8 @@ cdef inline void put_wild(Gen* g, uint64_t nat, int w, uint32_t tag) noexcept no
         put(g, nat | g.jw[w][k], tag)
 
 
-cdef inline void joker_splits(Gen* g) noexcept nogil:
-    """``g.jn``/``g.jw``: every way to take w wild cards (w ≤ wall) from the hand's wild small
+cdef inline void joker_splits(const Gen* g, int* jn, uint64_t (*jw)[3]) noexcept nogil:
+    """``jn``/``jw``: every way to take w wild cards (w ≤ wall) from the hand's wild small
     and big jokers, small-joker count ascending; ``fewest``: only the one spending small
     jokers first. With no wild small joker (百变, JJ) there is one way: w big jokers."""
     cdef int w, s, smin, smax
@@ -126,18 +153,13 @@ cdef inline void joker_splits(Gen* g) noexcept nogil:
         smin = w - g.wb if w > g.wb else 0
         if g.fewest:
             smin = smax
-        g.jn[w] = smax - smin + 1
+        jn[w] = smax - smin + 1
         for s in range(smin, smax + 1):
-            g.jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
-
-
-cdef inline bint one_split(const Gen* g) noexcept nogil:
-    """Every wild count has one joker split: ``fewest``, or wilds of one kind only."""
-    return g.fewest or g.ws == 0 or g.wb == 0
+            jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
-cdef inline void gen_jokers(Gen* g) noexcept nogil:
+cdef inline void gen_jokers(const Gen* g, Out* o) noexcept nogil:
     cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
     cdef uint32_t tag
     for s in range(hs + 1):
@@ -149,7 +171,7 @@ cdef inline void gen_jokers(Gen* g) noexcept nogil:
                 continue
             tag = jokers_tag(s, b, g.flags)
             if tag and sk_beats(tag, g.table, g.flags):
-                put(g, (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ), tag)
+                out_put(o, (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ), tag)
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
@@ -234,39 +256,48 @@ cdef inline void generate_init() noexcept nogil:
     SK_TABLES_PUBLISH()
 
 
-cdef inline void one_rank_sets(Gen* g, int r, int i, int end, uint32_t stars_mask,
+cdef inline void one_rank_sets(Out* o, int r, int i, int end, uint32_t stars_mask,
                                bint simple) noexcept nogil:
     """Emit sets ``i..end`` of ``SK_ONE_RANK`` for rank ``r``; ``simple``: one joker split per
-    wild count (a constant, as for sequences). The simple loop keeps the output cursor in
-    locals: through ``g`` the compiler reloads it after every store."""
+    wild count (a constant, as for sequences): one store a set."""
     cdef uint64_t u = unit(r)
     cdef uint32_t rt = <uint32_t>r << 4
-    cdef long long n = g.n, cap = g.cap
-    cdef uint64_t* words = g.words
-    cdef uint32_t* tags = g.tags
+    cdef long long n = o.n
     cdef const SkOneRank* e
+    cdef int k
     if not simple:
         while i < end:
             e = &SK_ONE_RANK[i]
-            put_wild(g, e.nat * u, e.wild, (e.tag & stars_mask) | rt)
+            for k in range(o.jn[e.wild]):
+                out_put(o, e.nat * u | o.jw[e.wild][k], (e.tag & stars_mask) | rt)
             i += 1
         return
     while i < end:
         e = &SK_ONE_RANK[i]
-        store(words, tags, n, cap, e.nat * u | g.jw[e.wild][0], (e.tag & stars_mask) | rt)
+        store(o.words, o.tags, n, o.cap, e.nat * u | o.jw[e.wild][0], (e.tag & stars_mask) | rt)
         n += 1
         i += 1
-    g.n = n
+    o.n = n
 
 
-cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
+cdef inline uint64_t ranks_holding(uint64_t nat, int k) noexcept nogil:
+    """:func:`ranks_ge` for any ``k``: every rank holding a natural when k ≤ 1, none when
+    k > 8 (R1)."""
+    if k > 8:
+        return 0
+    return ranks_ge(nat, k if k > 1 else 1)
+
+
+cdef inline void one_rank_all(const Gen* g, Out* o, bint simple) noexcept nogil:
     """Singles, pairs, triples (all sizes when leading, the table's size over higher ranks when
     answering one) and X相 bombs (R2, R3); per rank by size, as R3 orders them. Only the ranks
-    that can hold one are visited (nibble masks: any natural; ≥ 4 − wall naturals for a
-    bomb). Answering a bomb starts at the smallest size that beats it: a one-rank bomb's key
-    grows with its size, and with its rank at one size (R5), so that size only falls as the
-    rank rises."""
-    cdef int r, h, nmax, nmin = 4, psize = 0
+    that can hold one are visited (nibble masks: ≥ n − wall naturals for a set of n).
+    Answering a bomb visits only the ranks that can hold a bigger one and starts each at the
+    smallest size that beats it: ``nmin`` (the smallest beating at rank 2) from rank ``rmin``
+    up, ``nmin + 1`` below. A one-rank bomb's key grows with its size, and at one size with
+    its rank (R5); against any other bomb of its star level the rank does not matter, so
+    ``rmin`` is above 3 only when the table is a one-rank bomb of size ``nmin``."""
+    cdef int r, h, psize = 0, nmin = 4, rmin = 0, nr
     cdef int stars_on = (g.flags & FLAG_STARS) != 0
     cdef uint32_t stars_mask = 0xFFFFFFFFu if stars_on else ~make_tag(0, 0, 0, 0, 31, 0, 0)
     cdef uint64_t plain = 0, bombs, todo
@@ -274,57 +305,71 @@ cdef inline void one_rank_all(Gen* g, bint simple) noexcept nogil:
     # the table's row of this hand: first[14 * h + n]
     cdef const uint16_t* first = &SK_ONE_RANK_FIRST[g.fewest != 0][g.wall][0][0]
     if g.mode == GEN_LEAD:
-        plain = ranks_ge(nat, 1)
-    elif g.mode == GEN_PLAIN and g.tkind <= 2:
+        todo = ranks_ge(nat, 1)
+        while todo:
+            r = SK_CTZ64(todo) >> 2
+            todo &= todo - 1
+            if out_done(o):
+                return
+            h = nib(g.hand, r)
+            one_rank_sets(o, r, first[14 * h + 1], first[14 * h + 13], stars_mask, simple)
+        return
+    if g.mode == GEN_PLAIN and g.tkind <= 2:
         psize = g.tkind + 1
-        plain = ranks_ge(nat, 1) & ~(unit(g.ttop + 1) - 1)
-    bombs = ranks_ge(nat, 4 - g.wall if g.wall < 3 else 1)
+        plain = ranks_holding(nat, psize - g.wall) & ~(unit(g.ttop + 1) - 1)
+    if g.mode == GEN_BOMB:
+        while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
+            nmin += 1
+        if g.tkind == K_BOMB and g.tsize == nmin:
+            rmin = g.ttop + 1
+        bombs = (ranks_holding(nat, nmin - g.wall) & ~(unit(rmin) - 1)) | ranks_holding(
+            nat, nmin + 1 - g.wall)
+    else:
+        bombs = ranks_holding(nat, 4 - g.wall)
     todo = plain | bombs
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
-        if done(g):
+        if out_done(o):
             return
         h = nib(g.hand, r)
-        if g.mode == GEN_LEAD:
-            # every size: the ranks of ``bombs`` are those with h + wall ≥ 4
-            one_rank_sets(g, r, first[14 * h + 1], first[14 * h + 13], stars_mask, simple)
-            continue
         if plain & unit(r):
-            one_rank_sets(g, r, first[14 * h + psize], first[14 * h + psize + 1], stars_mask, simple)
-        if not bombs & unit(r):
-            continue
-        nmax = h + g.wall
-        if g.mode == GEN_BOMB:
-            while nmin > 4 and bomb_key(one_rank_tag(r, nmin - 1, stars_on), g.flags) > g.tkey:
-                nmin -= 1
-            while nmin <= nmax and bomb_key(one_rank_tag(r, nmin, stars_on), g.flags) <= g.tkey:
-                nmin += 1
-        one_rank_sets(g, r, first[14 * h + nmin], first[14 * h + 13], stars_mask, simple)
+            one_rank_sets(o, r, first[14 * h + psize], first[14 * h + psize + 1], stars_mask,
+                          simple)
+        if bombs & unit(r):
+            nr = nmin if r >= rmin else nmin + 1
+            if nr <= 12:  # h + wall ≥ nr: the masks above
+                one_rank_sets(o, r, first[14 * h + nr], first[14 * h + 13], stars_mask, simple)
 
 
-cdef inline void gen_one_rank(Gen* g) noexcept nogil:
-    if one_split(g):
-        one_rank_all(g, True)
+cdef inline void gen_one_rank(const Gen* g, Out* o) noexcept nogil:
+    if o.fewest or g.ws == 0 or g.wb == 0:  # one joker split per wild count
+        one_rank_all(g, o, True)
     else:
-        one_rank_all(g, False)
+        one_rank_all(g, o, False)
 
 
 # -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
-cdef inline void seq_emit(Gen* g, uint64_t nat, int w, int n, uint32_t tag,
-                          bint simple) noexcept nogil:
-    """Emit one sequence set unless it is a bomb (R3.1): with 4 wilds it may hold a single
-    natural rank (an X相 bomb), with ≥ 3 wilds and ≥ 12 cards it may be a 千变 chain bomb.
-    ``simple`` (at most 2 wilds, one joker split per wild count) skips both tests and the
-    split loop; the callers pass it as a constant, so the compiler drops what it excludes."""
-    if simple:
-        put(g, nat | g.jw[w][0], tag | (<uint32_t>w << 28))
+cdef enum:
+    # how a sequence set with wilds is emitted (a constant in each caller, so the compiler
+    # drops what it excludes)
+    SEQ_ONE = 0     # one joker split per wild count: one store
+    SEQ_SPLITS = 1  # every joker split (1..3 of them)
+
+
+cdef inline void seq_emit(Out* s, uint64_t nat, int w, uint32_t tag, int how) noexcept nogil:
+    """Emit one sequence set of ``nat`` and ``w`` wilds (``tag`` has them), once per joker
+    split."""
+    cdef int k
+    if how == SEQ_ONE:
+        out_put(s, nat | s.jw[w][0], tag)
         return
-    if w >= 4 and n_ranks(nat) < 2:
-        return
-    if w >= 3 and n >= 12 and (g.flags & FLAG_STARS) and chain_bomb_tag(nat, n, w, g.flags):
-        return
-    put_wild(g, nat, w, tag | (<uint32_t>w << 28))
+    k = s.jn[w]  # 1..3 (at most 2 wild jokers of each kind)
+    out_put(s, nat | s.jw[w][0], tag)
+    if k > 1:
+        out_put(s, nat | s.jw[w][1], tag)
+        if k > 2:
+            out_put(s, nat | s.jw[w][2], tag)
 
 
 cdef inline uint64_t held(uint64_t x) noexcept nogil:
@@ -332,25 +377,27 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
-cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n, uint32_t tag,
-                            bint simple) noexcept nogil:
+cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, int t,
+                            uint32_t tag, int how) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
-    ``d`` cards; taking up to ``wall − d`` fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …,
-    each the lowest set bit of a mask of the ranks still holding one) turns them into wilds.
-    With t < A the lowest rank must keep a natural (canonical top): one card of it, ``guard``,
-    is set aside before choosing."""
-    cdef int budget = g.wall - d
+    ``d`` cards; taking up to ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks
+    r1 ≤ r2 ≤ …, each the lowest set bit of a mask of the ranks still holding one) turns them
+    into wilds. With t < A the lowest rank must keep a natural (canonical top): one card of
+    it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
+    d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
-    cdef uint64_t x0 = base - guard, x1, x2, x3, u1, u2, u3, u4, m1, m2, m3, m4
-    seq_emit(g, base, d, n, tag, simple)
-    if budget == 0 or g.fewest:
+    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3
+    cdef uint32_t one = <uint32_t>1 << 28
+    tag |= <uint32_t>d << 28
+    seq_emit(s, base, d, tag, how)
+    if budget == 0:
         return
     m1 = held(x0)
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
         x1 = x0 - u1
-        seq_emit(g, x1 + guard, d + 1, n, tag, simple)
+        seq_emit(s, x1 + guard, d + 1, tag + one, how)
         if budget < 2:
             continue
         m2 = held(x1) & ~(u1 - 1)
@@ -358,90 +405,142 @@ cdef inline void seq_window(Gen* g, uint64_t base, int d, int lo, int t, int n, 
             u2 = m2 & (~m2 + 1)
             m2 ^= u2
             x2 = x1 - u2
-            seq_emit(g, x2 + guard, d + 2, n, tag, simple)
+            seq_emit(s, x2 + guard, d + 2, tag + 2 * one, how)
             if budget < 3:
                 continue
             m3 = held(x2) & ~(u2 - 1)
             while m3:
                 u3 = m3 & (~m3 + 1)
                 m3 ^= u3
-                x3 = x2 - u3
-                seq_emit(g, x3 + guard, d + 3, n, tag, simple)
-                if budget < 4:
-                    continue
-                m4 = held(x3) & ~(u3 - 1)
-                while m4:
-                    u4 = m4 & (~m4 + 1)
-                    m4 ^= u4
-                    seq_emit(g, x3 - u4 + guard, d + 4, n, tag, simple)
+                seq_emit(s, x2 - u3 + guard, d + 3, tag + 3 * one, how)
 
 
-cdef inline void seq_runs(Gen* g, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
+cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int lo, int t,
+                                  int n, uint32_t tag) noexcept nogil:
+    """:func:`seq_window` for a window where a set may be a bomb (R3.1), left to the bomb
+    generators: with 4 wilds it may hold a single natural rank (an X相 bomb), with ≥ 3 wilds
+    and ≥ 12 cards it may be a 千变 chain bomb. The same sets in the same order, the choices
+    kept on a stack (depth j: the set has d + j wilds) so that the tests are written once."""
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x[5]
+    cdef uint64_t m[5]
+    cdef uint64_t u = 0
+    cdef int j = 0, w
+    x[0] = base - guard
+    while True:
+        w = d + j
+        if not ((w >= 4 and n_ranks(x[j] + guard) < 2) or (
+                w >= 3 and n >= 12 and (s.flags & FLAG_STARS)
+                and chain_bomb_tag(x[j] + guard, n, w, s.flags))):
+            seq_emit(s, x[j] + guard, w, tag | (<uint32_t>w << 28), SEQ_SPLITS)
+        if j < budget:  # choose one more natural to replace, from the last choice's rank up
+            m[j + 1] = held(x[j]) & ~(u - 1) if j else held(x[0])
+            j += 1
+        while j and m[j] == 0:
+            j -= 1
+        if j == 0:
+            return
+        u = m[j] & (~m[j] + 1)
+        m[j] ^= u
+        x[j] = x[j - 1] - u
+
+
+cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
                           int tmin) noexcept nogil:
-    """The sequences of a hand without wilds: the windows are the stretches of ranks holding
-    ≥ W (``full``: a 1 per nibble), one set each (W cards per rank). The tops, from A down,
-    are the ranks whose ``lmin`` ranks down are all full; each takes the lengths from lmin up
-    to the bottom of its stretch."""
-    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, word
-    cdef int t, length, lmax
-    cdef uint32_t tag
+    """The sequences of a hand without wilds, from its run table: the windows are the
+    stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
+    rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
+    down all full) takes the lengths from lmin up to the stretch's bottom, one store a
+    length: the set grows by W cards of the next rank down; the next top's shortest set is
+    this one's shifted down a rank."""
+    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
+    cdef uint64_t wide = <uint64_t>width * SK_NIB1
+    cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
+    cdef int t, lmax, lo, bottom, tlow, length
     while tops:
-        if done(g):
+        if out_done(s):
             return
         t = high_rank(tops)
-        tops ^= unit(t)
         gaps = ~full & SK_NIB1 & (unit(t) - 1)
-        lmax = lfix if lfix else t - (high_rank(gaps) if gaps else -1)
-        word = (<uint64_t>width * SK_NIB1) & ((unit(t) << 4) - 1)
-        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-        for length in range(lmin, lmax + 1):
-            put(g, word & ~(unit(t - length + 1) - 1), tag)
-            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+        bottom = high_rank(gaps) + 1 if gaps else 0  # the stretch is bottom..t (at least)
+        tlow = bottom + lmin - 1
+        if tlow < tmin:
+            tlow = tmin
+        tops &= unit(tlow) - 1  # this stretch's tops are t..tlow
+        lo = t - lmin + 1
+        first = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
+        while t >= tlow:
+            lmax = lfix if lfix else t - bottom + 1
+            word = first
+            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
+            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+            for length in range(lmin, lmax + 1):
+                out_put(s, word, tag)
+                word += step
+                step >>= 4
+                tag += dtag
+            first >>= 4
+            t -= 1
+            lo -= 1
 
 
-cdef inline void seq_windows(Gen* g, uint64_t m, int width, uint32_t kind, int lmin, int lfix,
-                             int tmin, bint simple) noexcept nogil:
+cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t kind,
+                             int lmin, int lfix, int tmin, int how) noexcept nogil:
     """The sequences of width W with wilds: top t from A down, length ascending, every window
     lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
     rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
     of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
     t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
-    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, d, n, pt
+    # budgets are wall − d, or 0 with ``fewest`` (only the set with the most naturals)
+    cdef int keep = 0 if s.fewest else -1
+    # windows of fewer cards hold no bomb: with ≤ 2 wilds none, with 3 a chain bomb of ≥ 12
+    # cards, with 4 also an X相 bomb (R3.1)
+    cdef int safe = 99 if wall <= 2 else (12 if wall == 3 else 0)
     cdef int pre[13]
     cdef uint64_t top_mask
-    cdef uint32_t tag
+    cdef uint32_t tag, dtag = make_tag(0, 0, 0, 1, 0, width, 0)
     pre[0] = 0
     for r in range(12):
         pre[r + 1] = pre[r] + width - nib(m, r)
     t = R_ACE
     while t >= tmin and t >= lmin - 1:
-        if done(g):
+        if out_done(s):
             return
         if lowest > t + 1:
             lowest = t + 1
-        while lowest > 0 and pre[t + 1] - pre[lowest - 1] <= g.wall:
+        pt = pre[t + 1]
+        while lowest > 0 and pt - pre[lowest - 1] <= wall:
             lowest -= 1
         lmax = t + 1 - lowest
         if lfix and lmax > lfix:
             lmax = lfix
         top_mask = m & ((unit(t) << 4) - 1)
         tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-        for length in range(lmin, lmax + 1):
-            lo = t - length + 1
+        n = width * lmin
+        lo = t - lmin + 1
+        while lo >= t + 1 - lmax:
             if t == R_ACE or nib(m, lo):
-                seq_window(g, top_mask & ~(unit(lo) - 1), pre[t + 1] - pre[lo], lo, t,
-                           width * length, tag, simple)
-            tag += make_tag(0, 0, 0, 1, 0, width, 0)
+                d = pt - pre[lo]
+                if n < safe:
+                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
+                               how)
+                else:
+                    seq_window_bombs(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t,
+                                     n, tag)
+            tag += dtag
+            n += width
+            lo -= 1
         t -= 1
 
 
-cdef inline void gen_sequences(Gen* g) noexcept nogil:
+cdef inline void gen_sequences(const Gen* g, Out* o) noexcept nogil:
     """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
     kind and length with a higher top."""
-    cdef int width, kind, tmin, lfix, lmin
+    cdef int width, kind, tmin, lfix, lmin, how
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
-    cdef bint simple = g.wall <= 2 and one_split(g)
+    how = SEQ_ONE if o.fewest or g.ws == 0 or g.wb == 0 else SEQ_SPLITS
     for width in range(1, 4):
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
@@ -455,12 +554,12 @@ cdef inline void gen_sequences(Gen* g) noexcept nogil:
             tmin = g.ttop + 1
         lmin = lfix if lfix else (5 if width == 1 else 3)
         if g.wall == 0:
-            seq_runs(g, full, width, kind, lmin, lfix, tmin)
-        elif simple:
-            seq_windows(g, m, width, kind, lmin, lfix, tmin, True)
+            seq_runs(o, full, width, kind, lmin, lfix, tmin)
+        elif how == SEQ_ONE:
+            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_ONE)
         else:
-            seq_windows(g, m, width, kind, lmin, lfix, tmin, False)
-        if done(g):
+            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_SPLITS)
+        if out_done(o):
             return
 
 
@@ -586,6 +685,7 @@ cdef inline void gen_chain_bombs(Gen* g) noexcept nogil:
         ranks_ge(nat, 1) + ranks_ge(nat, 2) + ranks_ge(nat, 3) + ranks_ge(nat, 4))
     if not lacks_at_most(lack + (lack >> 4) + (lack >> 8), g.wall):
         return
+    joker_splits(g, g.jn, g.jw)  # for put_wild
     pre[0] = 0
     for r in range(12):
         pre[r + 1] = pre[r] + nib(lack, r)
@@ -613,24 +713,29 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
                               bint stop) noexcept nogil:
     """Run the generators for the plays of ``hand`` beating ``table``, in the order that defines
     the plays' order (docs/internals.md); store the first ``cap``, stop after them if ``stop``;
-    return the plays found. The one place the generators run, with ``Gen`` local, so
-    that the compiler keeps it in registers."""
+    return the plays found. The one place the generators run, with ``Gen`` (what they read)
+    and ``Out`` (the cursor they write) local, so that the compiler keeps them in registers."""
     cdef Gen g
+    cdef Out o
     if SK_TABLES_STATE() != 2:
         generate_init()  # an extension that cimports the kernel and did not fill them at import
-    g.words = words
-    g.tags = tags
-    g.cap = cap
-    g.stop = stop
-    g.n = 0
-    g.flags = flags
+    g.words = o.words = words
+    g.tags = o.tags = tags
+    g.cap = o.cap = cap
+    g.stop = o.stop = stop
+    g.n = o.n = 0
+    g.flags = o.flags = flags
     g.table = table
-    g.fewest = fewest
+    g.fewest = o.fewest = fewest
     g.hand = hand
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    joker_splits(&g)
+    if g.wall:
+        joker_splits(&g, o.jn, o.jw)
+    else:  # the one way to take no wild card
+        o.jn[0] = 1
+        o.jw[0][0] = 0
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
@@ -649,16 +754,18 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
         else:
             g.mode = GEN_PLAIN
     # jokers alone make singles, pairs, 三王 and 天王: against anything but a single or a pair
-    # only three or four of them can play
-    if (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
-            or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
-        gen_jokers(&g)
-    gen_one_rank(&g)
-    if not done(&g) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
-        gen_sequences(&g)
-    if not done(&g) and flags & FLAG_STARS:
+    # only three or four of them can play (and a hand without jokers has none)
+    if hand >> SHIFT_SJ and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
+                             or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
+        gen_jokers(&g, &o)
+    gen_one_rank(&g, &o)
+    if not out_done(&o) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
+        gen_sequences(&g, &o)
+    if not out_done(&o) and flags & FLAG_STARS:
+        g.n = o.n
         gen_chain_bombs(&g)
-    return g.n
+        return g.n
+    return o.n
 
 
 cdef inline int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,

@@ -20,8 +20,9 @@ The bots (docs/bots.md has their ladder):
 * ``"greedy"`` – the kernel's heuristic (:func:`shuangkou.sim.greedy_policy`);
 * ``"heuristic"`` – values a hand by its 手数 (:func:`shuangkou.decompose`, bombs kept whole)
   and plays for the partner (:class:`HeuristicBot`);
-* ``"pimc"`` – :func:`shuangkou.pimc_policy`, 8 worlds × 300 nodes, rollouts at the horizon
-  (its 手数 horizon evaluation, ``evaluation="hand_count"``, measured far weaker: docs/bots.md);
+* ``"pimc"`` – :func:`shuangkou.pimc_policy` over a fallback bot (:data:`PIMC_FALLBACK`):
+  the fallback's move unless 8 sampled worlds, each solved exactly within 50,000 nodes once
+  at most 32 cards are left, show a better one;
 * ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
 * ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`).
 """
@@ -248,10 +249,29 @@ class LearnedBot(Bot):
 
 
 # -- make --------------------------------------------------------------------------------------
-def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 300,
-          evaluation: str = "rollout", **options: Any) -> Bot:
-    return Bot(name, rules, pimc_policy(worlds, max_nodes, evaluation=evaluation,  # type: ignore[arg-type]
-                                        **options), "all")
+PIMC_FALLBACK = {"classic": "heuristic", "baibian": "heuristic", "jj": "learned",
+                 "qianbian": "learned"}
+"""The bot ``make("pimc", rules)`` falls back on, by preset (other rules: ``"heuristic"``):
+the one PIMC gained most over, measured on duplicate deals (docs/solver.md, "PIMC")."""
+
+
+def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
+          max_cards: int = 32, fallback: str | None = None, **options: Any) -> Bot:
+    """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
+    sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
+    cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
+    ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
+    (``"rollout"`` or ``"hand_count"``)."""
+    if fallback == "none":
+        return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
+                                            **options), "all")
+    fallback = fallback or PIMC_FALLBACK.get(rules.name, "heuristic")
+    maker = DEFAULT if fallback == "default" else fallback
+    if maker not in _MAKERS or maker == "pimc":
+        raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
+    prior = _MAKERS[maker](fallback, rules)
+    return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
+                                        fallback=prior, **options), prior.wilds)
 
 
 _MAKERS: dict[str, Callable[..., Bot]] = {
@@ -267,9 +287,9 @@ BOTS = (*_MAKERS, "default")
 
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
-    ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``evaluation`` and the
-    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``: ``max_wilds``; ``learned``:
-    ``weights``, a path to other weights)."""
+    ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
+    ``fallback`` and the rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
+    ``max_wilds``; ``learned``: ``weights``, a path to other weights)."""
     if not isinstance(name, str) or name not in BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
     r = as_rules(rules)

@@ -497,18 +497,30 @@ def _choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
 
 
 # -- PIMC ----------------------------------------------------------------------------------------
-def _world_values(
-    s: _solve.Searcher, max_nodes: int, max_depth: int
-) -> tuple[list[tuple[int, int]], list[int]] | None:
-    """Each root move's value in the loaded world: iterative deepening from depth 2 (the
-    horizon scored by :func:`decompose` counts, docs/solver.md "PIMC") until a search meets no
-    horizon (exact) or the node budget runs out (the last completed depth is kept)."""
-    best: tuple[list[tuple[int, int]], list[int]] | None = None
+Values = tuple[list[tuple[int, int]], list[int]]
+
+
+def _seconds_left(deadline: float | None) -> float | None:
+    """Seconds to a ``time.monotonic()`` deadline for ``root_values`` (0.0: none), ``None``
+    once it has passed."""
+    if deadline is None:
+        return 0.0
+    left = deadline - time.monotonic()
+    return left if left > 0 else None
+
+
+def _world_values(s: _solve.Searcher, max_nodes: int, max_depth: int,
+                  deadline: float | None = None) -> Values | None:
+    """Each root move's value in the loaded world: iterative deepening from depth 1 (the
+    horizon scored by the searcher's evaluation, docs/solver.md "PIMC") until a search meets no
+    horizon (exact) or the node budget or the deadline runs out (the last completed depth is
+    kept)."""
+    best: Values | None = None
     left = max_nodes
     depth = 1
-    while left > 0:
+    while left > 0 and (seconds := _seconds_left(deadline)) is not None:
         moves, values, _, nodes, stopped, horizon = s.root_values(
-            left, 0.0, depth if depth < max_depth else _solve.EXACT_DEPTH, True
+            left, seconds, depth if depth < max_depth else _solve.EXACT_DEPTH, True
         )
         left -= nodes
         if stopped:
@@ -520,9 +532,37 @@ def _world_values(
     return best
 
 
+def _exact_values(s: _solve.Searcher, max_nodes: int, deadline: float | None) -> Values | None:
+    """Each root move's exact value in the loaded world, or ``None`` if ``max_nodes`` or the
+    deadline (``time.monotonic()``) stopped the search first."""
+    seconds = _seconds_left(deadline)
+    if seconds is None:
+        return None
+    moves, values, _, _, stopped, _ = s.root_values(max_nodes, seconds, _solve.EXACT_DEPTH, True)
+    return None if stopped else (moves, [v for v in values if v is not None])
+
+
+def _tie_order(hand: Hand, plays: list[Play], rules: Rules,
+               partner_owns: bool) -> dict[tuple[int, int], tuple[int, ...]]:
+    """The order among moves of equal mean value (a coarse horizon value ties many): the
+    hints' lead order (least damage first, plain before bombs, wild-free, lowest top, more
+    cards); pass, keyed ``(0, 0)``, first on the partner's play, else after the plays that
+    break nothing."""
+    keys: dict[tuple[int, int], tuple[int, ...]] = {
+        (p.packed, p.tag): (d, p.is_bomb, p.wilds > 0, int(p.top), -p.size)
+        for p, d in zip(plays, _breaks(hand, plays, rules))
+    }
+    keys[(0, 0)] = (-1 if partner_owns else _solve.UNIT // 2, False, False, 0, 0)
+    return keys
+
+
+Policy = Callable[[Any, Any, Any], "Play | None"]
+
+
 def pimc_policy(
     worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
     max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
+    fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -532,45 +572,91 @@ def pimc_policy(
     Each decision samples ``worlds`` deals consistent with what the seat knows
     (:func:`sample_deals`), searches each (exactly once it fits in ``max_nodes`` nodes, else a
     depth-limited search of at most ``max_depth`` moves, the horizon scored by
-    ``evaluation``) and makes the play (or pass) with the best mean value. The sampling seed
-    comes from ``rng`` (the deal's generator), so a seeded game is reproducible. A decision
-    costs at most ``worlds × max_nodes`` nodes. The arguments are checked here, not at the
-    first decision. The policy may be called from several threads: each thread searches with
-    its own searchers (``2**tt_bits`` table entries a rules preset)."""
+    ``evaluation``) and makes the play (or pass) with the best mean value; among equal means,
+    the hints' order (least damage to the hand first). The sampling seed comes from ``rng``
+    (the deal's generator), so a seeded game is reproducible.
+
+    With a ``fallback`` policy (called with the seat's view; ``bots.make("pimc")`` gives a
+    bot of :data:`shuangkou.bots.PIMC_FALLBACK`) the worlds are only searched exactly, and
+    only when at most ``max_cards`` cards are left in the four hands: the policy makes the
+    best mean exact value's move when every world was solved within ``max_nodes`` nodes (the
+    fallback's move if it is one of the best), and the fallback's move otherwise — a horizon
+    value is never trusted over the fallback.
+
+    A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
+    searches stop after that many seconds a decision (then the fallback decides, or without
+    one the worlds searched so far). The arguments are checked here, not at the first
+    decision. The policy may be called from several threads: each thread searches with its
+    own searchers (``2**tt_bits`` table entries a rules preset)."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
     max_depth = as_int(max_depth, "max_depth", 1, _solve.MAX_DEPTH)
     tt_bits = as_int(tt_bits, "tt_bits", 4, 34)
     _choice(evaluation, "evaluation", ("hand_count", "rollout"))
+    if fallback is not None and not callable(fallback):
+        raise ArgumentError(f"fallback must be a policy (a callable) or None, not "
+                            f"{type(fallback).__name__}")
+    max_cards = as_int(max_cards, "max_cards", 0, 108)
+    limit = None if seconds is None else as_seconds(seconds, "seconds")
     local = threading.local()
 
-    def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
-        pos: Any = game  # a Game (with_game) or the seat's view
-        if len(plays) + (pos.table is not None) == 1:
-            return plays[0] if plays else None
-        seat = pos.to_act
-        assert seat is not None
+    def searched(game: Game | SeatKnowledge, seat: int, seed: int) -> tuple[
+            dict[tuple[int, int], float], bool]:
+        """The moves' summed values over the worlds, and whether every world was exact."""
+        pos: Any = game
         total: dict[tuple[int, int], float] = {}
-        seed = rng.next() if hasattr(rng, "next") else 0
+        deadline = None if limit is None else time.monotonic() + limit
         searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
         for world in sample_worlds(game, seat, worlds, seed):
             s = searchers.get(pos.rules)
             if s is None:
                 s = searchers[pos.rules] = searcher(world, objective, tt_bits, evaluation)
             s.set_position(world)
-            found = _world_values(s, max_nodes, max_depth)
-            if found is None:
-                continue
+            if fallback is not None:
+                found = _exact_values(s, max_nodes, deadline)
+                if found is None:
+                    return total, False
+            else:
+                found = _world_values(s, max_nodes, max_depth, deadline)
+                if found is None:
+                    continue
             for move, v in zip(*found):
                 total[move] = total.get(move, 0.0) + v
-        by_codes = {(p.packed, p.tag): p for p in plays}
-        ranked = sorted(
-            (m for m in total if m in by_codes or m == (0, 0)), key=lambda m: -total[m]
-        )
-        if not ranked:  # no world searched within the budget: the first play
+        return total, True
+
+    def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
+        pos: Any = game  # a Game (with_game) or the seat's view
+        plays = list(plays)
+        if len(plays) + (pos.table is not None) == 1:
             return plays[0] if plays else None
-        move = ranked[0]
+        seat = pos.to_act
+        assert seat is not None
+        seed = rng.next() if hasattr(rng, "next") else 0
+        prior: Play | None = None
+        if fallback is not None:
+            prior = fallback(game.view(seat) if isinstance(game, Game) else game, plays, rng)
+            if sum(pos.cards_left(s) for s in range(4)) > max_cards:
+                return prior
+        total, exact = searched(game, seat, seed)
+        by_codes = {(p.packed, p.tag): p for p in plays}
+        found = [m for m in total if m in by_codes or m == (0, 0)]
+        if fallback is not None and not (exact and found):
+            return prior
+        if not found:  # no world searched within the budget: the first play
+            return plays[0] if plays else None
+        top = max(total[m] for m in found)
+        best = [m for m in found if total[m] == top]
+        if fallback is not None:
+            mine = (0, 0) if prior is None else (prior.packed, prior.tag)
+            if mine in best:
+                return prior
+        if len(best) > 1:
+            hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
+            order = _tie_order(hand, [by_codes[m] for m in best if m != (0, 0)], pos.rules,
+                               pos.table_owner == seat ^ 2)
+            best.sort(key=order.__getitem__)
+        move = best[0]
         return None if move == (0, 0) else by_codes[move]
 
     policy.wilds = "all"  # type: ignore[attr-defined]
