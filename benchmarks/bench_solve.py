@@ -100,8 +100,8 @@ def ablation(a: argparse.Namespace) -> None:
     every = list(_solve.TECHNIQUES)
     configs = [("all techniques", every, None)]
     configs += [(f"without {t}", [x for x in every if x != t], None) for t in every]
-    configs += [("all, table 2^20", every, 20), ("all, table 2^18", every, 18),
-                ("none, table 2^18 (old)", [], 18)]
+    configs += [("all, table 2^24", every, 24), ("all, table 2^20", every, 20),
+                ("all, table 2^18", every, 18), ("none, table 2^18 (old)", [], 18)]
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in a.sizes:

@@ -193,8 +193,10 @@ def test_all_values_are_exact() -> None:
 
 def test_techniques_change_no_value() -> None:
     """Every root move's exact value is the same with the search's techniques (relative-rank
-    keys, buckets, MTD(f), quick tricks) on and all off, on dealt positions of 5-6 cards a seat
-    (mostly chain-free hands: relative ranks beyond 4 cards) and after a few random moves."""
+    keys, buckets, MTD(f), quick tricks, the transposition cut-off, the finishing-order
+    bounds) on and all off, on dealt positions of 5-6 cards a seat (mostly chain-free and
+    bomb-free hands: relative ranks beyond 4 cards, the bounds from the root) and after a few
+    random moves."""
     from shuangkou import State, _solve
 
     rng = random.Random("techniques")
@@ -245,3 +247,72 @@ def test_chainless_is_sound() -> None:
             free += not has_chain
             recognised += said
         assert recognised >= 0.9 * free, (preset, recognised, free)
+
+
+def test_order_bounds_hold() -> None:
+    """The R8 bound from the finishing orders still possible (``_solve.order_bounds``): given
+    whenever no seat can play a bomb (the kernel lists none for any hand still in), and then
+    the plain minimax value lies within it; on dealt positions of every preset, after a few
+    random moves (mid-trick, after a seat went out). The bounds cut: some are one-sided."""
+    from shuangkou import State, _solve, legal_plays
+
+    rng = random.Random("order-bounds")
+    checked = narrow = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for k in range(budget(ci=20, full=200)):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            n = 2 + k % 2
+            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k % 4)
+            ref = RefState.from_position(rules, hands, k % 4)
+            for _ in range(rng.randint(0, 6)):
+                ms = moves(ref)
+                m = rng.choice(ms)
+                state.play(m)
+                ref.play(m)
+                if ref.is_over:
+                    break
+            if ref.is_over:
+                continue
+            searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
+            bounds = _solve.order_bounds(searcher, state)
+            bombs = any(p.is_bomb for s in range(4) if len(ref.hand(s))
+                        for p in legal_plays(ref.hand(s), rules))
+            assert (bounds is None) == bombs, str(ref)
+            values = oracle_values(ref, "score")
+            if bounds is None or values is None:
+                continue
+            lo, hi = bounds
+            assert lo <= max(values.values()) <= hi, (str(ref), bounds)
+            checked += 1
+            narrow += lo > -hi or ref.places != ()
+    assert checked >= budget(ci=40, full=400) and narrow > 0, (checked, narrow)
+
+
+def test_order_bounds_cache_across_positions() -> None:
+    """One searcher's cached finishing-order bounds equal a fresh searcher's on every position
+    of a random walk (seats of both teams to act, places set or not): the cache tells the
+    teams and the places apart."""
+    from shuangkou import State, _solve
+
+    rng = random.Random("order-cache")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        shared = None
+        seen = 0
+        for k in range(budget(ci=40, full=400)):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            hands = [Hand.from_cards(deck[3 * s : 3 * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k % 4)
+            shared = shared or _solve.Searcher(state, "score", 12, "hand_count", None)
+            while not state.is_over:
+                fresh = _solve.Searcher(state, "score", 12, "hand_count", None)
+                got = _solve.order_bounds(shared, state)
+                assert got == _solve.order_bounds(fresh, state), str(state)
+                seen += got is not None and bool(state.places)
+                ms = list(state.legal()) + ([PASS] if state.table is not None else [])
+                state.play(rng.choice(ms))
+        assert seen > 0, preset

@@ -75,3 +75,7 @@ class Searcher:
     def principal_variation(
         self, first: int, value: int, max_length: int = ...
     ) -> list[tuple[int, int]]: ...
+
+def order_bounds(searcher: Searcher, state: State) -> tuple[int, int] | None:
+    """``(lo, hi)`` bounding the value of ``state`` for its seat to act by the finishing orders
+    still possible, or ``None`` when a seat can still play a bomb (the R8 bounds)."""

@@ -4,7 +4,7 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 """
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
@@ -350,14 +350,15 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 # Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction is in the
 # table there, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
 # table with work-preferred replacement, relative ranks (one entry for positions that differ
-# only in ranks no play can tell apart), MTD(f) at the root and the quick-trick lower bound.
+# only in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
+# enhanced transposition cut-off and the R8 bounds from the finishing orders still possible.
 
 import threading
 
 from libc.stdint cimport uint16_t
 
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
-from _generate cimport sk_count
+from _generate cimport sk_count, sk_generate
 from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
 from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
 from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
@@ -414,8 +415,13 @@ cdef enum:
     SV_F_RELATIVE = 4           # table keys over relative ranks once no chain can be formed
     SV_F_MTDF = 8               # root values by MTD(f) (null windows) instead of a full window
     SV_F_QUICK = 16             # quick tricks: a lower bound from a line the others cannot stop
-    SV_F_ALL = 29
+    SV_F_ETC = 64               # enhanced transposition cut-off: children's entries probed first
+    SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
+    SV_F_ALL = 221
+    SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
+    SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
+    SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
 
 
 ctypedef struct TTEntry:
@@ -438,6 +444,9 @@ ctypedef struct Search:
     uint32_t* tags
     int32_t* keys
     int32_t* order
+    uint64_t* ckeys             # children's table keys (enhanced transposition cut-off)
+    int64_t* known              # a child's upper bound at most alpha, << 1 | 1 if behind a
+                                # horizon (SV_UNKNOWN: none)
     long long cap
     long long top
     long long forced            # nodes with a single move (a forced pass or play)
@@ -445,10 +454,20 @@ ctypedef struct Search:
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
+    bint chainfree              # the node being searched is chain-free (sv_all_chainless)
+    bint has_key                # the parent computed the node's key (``key``)
+    uint64_t key
     int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
     Deco deco                   # 手数 for the horizon evaluation (budgeted: see sv_eval)
     uint64_t eval_hand[SV_EVAL_SLOTS]   # its results per hand (direct-mapped)
     int8_t eval_plays[SV_EVAL_SLOTS]
+    bint bombfree               # the node being searched is bomb-free (sv_bomb_free)
+    uint32_t top_single         # the tag of a lone big joker: only bombs beat it (R4, R5)
+    uint64_t bomb_hand[SV_BOMB_SLOTS]   # a hand + 1 (0: empty slot), and whether it has a bomb
+    int8_t bomb_has[SV_BOMB_SLOTS]
+    uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
+    int32_t order_lo[SV_ORDER_SLOTS]
+    int32_t order_hi[SV_ORDER_SLOTS]
 
 
 cdef inline bint sv_resize(void** p, long long n, size_t item) noexcept nogil:
@@ -470,7 +489,9 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
     if not (sv_resize(<void**>&s.words, cap, sizeof(uint64_t))
             and sv_resize(<void**>&s.tags, cap, sizeof(uint32_t))
             and sv_resize(<void**>&s.keys, cap, sizeof(int32_t))
-            and sv_resize(<void**>&s.order, cap, sizeof(int32_t))):
+            and sv_resize(<void**>&s.order, cap, sizeof(int32_t))
+            and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))
+            and sv_resize(<void**>&s.known, cap, sizeof(int64_t))):
         s.oom = True
         return False
     s.cap = cap
@@ -525,23 +546,35 @@ def chainless(uint64_t hand, uint32_t flags) -> bool:
     return sv_chainless(hand, flags)
 
 
-cdef inline uint64_t sv_tt_key(Search* s, const SkState* st) noexcept nogil:
-    """The table key of ``st``: its Zobrist hash, or (relative ranks, DDS's partition idea)
-    once no hand can form a chain (at most SV_RELATIVE_CARDS cards — R2: a straight needs 5,
-    a chain of pairs 6 — or ``sv_chainless``): then every play left is of one rank or of
-    jokers, so only the order of the natural ranks still held matters (R4/R5 compare tops;
-    R8 scores counts and stars, never ranks): the hash with the held natural ranks (and the
-    table's top) renumbered 0, 1, 2, … in order, so positions that differ only in the gaps
-    share one entry. The key is built like ``sk_rehash`` (seat to act, passes, escape, places,
-    bombs played) with the renumbered hands and table reading in place of the cards."""
+cdef inline bint sv_all_chainless(Search* s, const SkState* st) noexcept nogil:
+    """No hand of ``st`` can form a chain (R2): at most SV_RELATIVE_CARDS cards, or
+    ``sv_chainless``. Hands only shrink, so it then holds in every later position too: the
+    search passes it down instead of testing each node."""
+    cdef int t
+    for t in range(4):
+        if st.ncards[t] > SV_RELATIVE_CARDS and not sv_chainless(st.hand[t], s.p.flags):
+            return False
+    return True
+
+
+cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noexcept nogil:
+    """The table key of ``st``. ``chainfree``: ``sv_all_chainless(s, st)`` (known from the
+    parent or tested).
+
+    Relative ranks (SV_F_RELATIVE, DDS's partition idea), once no hand can form a chain: then
+    every play left is of one rank or of jokers, so only the order of the natural ranks still
+    held matters (R4/R5 compare tops; R8 scores counts and stars, never ranks): the key has
+    the held natural ranks (and the table's top) renumbered 0, 1, 2, … in order, so positions
+    that differ only in the gaps share one entry. It is built like ``sk_rehash`` (seat to act,
+    passes, escape, places, bombs played) with the renumbered hands and table reading in place
+    of the cards: the future depends on the table's reading and owner, not on which cards
+    made it. Otherwise the engine's Zobrist hash."""
     cdef uint64_t nat[4]
     cdef uint64_t occupied = 0, held, gaps, low, tag, h
     cdef int t, r, top
-    if not (s.features & SV_F_RELATIVE):
+    if not (s.features & SV_F_RELATIVE and chainfree):
         return st.hash
     for t in range(4):
-        if st.ncards[t] > SV_RELATIVE_CARDS and not sv_chainless(st.hand[t], s.p.flags):
-            return st.hash
         nat[t] = st.hand[t] & SK_NAT_MASK
         occupied |= nat[t]
     tag = st.table
@@ -558,7 +591,6 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st) noexcept nogil:
         for t in range(4):
             nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
         gaps &= low
-    # the future depends on the table's reading and owner, not on which cards made it
     h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
          + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL))
     for t in range(4):      # the jokers keep their ranks
@@ -689,10 +721,10 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     plays (all of them: it leads)."""
     cdef uint64_t hand = st.hand[seat], rest
     cdef int i, j, o, k
-    cdef int32_t lb = -SV_INF, v
+    cdef int32_t lb = -SV_INF, v, hi
     cdef bint sure
     cdef SkState line
-    if not sv_out_decides(st, seat):
+    if not sv_out_decides(st, seat) and not s.bombfree:
         return -SV_INF
     for i in range(n):
         rest = hand - s.words[start + i]
@@ -720,9 +752,144 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
             sk_play(&line, rest, s.tags[start + j])
             if line.over:
                 v = sv_units(s, &line, seat)
-                if v > lb:
-                    lb = v
+            else:   # bomb-free: the worst finishing order left after the seat is out
+                sv_order_bounds(s, &line, seat, &v, &hi)
+            if v > lb:
+                lb = v
     return lb
+
+
+cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, int32_t alpha,
+                           int32_t beta, int depth, long long start, int n, long long* code,
+                           bint* exact) noexcept nogil:
+    """Enhanced transposition cut-off: before searching any move, look each child up in the
+    table (a finished child: its value); the first whose bound proves ``beta`` from here cuts
+    without a search, though the move order would have searched another child first. Returns
+    that value (``code``: 1 + the move's index; ``exact``: no horizon behind the bound), or
+    −SV_INF. The children's keys are kept (``s.ckeys``) for their own searches, and every
+    bucket is prefetched before the first is read. A child whose entry bounds it at most
+    ``alpha`` needs no search either: its bound is kept (``s.known``) as its value."""
+    cdef int i, flag
+    cdef TTEntry* ce
+    cdef int32_t v = 0, up
+    cdef bint over
+    exact[0] = True
+    for i in range(n):
+        s.known[start + i] = SV_UNKNOWN
+        sv_apply(st, s.words[start + i], s.tags[start + i])
+        over = st.over != 0
+        if over:
+            v = sv_units(s, st, seat)
+            s.ckeys[start + i] = 0
+        else:
+            s.ckeys[start + i] = sv_tt_key(s, st, s.chainfree or (
+                s.features & SV_F_RELATIVE and sv_all_chainless(s, st)))
+            sv_prefetch(sv_bucket(s, s.ckeys[start + i]))
+            s.keys[start + i] = ((st.to_act ^ seat) & 1) == 0   # a partner's node
+        sk_restore(st, u)
+        if over and v >= beta:
+            code[0] = i + 1
+            return v
+    for i in range(n):
+        if s.ckeys[start + i] == 0:
+            continue
+        ce = sv_probe(s, sv_bucket(s, s.ckeys[start + i]), s.ckeys[start + i])
+        if ce == NULL or not sv_usable(ce, depth - 1):
+            continue
+        v = -SV_INF
+        up = SV_INF
+        flag = ce.meta & 3
+        if s.keys[start + i]:
+            if flag != SV_UPPER:        # the child's lower bound is this seat's
+                v = ce.value
+            if flag != SV_LOWER:
+                up = ce.value
+        else:                           # an opponent's bounds, negated
+            if flag != SV_LOWER:
+                v = -ce.value
+            if flag != SV_UPPER:
+                up = -ce.value
+        if up <= alpha:
+            s.known[start + i] = (<int64_t>up) * 2 + (ce.depth != SV_TT_EXACT)
+        if v >= beta:
+            code[0] = i + 1
+            exact[0] = ce.depth == SV_TT_EXACT
+            return v
+    return -SV_INF
+
+
+cdef inline bint sv_bomb_free(Search* s, const SkState* st) noexcept nogil:
+    """No seat can play a bomb (R5: bombs alone beat a lone big joker, so ``sk_count``
+    against it counts a hand's bombs, wild readings included), now or later: hands only
+    shrink, so the search passes it down like ``chainfree``."""
+    cdef int t, slot
+    cdef uint64_t h
+    for t in range(4):
+        if st.ncards[t] == 0:
+            continue
+        h = st.hand[t]
+        slot = <int>(((h * 0x9E3779B97F4A7C15ULL) >> 52) & (SV_BOMB_SLOTS - 1))
+        if s.bomb_hand[slot] != h + 1:
+            s.bomb_hand[slot] = h + 1
+            s.bomb_has[slot] = sk_count(h, s.p.flags, s.top_single, False) != 0
+        if s.bomb_has[slot]:
+            return False
+    return True
+
+
+cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t* lo,
+                                 int32_t* hi) noexcept nogil:
+    """R8 bounds of a bomb-free position (``sv_bomb_free``) for ``seat``'s team: no bomb can
+    be played any more and no hand can hold one (R8.4), so the score is fixed by the finishing
+    order alone; ``lo``/``hi`` are the least and most of ``sv_units`` over the orders that
+    extend the places so far (the deal ends at some such order: R7). Cached by the places,
+    the bombs played and the team."""
+    cdef uint64_t key = 0x2545F4914F6CDD1DULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL
+    cdef int r, i, t, slot, a, b, c
+    cdef int32_t v
+    cdef bint ok
+    cdef SkState f
+    for r in range(st.nplaces):
+        key += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        key += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
+    key |= 1     # never 0 (an empty slot)
+    slot = <int>((key >> 40) & (SV_ORDER_SLOTS - 1))
+    if s.order_key[slot] == key:
+        lo[0] = s.order_lo[slot]
+        hi[0] = s.order_hi[slot]
+        return
+    lo[0] = SV_INF
+    hi[0] = -SV_INF
+    f = st[0]
+    for t in range(4):
+        f.ncards[t] = 0         # every seat out (no held bombs: bomb-free)
+    f.nplaces = 4
+    f.over = 1
+    f.to_act = -1
+    for a in range(4):          # every order of the four seats (24), those extending places
+        for b in range(4):
+            for c in range(4):
+                if a == b or a == c or b == c:
+                    continue
+                f.places[0] = <int8_t>a
+                f.places[1] = <int8_t>b
+                f.places[2] = <int8_t>c
+                f.places[3] = <int8_t>(6 - a - b - c)
+                ok = True
+                for i in range(st.nplaces):
+                    if f.places[i] != st.places[i]:
+                        ok = False
+                if not ok:
+                    continue
+                v = sv_units(s, &f, seat)
+                if v < lo[0]:
+                    lo[0] = v
+                if v > hi[0]:
+                    hi[0] = v
+    s.order_key[slot] = key
+    s.order_lo[slot] = lo[0]
+    s.order_hi[slot] = hi[0]
 
 
 # -- the search ----------------------------------------------------------------------------------
@@ -797,10 +964,13 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef uint32_t hint = 0
     cdef uint64_t key
     cdef long long start, work0, best_code = 0
-    cdef bint outer_horizon
+    cdef bint outer_horizon, cf0 = s.chainfree, bf0 = s.bombfree, exact, etc = False
+    cdef bint has_key = s.has_key
+    cdef int32_t lo, hi
     cdef TTEntry* b
     cdef TTEntry* e
     cdef SkUndo u
+    s.has_key = False
     if budget_tick(&s.budget):
         s.stopped = True
     if s.stopped:
@@ -810,13 +980,26 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if s.evaluation == SV_EVAL_ROLLOUT:
             return sv_rollout(s, st, seat)
         return sv_eval(s, st, seat)
-    key = sv_tt_key(s, st)
+    if not cf0 and s.features & SV_F_RELATIVE:
+        s.chainfree = sv_all_chainless(s, st)   # then for the whole subtree (hands shrink)
+    key = s.key if has_key else sv_tt_key(s, st, s.chainfree)
     b = sv_bucket(s, key)
     sv_prefetch(b)      # the table's memory access overlaps the move generation
+    if s.features & SV_F_ORDER:
+        if not bf0:
+            s.bombfree = sv_bomb_free(s, st)    # then for the whole subtree
+        if s.bombfree:  # a bound from the finishing orders left: valid at any depth
+            sv_order_bounds(s, st, seat, &lo, &hi)
+            if hi <= alpha or lo >= beta:
+                s.chainfree = cf0
+                s.bombfree = bf0
+                return hi if hi <= alpha else lo
     start = s.top
     n = sv_moves(s, st)
     if n < 0:
         s.stopped = True
+        s.chainfree = cf0
+        s.bombfree = bf0
         return 0
     s.top = start + n
     e = sv_probe(s, b, key)
@@ -827,6 +1010,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             if e.depth != SV_TT_EXACT:
                 s.horizon = True
             s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
             return e.value
         hint = e.best
     sk_save(st, &u)
@@ -837,11 +1022,26 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
             sv_store(s, b, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
+            return v
+    if s.features & SV_F_ETC and n > 1 and depth > 1:
+        etc = True
+        v = sv_etc(s, st, &u, seat, alpha, beta, depth, start, n, &best_code, &exact)
+        if v >= beta:
+            if not exact:
+                s.horizon = True
+            sv_store(s, b, key, v, best_code, SV_TT_EXACT if exact else depth, SV_LOWER, 1)
+            s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
             return v
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
             st, s.words[start + i], s.tags[start + i], seat)
+        if etc and s.known[start + i] != SV_UNKNOWN:
+            s.keys[start + i] = -(1 << 30)     # known not to raise alpha: last
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
@@ -856,11 +1056,25 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         i = s.order[start + bi]
         s.order[start + bi] = s.order[start + k]
         s.order[start + k] = i
+        if etc and s.known[start + i] != SV_UNKNOWN:    # its bound, from the cut-off's probe
+            v = <int32_t>(s.known[start + i] >> 1)
+            if s.known[start + i] & 1:
+                s.horizon = True
+            if v > best:
+                best = v
+                best_code = i + 1
+            continue
         sv_apply(st, s.words[start + i], s.tags[start + i])
+        if etc and s.ckeys[start + i] != 0:     # its key, from the cut-off's probe
+            s.has_key = True
+            s.key = s.ckeys[start + i]
         v = sv_child(s, st, seat, alpha, beta, depth - 1)
+        s.has_key = False
         sk_restore(st, &u)
         if s.stopped:
             s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
             return 0
         if v > best:
             best = v
@@ -874,6 +1088,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
              SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT),
              s.budget.work - work0)
     s.horizon = s.horizon or outer_horizon
+    s.chainfree = cf0
+    s.bombfree = bf0
     return best
 
 
@@ -883,8 +1099,8 @@ MAX_DEPTH = SV_MAX_DEPTH
 """The deepest depth-limited search."""
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
-TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE,
-              "mtdf": SV_F_MTDF, "quick": SV_F_QUICK}
+TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
+              "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
@@ -923,7 +1139,8 @@ cdef class Searcher:
         ``techniques``: names of :data:`TECHNIQUES` to use (None: all)."""
         cdef uint64_t entries
         cdef size_t size, align
-        cdef int features = SV_F_ALL
+        cdef int features = SV_F_ALL, n
+        cdef uint64_t w
         if self.lock is not None:
             raise RuntimeError("a Searcher is set up once")
         obj = _choice(objective, "objective", OBJECTIVES)
@@ -955,9 +1172,15 @@ cdef class Searcher:
         self.s.tags = <uint32_t*>calloc(self.s.cap, sizeof(uint32_t))
         self.s.keys = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
+        self.s.ckeys = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
+        self.s.known = <int64_t*>calloc(self.s.cap, sizeof(int64_t))
+        n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
+        if n != 1:      # a lone big joker (rank 14) has one play, itself
+            raise RuntimeError("the rules give a lone big joker no single play")
         ok = deco_init(&self.s.deco, 16)
         if (not ok or self.s.tt_block == NULL or self.s.words == NULL or self.s.tags == NULL
-                or self.s.keys == NULL or self.s.order == NULL):
+                or self.s.keys == NULL or self.s.order == NULL or self.s.ckeys == NULL
+                or self.s.known == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -966,6 +1189,8 @@ cdef class Searcher:
         free(self.s.tags)
         free(self.s.keys)
         free(self.s.order)
+        free(self.s.ckeys)
+        free(self.s.known)
         deco_free(&self.s.deco)
 
     def _ready(self):
@@ -1029,6 +1254,9 @@ cdef class Searcher:
         s.forced = 0
         s.stopped = False
         s.horizon = False
+        s.chainfree = False
+        s.bombfree = False
+        s.has_key = False
         s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
@@ -1036,7 +1264,7 @@ cdef class Searcher:
         s.top = n
         moves = [(s.words[i], s.tags[i]) for i in range(n)]
         keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
-        key = sv_tt_key(s, &st)
+        key = sv_tt_key(s, &st, sv_all_chainless(s, &st))
         e = sv_probe(s, sv_bucket(s, key), key)
         if e != NULL and 0 < e.best <= <uint32_t>n:
             keys[e.best - 1] = 1 << 30
@@ -1095,6 +1323,9 @@ cdef class Searcher:
         cdef TTEntry* e
         budget_init(&s.budget, 0, 0.0)      # no limit; Ctrl-C still stops it
         s.stopped = False
+        s.chainfree = False
+        s.bombfree = False
+        s.has_key = False
         s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
@@ -1112,7 +1343,7 @@ cdef class Searcher:
             if n < 0:
                 raise MemoryError()
             s.top = n
-            key = sv_tt_key(s, &st)
+            key = sv_tt_key(s, &st, sv_all_chainless(s, &st))
             e = sv_probe(s, sv_bucket(s, key), key)
             hint = e.best if e != NULL else 0
             order = sorted(range(n), key=lambda j: (<uint32_t>(j + 1)) != hint)
@@ -1135,3 +1366,19 @@ cdef class Searcher:
                 raise RuntimeError("principal variation: no move reaches the value")
         s.top = 0
         return line
+
+
+
+def order_bounds(Searcher searcher, State state) -> tuple | None:
+    """``sv_order_bounds`` (tests): ``(lo, hi)`` bounding the value of ``state`` for its seat
+    to act by the finishing orders still possible, or None when a seat can still play a bomb
+    (``sv_bomb_free``)."""
+    cdef int32_t lo = 0, hi = 0
+    searcher._ready()
+    if state.rules != searcher.rules:
+        raise ArgumentError("state: the position's rules are not the searcher's")
+    with searcher.lock:     # the searcher's caches
+        if state.st.over or not sv_bomb_free(&searcher.s, &state.st):
+            return None
+        sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
+    return lo, hi
