@@ -228,7 +228,7 @@ class LearnedBot(Bot):
         # a preset's own network, else (house rules, a preset trained with no network of its
         # own) the 百变 one
         self.net: MLP = nets.get(rules.name) or nets.get("baibian") or next(iter(nets.values()))
-        self.heuristic = HeuristicBot("heuristic", rules)
+        self.heuristic: HeuristicBot = HeuristicBot("heuristic", rules)
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
         plays = list(plays)

@@ -391,9 +391,11 @@ class Adam:
     """Adam over an :class:`MLP`'s parameters."""
 
     def __init__(self, net: MLP, lr: float) -> None:
-        self.net, self.lr, self.t = net, lr, 0
-        self.m = [np.zeros_like(p) for p in net.w + net.b]
-        self.v = [np.zeros_like(p) for p in net.w + net.b]
+        self.net: MLP = net
+        self.lr: float = lr
+        self.t: int = 0
+        self.m: list[np.ndarray] = [np.zeros_like(p) for p in net.w + net.b]
+        self.v: list[np.ndarray] = [np.zeros_like(p) for p in net.w + net.b]
 
     def step(self, x: np.ndarray, y: np.ndarray) -> float:
         loss, grads = self.net.grads(x, y)
