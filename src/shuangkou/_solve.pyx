@@ -358,7 +358,7 @@ import threading
 from libc.stdint cimport uint16_t
 
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
-from _generate cimport sk_count, sk_generate
+from _generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
 from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
 from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
@@ -417,7 +417,8 @@ cdef enum:
     SV_F_QUICK = 16             # quick tricks: a lower bound from a line the others cannot stop
     SV_F_ETC = 64               # enhanced transposition cut-off: children's entries probed first
     SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
-    SV_F_ALL = 221
+    SV_F_FORCED = 256           # forced passes made without a node of their own
+    SV_F_ALL = 477
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
@@ -447,9 +448,11 @@ ctypedef struct Search:
     uint64_t* ckeys             # children's table keys (enhanced transposition cut-off)
     int64_t* known              # a child's upper bound at most alpha, << 1 | 1 if behind a
                                 # horizon (SV_UNKNOWN: none)
+    int8_t* passes              # forced passes after a child's move (sv_advance, from sv_etc)
     long long cap
     long long top
-    long long forced            # nodes with a single move (a forced pass or play)
+    long long forced            # nodes with a single move (a forced pass or play), and
+                                # forced passes made without a node (SV_F_FORCED)
     SkBudget budget             # nodes (budget.work), the time limit and Ctrl-C
     bint stopped
     bint oom
@@ -491,7 +494,8 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
             and sv_resize(<void**>&s.keys, cap, sizeof(int32_t))
             and sv_resize(<void**>&s.order, cap, sizeof(int32_t))
             and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))
-            and sv_resize(<void**>&s.known, cap, sizeof(int64_t))):
+            and sv_resize(<void**>&s.known, cap, sizeof(int64_t))
+            and sv_resize(<void**>&s.passes, cap, sizeof(int8_t))):
         s.oom = True
         return False
     s.cap = cap
@@ -769,7 +773,7 @@ cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, in
     −SV_INF. The children's keys are kept (``s.ckeys``) for their own searches, and every
     bucket is prefetched before the first is read. A child whose entry bounds it at most
     ``alpha`` needs no search either: its bound is kept (``s.known``) as its value."""
-    cdef int i, flag
+    cdef int i, flag, d
     cdef TTEntry* ce
     cdef int32_t v = 0, up
     cdef bint over
@@ -777,6 +781,8 @@ cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, in
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
         sv_apply(st, s.words[start + i], s.tags[start + i])
+        d = sv_advance(s, st, depth - 1)
+        s.passes[start + i] = <int8_t>(depth - 1 - d)
         over = st.over != 0
         if over:
             v = sv_units(s, st, seat)
@@ -794,7 +800,7 @@ cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, in
         if s.ckeys[start + i] == 0:
             continue
         ce = sv_probe(s, sv_bucket(s, s.ckeys[start + i]), s.ckeys[start + i])
-        if ce == NULL or not sv_usable(ce, depth - 1):
+        if ce == NULL or not sv_usable(ce, depth - 1 - s.passes[start + i]):
             continue
         v = -SV_INF
         up = SV_INF
@@ -929,6 +935,24 @@ cdef inline void sv_apply(SkState* st, uint64_t word, uint32_t tag) noexcept nog
         sk_play(st, word, tag)
 
 
+cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
+    """Forced passes without a node (SV_F_FORCED): while the seat to act faces a play it
+    cannot beat (no play of ``sk_legal``'s), it passes: its only move, so the position's value
+    is the next one's (a pass never ends the deal, R7). Returns the moves left of ``depth``
+    (each pass one, and none made at depth 0: a depth-limited search meets its horizon where
+    it did with a node for each pass)."""
+    cdef uint64_t w
+    cdef uint32_t t
+    if not s.features & SV_F_FORCED:
+        return depth
+    while (depth > 0 and st.table
+           and not sk_nth(st.hand[st.to_act], s.p.flags, st.table, False, 0, &w, &t)):
+        sk_pass(st)
+        s.forced += 1
+        depth -= 1
+    return depth
+
+
 cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, int32_t beta,
                              int depth) noexcept nogil:
     """Value for ``seat`` of the position ``st`` reached by ``seat``'s move."""
@@ -959,7 +983,7 @@ cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess,
 cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                        int depth) noexcept nogil:
     """Fail-soft alpha-beta value of ``st`` for its seat to act, within ``depth`` moves."""
-    cdef int seat = st.to_act, n, k, i, j, bi
+    cdef int seat = st.to_act, n, k, i, j, bi, d
     cdef int32_t best = -SV_INF, v, a0 = alpha, kb
     cdef uint32_t hint = 0
     cdef uint64_t key
@@ -1065,10 +1089,16 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 best_code = i + 1
             continue
         sv_apply(st, s.words[start + i], s.tags[start + i])
-        if etc and s.ckeys[start + i] != 0:     # its key, from the cut-off's probe
-            s.has_key = True
-            s.key = s.ckeys[start + i]
-        v = sv_child(s, st, seat, alpha, beta, depth - 1)
+        if etc:     # its forced passes and key, from the cut-off's probe
+            for j in range(s.passes[start + i]):
+                sk_pass(st)
+            d = depth - 1 - s.passes[start + i]
+            if s.ckeys[start + i] != 0:
+                s.has_key = True
+                s.key = s.ckeys[start + i]
+        else:
+            d = sv_advance(s, st, depth - 1)
+        v = sv_child(s, st, seat, alpha, beta, d)
         s.has_key = False
         sk_restore(st, &u)
         if s.stopped:
@@ -1100,7 +1130,8 @@ MAX_DEPTH = SV_MAX_DEPTH
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
-              "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER}
+              "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
+              "forced": SV_F_FORCED}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
@@ -1174,13 +1205,14 @@ cdef class Searcher:
         self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.ckeys = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
         self.s.known = <int64_t*>calloc(self.s.cap, sizeof(int64_t))
+        self.s.passes = <int8_t*>calloc(self.s.cap, sizeof(int8_t))
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
         ok = deco_init(&self.s.deco, 16)
         if (not ok or self.s.tt_block == NULL or self.s.words == NULL or self.s.tags == NULL
                 or self.s.keys == NULL or self.s.order == NULL or self.s.ckeys == NULL
-                or self.s.known == NULL):
+                or self.s.known == NULL or self.s.passes == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -1191,6 +1223,7 @@ cdef class Searcher:
         free(self.s.order)
         free(self.s.ckeys)
         free(self.s.known)
+        free(self.s.passes)
         deco_free(&self.s.deco)
 
     def _ready(self):
@@ -1243,7 +1276,7 @@ cdef class Searcher:
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef SkUndo u
-        cdef int seat = st.to_act, n, i
+        cdef int seat = st.to_act, n, i, d
         cdef int32_t v, best = -SV_INF, guess = 0
         cdef uint64_t key
         cdef bint first = True
@@ -1275,15 +1308,16 @@ cdef class Searcher:
         for i in sorted(range(n), key=lambda j: -keys[j]):
             with nogil:
                 sv_apply(&st, s.words[i], s.tags[i])
+                d = sv_advance(s, &st, depth - 1)
                 if (all_values or first) and s.features & SV_F_MTDF:
-                    v = sv_mtdf(s, &st, seat, guess if first else best, depth - 1)
+                    v = sv_mtdf(s, &st, seat, guess if first else best, d)
                 elif all_values or first:
-                    v = sv_child(s, &st, seat, -SV_INF, SV_INF, depth - 1)
+                    v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
                 else:
                     # window (best − 1, best + 1): inside it the value is exact (== best)
-                    v = sv_child(s, &st, seat, best - 1, best + 1, depth - 1)
+                    v = sv_child(s, &st, seat, best - 1, best + 1, d)
                     if v > best and not s.stopped:   # a better move: its exact value
-                        v = sv_child(s, &st, seat, -SV_INF, SV_INF, depth - 1)
+                        v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
                 sk_restore(&st, &u)
             budget_raise(&s.budget)
             if s.oom:
@@ -1315,7 +1349,7 @@ cdef class Searcher:
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef SkUndo u
-        cdef int seat, n, i
+        cdef int seat, n, i, d
         cdef int32_t v = value, w
         cdef uint32_t hint
         cdef uint64_t key
@@ -1352,7 +1386,8 @@ cdef class Searcher:
             for i in order:
                 with nogil:
                     sv_apply(&st, s.words[i], s.tags[i])
-                    w = sv_child(s, &st, seat, v - 1, v, SV_EXACT_DEPTH - 1)
+                    d = sv_advance(s, &st, SV_EXACT_DEPTH - 1)
+                    w = sv_child(s, &st, seat, v - 1, v, d)
                     sk_restore(&st, &u)
                 budget_raise(&s.budget)
                 if s.oom:
