@@ -983,7 +983,7 @@ cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess,
 cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                        int depth) noexcept nogil:
     """Fail-soft alpha-beta value of ``st`` for its seat to act, within ``depth`` moves."""
-    cdef int seat = st.to_act, n, k, i, j, bi, d
+    cdef int seat = st.to_act, n = 0, k, i, j, bi, d
     cdef int32_t best = -SV_INF, v, a0 = alpha, kb
     cdef uint32_t hint = 0
     cdef uint64_t key
@@ -1019,13 +1019,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 s.bombfree = bf0
                 return hi if hi <= alpha else lo
     start = s.top
-    n = sv_moves(s, st)
-    if n < 0:
-        s.stopped = True
-        s.chainfree = cf0
-        s.bombfree = bf0
-        return 0
-    s.top = start + n
+    if not has_key:     # the probe waits for memory: generate the moves meanwhile
+        n = sv_moves(s, st)
     e = sv_probe(s, b, key)
     if e != NULL:
         if sv_usable(e, depth) and (
@@ -1033,11 +1028,18 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 or ((e.meta & 3) == SV_UPPER and e.value <= alpha)):
             if e.depth != SV_TT_EXACT:
                 s.horizon = True
-            s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
             return e.value
         hint = e.best
+    if has_key:         # the parent prefetched the bucket: the moves only if no cut-off
+        n = sv_moves(s, st)
+    if n < 0:
+        s.stopped = True
+        s.chainfree = cf0
+        s.bombfree = bf0
+        return 0
+    s.top = start + n
     sk_save(st, &u)
     if n == 1:
         s.forced += 1   # counted only: a store here pays (forced positions transpose too)
