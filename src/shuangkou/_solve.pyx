@@ -423,6 +423,8 @@ cdef enum:
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
+    SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
+    SV_PARTNER = 128            # ``Search.passes``: the child's seat to act is a partner
 
 
 ctypedef struct TTEntry:
@@ -448,7 +450,7 @@ ctypedef struct Search:
     uint64_t* ckeys             # children's table keys (enhanced transposition cut-off)
     int64_t* known              # a child's upper bound at most alpha, << 1 | 1 if behind a
                                 # horizon (SV_UNKNOWN: none)
-    int8_t* passes              # forced passes after a child's move (sv_advance, from sv_etc)
+    uint8_t* passes             # a child's forced passes (sv_advance) | SV_PARTNER (sv_etc_keys)
     long long cap
     long long top
     long long forced            # nodes with a single move (a forced pass or play), and
@@ -495,7 +497,7 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
             and sv_resize(<void**>&s.order, cap, sizeof(int32_t))
             and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))
             and sv_resize(<void**>&s.known, cap, sizeof(int64_t))
-            and sv_resize(<void**>&s.passes, cap, sizeof(int8_t))):
+            and sv_resize(<void**>&s.passes, cap, sizeof(uint8_t))):
         s.oom = True
         return False
     s.cap = cap
@@ -763,26 +765,22 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     return lb
 
 
-cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, int32_t alpha,
-                           int32_t beta, int depth, long long start, int n, long long* code,
-                           bint* exact) noexcept nogil:
-    """Enhanced transposition cut-off: before searching any move, look each child up in the
-    table (a finished child: its value); the first whose bound proves ``beta`` from here cuts
-    without a search, though the move order would have searched another child first. Returns
-    that value (``code``: 1 + the move's index; ``exact``: no horizon behind the bound), or
-    −SV_INF. The children's keys are kept (``s.ckeys``) for their own searches, and every
-    bucket is prefetched before the first is read. A child whose entry bounds it at most
-    ``alpha`` needs no search either: its bound is kept (``s.known``) as its value."""
-    cdef int i, flag, d
-    cdef TTEntry* ce
-    cdef int32_t v = 0, up
+cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int seat,
+                                int32_t beta, int depth, long long start, int n,
+                                long long* code) noexcept nogil:
+    """Enhanced transposition cut-off, its first half: each child's forced passes
+    (``sv_advance``) and table key (kept in ``s.ckeys``/``s.passes`` for its own search), its
+    bucket prefetched; ``sv_etc_probe`` reads them once other work has hidden the memory's
+    latency. A child that ends the deal is valued at once: if it reaches ``beta``, returns its
+    value (``code``: 1 + the move's index), else −SV_INF."""
+    cdef int i, d
+    cdef int32_t v = 0
     cdef bint over
-    exact[0] = True
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
         sv_apply(st, s.words[start + i], s.tags[start + i])
         d = sv_advance(s, st, depth - 1)
-        s.passes[start + i] = <int8_t>(depth - 1 - d)
+        s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
         if over:
             v = sv_units(s, st, seat)
@@ -791,21 +789,37 @@ cdef inline int32_t sv_etc(Search* s, SkState* st, const SkUndo* u, int seat, in
             s.ckeys[start + i] = sv_tt_key(s, st, s.chainfree or (
                 s.features & SV_F_RELATIVE and sv_all_chainless(s, st)))
             sv_prefetch(sv_bucket(s, s.ckeys[start + i]))
-            s.keys[start + i] = ((st.to_act ^ seat) & 1) == 0   # a partner's node
+            if ((st.to_act ^ seat) & 1) == 0:
+                s.passes[start + i] |= SV_PARTNER
         sk_restore(st, u)
         if over and v >= beta:
             code[0] = i + 1
             return v
+    return -SV_INF
+
+
+cdef inline int32_t sv_etc_probe(Search* s, int32_t alpha, int32_t beta, int depth,
+                                 long long start, int n, long long* code,
+                                 bint* exact) noexcept nogil:
+    """Enhanced transposition cut-off, its second half: look each child up in the table; the
+    first whose bound proves ``beta`` from here cuts without a search, though the move order
+    would have searched another child first. Returns that value (``code``: 1 + the move's
+    index; ``exact``: no horizon behind the bound), or −SV_INF. A child whose entry bounds it
+    at most ``alpha`` needs no search either: its bound is kept (``s.known``) as its value."""
+    cdef int i, flag
+    cdef TTEntry* ce
+    cdef int32_t v = 0, up
+    exact[0] = True
     for i in range(n):
         if s.ckeys[start + i] == 0:
             continue
         ce = sv_probe(s, sv_bucket(s, s.ckeys[start + i]), s.ckeys[start + i])
-        if ce == NULL or not sv_usable(ce, depth - 1 - s.passes[start + i]):
+        if ce == NULL or not sv_usable(ce, depth - 1 - (s.passes[start + i] & SV_PASSES)):
             continue
         v = -SV_INF
         up = SV_INF
         flag = ce.meta & 3
-        if s.keys[start + i]:
+        if s.passes[start + i] & SV_PARTNER:
             if flag != SV_UPPER:        # the child's lower bound is this seat's
                 v = ce.value
             if flag != SV_LOWER:
@@ -1043,6 +1057,16 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     sk_save(st, &u)
     if n == 1:
         s.forced += 1   # counted only: a store here pays (forced positions transpose too)
+    if s.features & SV_F_ETC and n > 1 and depth > 1:
+        etc = True
+        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, &best_code)
+        if v >= beta:       # a move ending the deal
+            sv_store(s, b, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
+            s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
+            return v
+    # work for the children's buckets to arrive meanwhile: quick tricks, the move order
     if s.features & SV_F_QUICK and st.table == 0 and n <= SV_QUICK_MOVES:
         v = sv_quick(s, st, seat, start, n)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
@@ -1051,9 +1075,12 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
-    if s.features & SV_F_ETC and n > 1 and depth > 1:
-        etc = True
-        v = sv_etc(s, st, &u, seat, alpha, beta, depth, start, n, &best_code, &exact)
+    for i in range(n):
+        s.order[start + i] = i
+        s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
+            st, s.words[start + i], s.tags[start + i], seat)
+    if etc:
+        v = sv_etc_probe(s, alpha, beta, depth, start, n, &best_code, &exact)
         if v >= beta:
             if not exact:
                 s.horizon = True
@@ -1062,12 +1089,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
-    for i in range(n):
-        s.order[start + i] = i
-        s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
-            st, s.words[start + i], s.tags[start + i], seat)
-        if etc and s.known[start + i] != SV_UNKNOWN:
-            s.keys[start + i] = -(1 << 30)     # known not to raise alpha: last
+        for i in range(n):
+            if s.known[start + i] != SV_UNKNOWN:
+                s.keys[start + i] = -(1 << 30)     # known not to raise alpha: last
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
@@ -1092,9 +1116,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             continue
         sv_apply(st, s.words[start + i], s.tags[start + i])
         if etc:     # its forced passes and key, from the cut-off's probe
-            for j in range(s.passes[start + i]):
+            for j in range(s.passes[start + i] & SV_PASSES):
                 sk_pass(st)
-            d = depth - 1 - s.passes[start + i]
+            d = depth - 1 - (s.passes[start + i] & SV_PASSES)
             if s.ckeys[start + i] != 0:
                 s.has_key = True
                 s.key = s.ckeys[start + i]
@@ -1207,7 +1231,7 @@ cdef class Searcher:
         self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
         self.s.ckeys = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
         self.s.known = <int64_t*>calloc(self.s.cap, sizeof(int64_t))
-        self.s.passes = <int8_t*>calloc(self.s.cap, sizeof(int8_t))
+        self.s.passes = <uint8_t*>calloc(self.s.cap, sizeof(uint8_t))
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
