@@ -359,8 +359,8 @@ from libc.stdint cimport uint16_t
 
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 from _generate cimport sk_count, sk_generate, sk_nth
-from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
-from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
+from _packed cimport SK_CTZ64, SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
+from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ, sk_classify
 from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
 
 from shuangkou._check import as_int
@@ -403,7 +403,8 @@ cdef enum:
     SV_WAYS = 4                 # entries a table bucket (16 bytes each: one 64-byte line)
     SV_STACK0 = 8192
     SV_RELATIVE_CARDS = 4       # hands of at most 4 cards: no chain (R2), ranks are relative
-    SV_QUICK_MOVES = 48         # the quick-trick test runs at leads of at most this many plays
+    SV_QUICK_MOVES = 48         # the quick-trick test runs at nodes of at most this many moves
+    SV_QUICK_PAIRS = 16         # and tries two sure plays before the last at leads of at most
     SV_OBJ_SCORE = 0
     SV_OBJ_BASE = 1
     SV_EVAL_SLOTS = 4096
@@ -717,51 +718,102 @@ cdef inline bint sv_out_decides(const SkState* st, int seat) noexcept nogil:
     return seat == (st.places[0] ^ 2) or st.nplaces >= 2
 
 
-cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long start,
-                             int n) noexcept nogil:
-    """Quick tricks, the lower bound of a shedding game: the seat to act leads and holds a play
-    that neither opponent can beat (R4/R5: ``sk_count`` against it is 0) and, after it, one
-    play that empties its hand, and going out then decides the deal. The partner can pass and
-    the opponents must, so that line is in the team's power: its final value bounds the
-    position's from below. −SV_INF when no such line exists. ``start``/``n``: the seat's
-    plays (all of them: it leads)."""
-    cdef uint64_t hand = st.hand[seat], rest
-    cdef int i, j, o, k
-    cdef int32_t lb = -SV_INF, v, hi
-    cdef bint sure
-    cdef SkState line
+cdef inline bint sv_within(uint64_t hand, uint64_t w) noexcept nogil:
+    """Every rank of ``w`` has at most as many cards as in ``hand``."""
+    cdef int r
+    while w:
+        r = SK_CTZ64(w) >> 2
+        if nib(w, r) > nib(hand, r):
+            return False
+        w &= ~((<uint64_t>15) << (4 * r))
+    return True
+
+
+cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start,
+                         int i) noexcept nogil:
+    """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: ``sk_count`` against it is 0),
+    cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until the move order fills it."""
+    cdef int k, o
+    if s.order[start + i] == 0:
+        s.order[start + i] = 1
+        for k in range(1, 4, 2):
+            o = (seat + k) & 3
+            if st.ncards[o] and sk_count(st.hand[o], s.p.flags, s.tags[start + i], False) != 0:
+                s.order[start + i] = 2
+                break
+    return s.order[start + i] == 1
+
+
+cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long start, int i,
+                            int j, uint64_t rest, const uint32_t* tags, int nr,
+                            int32_t lb) noexcept nogil:
+    """The better of ``lb`` and the value of the line: ``seat`` plays move ``i`` (then move
+    ``j`` if ``j`` ≥ 0), each won as every other seat passes, then leads ``rest``, one play
+    (its ``nr`` readings ``tags``: each is tried), and is out."""
+    cdef SkState line, fin
+    cdef int r, m, k
+    cdef int32_t v, hi
+    line = st[0]
+    for m in range(2):
+        k = i if m == 0 else j
+        if k < 0:
+            break
+        sk_play(&line, s.words[start + k], s.tags[start + k])
+        while not line.over and line.to_act != seat:
+            sk_pass(&line)
+        if line.over or line.table:
+            return lb       # cannot happen (every other seat passed): no bound from it
+    for r in range(nr):
+        fin = line
+        sk_play(&fin, rest, tags[r])
+        if fin.over:
+            v = sv_units(s, &fin, seat)
+        elif s.bombfree:    # the worst finishing order left after the seat is out
+            sv_order_bounds(s, &fin, seat, &v, &hi)
+        else:
+            continue
+        if v > lb:
+            lb = v
+    return lb
+
+
+cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long start, int n,
+                             int32_t beta) noexcept nogil:
+    """Quick tricks, the lower bound of a shedding game: the seat to act has a line of plays
+    that neither opponent can beat (R4/R5: ``sk_count`` against each is 0) ending in one play
+    that empties its hand, and going out then decides the deal or the position is bomb-free.
+    The partner can pass and the opponents must, so after each such play the seat leads again
+    (answering, the first play beats the table): that line is in the team's power, and its
+    final value (bomb-free: the worst finishing order left after the seat is out) bounds the
+    position's from below. Lines of one sure play then the last, and leading with at most
+    SV_QUICK_PAIRS moves, two sure plays then the last. Returns the best such bound (as soon
+    as one reaches ``beta``), −SV_INF if there is none. ``start``/``n``: the seat's moves."""
+    cdef uint64_t hand = st.hand[seat], rest, rest2
+    cdef uint32_t tags[2]
+    cdef int i, j, nr
+    cdef int32_t lb = -SV_INF
     if not sv_out_decides(st, seat) and not s.bombfree:
         return -SV_INF
     for i in range(n):
+        s.order[start + i] = 0
+    for i in range(n):
         rest = hand - s.words[start + i]
-        if rest == 0:
+        if rest == 0 or s.tags[start + i] == 0:
             continue        # going out at once is a move: the search sees it first
-        sure = False
-        for j in range(n):
-            if s.words[start + j] != rest:
-                continue
-            if not sure:
-                sure = True
-                for k in range(1, 4, 2):
-                    o = (seat + k) & 3
-                    if st.ncards[o] and sk_count(st.hand[o], s.p.flags, s.tags[start + i],
-                                                 False) != 0:
-                        sure = False
-                if not sure:
-                    break
-            line = st[0]
-            sk_play(&line, s.words[start + i], s.tags[start + i])
-            while not line.over and line.to_act != seat:
-                sk_pass(&line)
-            if line.over or line.table:
-                break       # cannot happen (every other seat passed): no bound from it
-            sk_play(&line, rest, s.tags[start + j])
-            if line.over:
-                v = sv_units(s, &line, seat)
-            else:   # bomb-free: the worst finishing order left after the seat is out
-                sv_order_bounds(s, &line, seat, &v, &hi)
-            if v > lb:
-                lb = v
+        nr = sk_classify(rest, s.p.flags, tags)
+        if nr:
+            if sv_sure(s, st, seat, start, i):
+                lb = sv_line(s, st, seat, start, i, -1, rest, tags, nr, lb)
+        elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i):
+            for j in range(i + 1, n):
+                rest2 = rest - s.words[start + j]
+                if rest2 == 0 or not sv_within(rest, s.words[start + j]):
+                    continue
+                nr = sk_classify(rest2, s.p.flags, tags)
+                if nr and sv_sure(s, st, seat, start, j):
+                    lb = sv_line(s, st, seat, start, i, j, rest2, tags, nr, lb)
+        if lb >= beta:
+            break
     return lb
 
 
@@ -1067,8 +1119,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return v
     # work for the children's buckets to arrive meanwhile: quick tricks, the move order
-    if s.features & SV_F_QUICK and st.table == 0 and n <= SV_QUICK_MOVES:
-        v = sv_quick(s, st, seat, start, n)
+    if s.features & SV_F_QUICK and n <= SV_QUICK_MOVES:
+        v = sv_quick(s, st, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
             sv_store(s, b, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
