@@ -422,6 +422,7 @@ cdef enum:
     SV_F_ALL = 477
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
+    SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
@@ -471,6 +472,9 @@ ctypedef struct Search:
     uint32_t top_single         # the tag of a lone big joker: only bombs beat it (R4, R5)
     uint64_t bomb_hand[SV_BOMB_SLOTS]   # a hand + 1 (0: empty slot), and whether it has a bomb
     int8_t bomb_has[SV_BOMB_SLOTS]
+    uint64_t beat_hand[SV_BEAT_SLOTS]   # sv_can_beat's results: a hand + 1 (0: empty slot),
+    uint32_t beat_tag[SV_BEAT_SLOTS]    # the table's tag and whether the hand can beat it
+    int8_t beat_has[SV_BEAT_SLOTS]
     uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
     int32_t order_lo[SV_ORDER_SLOTS]
     int32_t order_hi[SV_ORDER_SLOTS]
@@ -1001,18 +1005,29 @@ cdef inline void sv_apply(SkState* st, uint64_t word, uint32_t tag) noexcept nog
         sk_play(st, word, tag)
 
 
+cdef inline bint sv_can_beat(Search* s, uint64_t hand, uint32_t table) noexcept nogil:
+    """``hand`` has a play beating ``table`` (``sk_nth``: the kernel's first one), cached by
+    hand and table (direct-mapped): the same hands meet the same plays in many lines."""
+    cdef uint64_t w
+    cdef uint32_t t
+    cdef int slot = <int>((((hand ^ (<uint64_t>table << 32) ^ table) * 0x9E3779B97F4A7C15ULL)
+                           >> 51) & (SV_BEAT_SLOTS - 1))
+    if s.beat_hand[slot] != hand + 1 or s.beat_tag[slot] != table:
+        s.beat_hand[slot] = hand + 1
+        s.beat_tag[slot] = table
+        s.beat_has[slot] = sk_nth(hand, s.p.flags, table, False, 0, &w, &t)
+    return s.beat_has[slot]
+
+
 cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
     """Forced passes without a node (SV_F_FORCED): while the seat to act faces a play it
     cannot beat (no play of ``sk_legal``'s), it passes: its only move, so the position's value
     is the next one's (a pass never ends the deal, R7). Returns the moves left of ``depth``
     (each pass one, and none made at depth 0: a depth-limited search meets its horizon where
     it did with a node for each pass)."""
-    cdef uint64_t w
-    cdef uint32_t t
     if not s.features & SV_F_FORCED:
         return depth
-    while (depth > 0 and st.table
-           and not sk_nth(st.hand[st.to_act], s.p.flags, st.table, False, 0, &w, &t)):
+    while depth > 0 and st.table and not sv_can_beat(s, st.hand[st.to_act], st.table):
         sk_pass(st)
         s.forced += 1
         depth -= 1
@@ -1355,7 +1370,7 @@ cdef class Searcher:
         cdef SkState st = self.root
         cdef SkUndo u
         cdef int seat = st.to_act, n, i, d
-        cdef int32_t v, best = -SV_INF, guess = 0
+        cdef int32_t v, best = -SV_INF, guess = 0, lo = 0, top = SV_INF
         cdef uint64_t key
         cdef bint first = True
         cdef TTEntry* e
@@ -1382,6 +1397,8 @@ cdef class Searcher:
             guess = e.value
         values = [None] * n
         optimal = []
+        if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
+            sv_order_bounds(s, &st, seat, &lo, &top)
         sk_save(&st, &u)
         for i in sorted(range(n), key=lambda j: -keys[j]):
             with nogil:
@@ -1392,10 +1409,17 @@ cdef class Searcher:
                 elif all_values or first:
                     v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
                 else:
-                    # window (best − 1, best + 1): inside it the value is exact (== best)
-                    v = sv_child(s, &st, seat, best - 1, best + 1, d)
-                    if v > best and not s.stopped:   # a better move: its exact value
-                        v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
+                    # a null window: does the move reach best? (else v bounds it, < best)
+                    v = sv_child(s, &st, seat, best - 1, best, d)
+                    if v >= best and not s.stopped:
+                        if best >= top:     # nothing beats best: v is best
+                            v = best
+                        else:               # does it pass best? then its exact value
+                            v = sv_child(s, &st, seat, best, best + 1, d)
+                            if v > best and not s.stopped:
+                                v = sv_mtdf(s, &st, seat, v, d)
+                            elif not s.stopped:
+                                v = best
                 sk_restore(&st, &u)
             budget_raise(&s.budget)
             if s.oom:
