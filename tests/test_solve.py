@@ -194,7 +194,7 @@ def test_all_values_are_exact() -> None:
 def test_techniques_change_no_value() -> None:
     """Every root move's exact value is the same with the search's techniques (relative-rank
     keys, buckets, MTD(f), quick tricks, the transposition cut-off, the finishing-order
-    bounds) on and all off, on dealt positions of 5-6 cards a seat (mostly chain-free and
+    bounds, forced passes without a node) on and all off, on dealt positions of 5-6 cards a seat (mostly chain-free and
     bomb-free hands: relative ranks beyond 4 cards, the bounds from the root) and after a few
     random moves."""
     from shuangkou import State, _solve
@@ -223,6 +223,40 @@ def test_techniques_change_no_value() -> None:
                 assert not stopped
                 found.append(values)
             assert found[0] == found[1], str(state)
+
+
+def test_forced_passes_keep_depth_limited_values() -> None:
+    """Forced passes are made without a node, but each still takes one move of a
+    depth-limited search (none at the horizon): every root move's value at depths 1-8 is the
+    same with them on and off, on dealt 5-card positions after a few random moves."""
+    from shuangkou import State, _solve
+
+    rng = random.Random("forced")
+    without = [t for t in _solve.TECHNIQUES if t != "forced"]
+    checked = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for k in range(4):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            hands = [Hand.from_cards(deck[5 * s : 5 * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k)
+            for _ in range(rng.randint(0, 3)):
+                moves = list(state.legal()) + ([PASS] if state.table is not None else [])
+                state.play(rng.choice(moves))
+                if state.is_over:
+                    break
+            if state.is_over:
+                continue
+            for depth in (1, 2, 3, 5, 8):
+                found = []
+                for techniques in (None, without):
+                    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+                    s.set_position(state)
+                    found.append(s.root_values(0, 0.0, depth, True)[1])
+                assert found[0] == found[1], (str(state), depth)
+                checked += 1
+    assert checked >= 40
 
 
 def test_chainless_is_sound() -> None:
