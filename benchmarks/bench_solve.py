@@ -61,7 +61,7 @@ def plain_minimax(state: RefState) -> tuple[int, int]:
 
 def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
            tt_bits: int | None = None) -> tuple[float, int, int, int | None]:
-    """One exact root search: (CPU seconds, nodes, forced nodes, value or None if capped)."""
+    """One exact root search: (CPU seconds, nodes, forced moves, value or None if capped)."""
     s = _solve.Searcher(state, "score", tt_bits or default_tt_bits(), "hand_count", techniques)
     s.set_position(state)
     t = time.process_time()

@@ -1339,7 +1339,8 @@ cdef class Searcher:
 
     @property
     def forced(self) -> int:
-        """Nodes of the last search that had a single move (a forced pass or play)."""
+        """Forced moves of the last search: nodes with a single move, and the forced passes
+        made without a node (the cut-off's look-ahead at each child counts those too)."""
         return self.s.forced
 
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
