@@ -1,7 +1,7 @@
 """Stub of the RL vector-environment kernel ``shuangkou._rl`` (hand-written; checked by
 stubtest). Driven by :class:`shuangkou.rl.VecEnv`."""
 
-from typing import Any
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
@@ -20,12 +20,12 @@ ROW_OVERFLOW: int
 ROW_BUSY: int
 ROW_ILLEGAL: int
 
-@disjoint_base
+@final
 class Busy:
     def acquire(self, blocking: bool) -> bool: ...
     def release(self) -> None: ...
 
-@disjoint_base
+@final
 class AgentIter:
     def __init__(self, env: Any, max_iter: int) -> None: ...
     def __iter__(self) -> AgentIter: ...
