@@ -770,27 +770,32 @@ cdef bint wilds_fewest(object wilds) except -1:
 cdef list play_list(const uint64_t* words, const uint32_t* tags, Py_ssize_t n, uint32_t under):
     """The ``n`` plays of the kernel's output arrays as a list, built in one C loop (no Python
     call a play, the plays from the ring; ``under`` as for :func:`play_of`)."""
+    global sk_play_at
     cdef list out = sk_list_room(n)
     cdef PyObject** items = PySequence_Fast_ITEMS(out)
+    cdef PyObject** slot
     cdef PyObject* p
-    cdef Py_ssize_t i
-    global sk_play_at
+    cdef Py_ssize_t i = 0, j, m
     cdef unsigned at = sk_play_at  # the ring's cursor, kept in a register
-    for i in range(n):  # bare pointers: the list holds the references
-        p = sk_play_ring[at]
-        if p != NULL and Py_REFCNT(p) == 1:  # only the ring holds it: listed again
-            Py_SET_REFCNT(p, 2)
-        else:
-            p = sk_play_renew(at)
-            if p == NULL:
-                sk_play_at = at
-                sk_list_set_size(out, i)  # the plays made so far: freeing the list frees them
-                raise MemoryError()
-        at = (at + 1) & SK_PLAY_RING_MASK
-        (<Play>p).packed = words[i]
-        (<Play>p).tag = tags[i]
-        (<Play>p)._under = under
-        items[i] = p
+    while i < n:  # the ring's slots from ``at`` on, up to its end (then from its start)
+        m = min(<Py_ssize_t>(SK_PLAY_RING_MASK + 1 - at), n - i)
+        slot = &sk_play_ring[at]
+        for j in range(m):  # bare pointers: the list holds the references
+            p = slot[j]
+            if p != NULL and Py_REFCNT(p) == 1:  # only the ring holds it: listed again
+                Py_SET_REFCNT(p, 2)
+            else:
+                p = sk_play_renew(at + <unsigned>j)
+                if p == NULL:
+                    sk_play_at = at
+                    sk_list_set_size(out, i + j)  # the plays made so far: freeing frees them
+                    raise MemoryError()
+            (<Play>p).packed = words[i + j]
+            (<Play>p).tag = tags[i + j]
+            (<Play>p)._under = under
+            items[i + j] = p
+        i += m
+        at = (at + <unsigned>m) & SK_PLAY_RING_MASK
     sk_play_at = at
     sk_list_set_size(out, n)
     return out
