@@ -107,7 +107,7 @@ def test_plays_held_survive_the_ring_wrapping_around() -> None:
     codes = [(p.packed, p.tag) for p in kept]
     single = (one.packed, one.tag)
     big = Hand.from_cards(range(1, 108, 2))  # 54 cards: a lead list longer than the ring
-    for k in range(3):
+    for _ in range(3):
         assert len(legal_plays(big, rules)) > 4096
         legal_plays(hand, rules, "9 9")
     assert [(p.packed, p.tag) for p in kept] == codes
