@@ -75,8 +75,8 @@ cdef extern from *:
         int stop;         /* stop once play cap-1 is stored (sk_nth): n is then not the total */
         int fewest;
         unsigned int flags;
-        int jn[5];            /* ways to take w wild cards (small / big jokers), w <= wall */
-        uint64_t jw[5][3];    /* their joker words, fewest small jokers first */
+        const int* jn;              /* [w]: ways to take w wild cards (small / big jokers) */
+        const uint64_t (*jw)[3];    /* [w][k]: their joker words, fewest small jokers first */
     } SkOut;
     #if defined(__GNUC__) || defined(__clang__)
     #define SK_NOINLINE __attribute__((noinline))
@@ -123,8 +123,8 @@ cdef extern from *:
         bint stop
         bint fewest
         uint32_t flags
-        int jn[5]
-        uint64_t jw[5][3]
+        const int* jn
+        const uint64_t (*jw)[3]
 
 
 ctypedef struct Fewest:
@@ -214,6 +214,9 @@ cdef extern from *:
     typedef struct { unsigned int tag; unsigned char nat, wild; } SkOneRank;
     static SkOneRank SK_ONE_RANK[2][810];
     static unsigned short SK_ONE_RANK_FIRST[2][5][9][14];
+    /* inlined leading and answering (constants there) */
+    static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t plain,
+        int psize, uint64_t bombs, int nmin, int rmin, const SkOneRank* table);
     """
     ctypedef struct SkOneRank:
         uint32_t tag
@@ -298,29 +301,48 @@ cdef inline bint one_rank_sets(Out* o, const SkOneRank* table, int r, int i, int
     return o.stop
 
 
-cdef inline void one_rank_naturals(Out* o, uint64_t nat, const SkOneRank* table) noexcept nogil:
-    """Every one-rank set of a lead without wilds: rank by rank, its 1..h naturals (R2, R3).
-    ``table[k]`` holds the reading of k naturals of rank 0; each rank's batch is bounds
-    checked once when it fits whole."""
-    cdef uint64_t todo = ranks_ge(nat, 1), u, word
+cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, uint64_t plain, int psize,
+                                   uint64_t bombs, int nmin, int rmin,
+                                   const SkOneRank* table) noexcept nogil:
+    """The one-rank sets of a hand without wilds (R2, R3): rank by rank, ``psize`` naturals
+    of it if ``plain`` holds the rank, then, if ``bombs`` does, every size from ``nmin``
+    (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``: leading, every size
+    of every rank in ``bombs``. ``table[k]`` holds the reading of
+    k naturals of rank 0; each rank's batch is bounds checked once when it fits whole."""
+    cdef uint64_t todo = plain | bombs, u, word
     cdef long long n = o.n
     cdef uint32_t rt
-    cdef int r, h, k
+    cdef int r, h, k, lo, p
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
         h = nib(nat, r)
         u = unit(r)
         rt = <uint32_t>r << 4
-        word = u
-        if n + h <= o.cap:  # indices n .. n + h − 1 < cap
-            for k in range(1, h + 1):
+        if nmin == 1:  # leading (a constant there): every size
+            lo = 1
+            p = 0
+        else:
+            lo = h + 1
+            if bombs & u:
+                lo = nmin if r >= rmin else nmin + 1
+            p = (plain & u) != 0
+        word = <uint64_t>lo * u
+        if n + p + (h + 1 - lo) <= o.cap:  # indices n .. n + p + h − lo < cap
+            if p:
+                o.words[n] = <uint64_t>psize * u
+                o.tags[n] = table[psize].tag | rt
+                n += 1
+            for k in range(lo, h + 1):
                 o.words[n] = word
                 o.tags[n] = table[k].tag | rt
                 n += 1
                 word += u
         else:
-            for k in range(1, h + 1):
+            if p:
+                store(o.words, o.tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
+                n += 1
+            for k in range(lo, h + 1):
                 store(o.words, o.tags, n, o.cap, word, table[k].tag | rt)
                 n += 1
                 word += u
@@ -346,30 +368,20 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
     up, ``nmin + 1`` below. A one-rank bomb's key grows with its size, and at one size with
     its rank (R5); against any other bomb of its star level the rank does not matter, so
     ``rmin`` is above 3 only when the table is a one-rank bomb of size ``nmin``."""
-    cdef int r, h, psize = 0, nmin = 4, rmin = 0, nr
+    cdef int r, h, psize = 0, nmin = 4, rmin = 0, nr  # leading: every size from 1 (nmin = 1)
     cdef int stars_on = (g.flags & FLAG_STARS) != 0
     cdef const SkOneRank* table = SK_ONE_RANK[stars_on]
     cdef uint64_t plain = 0, bombs, todo
     cdef uint64_t nat = g.hand & SK_NAT_MASK
     # the table's row of this hand: first[14 * h + n]
     cdef const uint16_t* first = &SK_ONE_RANK_FIRST[g.fewest != 0][g.wall][0][0]
-    if g.mode == GEN_LEAD and how == ONE_NO_WILD:
-        # rank 0's row of 8 naturals: sets of n = 1..8 naturals, one each
-        one_rank_naturals(o, nat, &table[first[14 * 8 + 1] - 1])
-        return
-    if g.mode == GEN_LEAD:
-        todo = ranks_ge(nat, 1)
-        while todo:
-            r = SK_CTZ64(todo) >> 2
-            todo &= todo - 1
-            h = nib(g.hand, r)
-            if one_rank_sets(o, table, r, first[14 * h + 1], first[14 * h + 13], how):
-                return
-        return
     if g.mode == GEN_PLAIN and g.tkind <= 2:
         psize = g.tkind + 1
         plain = ranks_holding(nat, psize - g.wall) & ~(unit(g.ttop + 1) - 1)
-    if g.mode == GEN_BOMB:
+    if g.mode == GEN_LEAD:  # every size, from 1
+        nmin = 1
+        bombs = ranks_holding(nat, 1 - g.wall)
+    elif g.mode == GEN_BOMB:
         while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
             nmin += 1
         if g.tkind == K_BOMB and g.tsize == nmin:
@@ -378,6 +390,13 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
             nat, nmin + 1 - g.wall)
     else:
         bombs = ranks_holding(nat, 4 - g.wall)
+    if how == ONE_NO_WILD:  # rank 0's row of 8 naturals: the sets of 1..8 naturals, one each
+        if g.mode == GEN_LEAD:  # (constants: a loop of its own)
+            one_rank_naturals(o, nat, 0, 0, bombs, 1, 0, &table[first[14 * 8 + 1] - 1])
+        else:
+            one_rank_naturals(o, nat, plain, psize, bombs, nmin, rmin,
+                              &table[first[14 * 8 + 1] - 1])
+        return
     todo = plain | bombs
     while todo:
         r = SK_CTZ64(todo) >> 2
@@ -599,9 +618,15 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
         t -= 1
 
 
-cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
+cdef void gen_sequences "sk_gen_sequences"(const Gen* gen, Out* out) noexcept nogil:
     """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
-    kind and length with a higher top."""
+    kind and length with a higher top. It reads and writes local copies: the output stores
+    cannot alias them, so the compiler keeps them in registers (through the pointers, every
+    store would make it reload the fields)."""
+    sequences(gen, out)
+
+
+cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
     cdef int width, kind, tmin, lfix, lmin, how
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
@@ -781,6 +806,10 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     and ``Out`` (the cursor they write) local, so that the compiler keeps them in registers."""
     cdef Gen g
     cdef Out o
+    cdef int jn[5]
+    cdef uint64_t jw[5][3]
+    o.jn = jn
+    o.jw = jw
     o.words = words
     o.tags = tags
     o.cap = cap
@@ -794,10 +823,10 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
     if g.wall:
-        joker_splits(&g, o.jn, o.jw)
+        joker_splits(&g, jn, jw)
     else:  # the one way to take no wild card
-        o.jn[0] = 1
-        o.jw[0][0] = 0
+        jn[0] = 1
+        jw[0][0] = 0
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
