@@ -2,7 +2,9 @@
 """Play generators: every distinct (cards ⊆ hand, reading) pair that beats the table
 (docs/internals.md "Plays"; RULES.md R2–R5), written into caller-owned buffers.
 
-C-level entry points (for ``_core.pyx`` and self-play): ``sk_count`` and ``sk_nth`` (below) and
+This module's C-level entry points (declared in ``_generate.pxd``; other extensions cimport
+them from ``shuangkou._generate`` and call them through the pointers it exports):
+``sk_count`` and ``sk_nth`` (below) and
 
     sk_generate(hand, flags, table, fewest, words, tags, cap) -> total
 
@@ -14,7 +16,7 @@ Every card set is emitted exactly once per reading, by construction rather than 
 * jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
 * one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
   a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
-  splits (``fill_tables``);
+  splits (``fill_tables``); without wilds, a rank's sets are its naturals, one store each;
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
   sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows come
   from the run table of ranks holding ≥ W (bit masks), stretch by stretch, one store a
@@ -100,6 +102,7 @@ cdef extern from *:
     /* inlined once per emitting mode, a constant there */
     static SK_ALWAYS_INLINE void sk_one_rank_all(const SkGen* g, SkOut* o, int how);
     static SK_NOINLINE void sk_gen_chain_bombs(const SkGen* g, SkOut* o);
+    static SK_NOINLINE void sk_gen_jokers(const SkGen* g, SkOut* o);
     """
     ctypedef struct Gen "SkGen":
         uint64_t hand
@@ -181,7 +184,7 @@ cdef inline void joker_splits(const Gen* g, int* jn, uint64_t (*jw)[3]) noexcept
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
-cdef inline void gen_jokers(const Gen* g, Out* o) noexcept nogil:
+cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
     cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
     cdef uint32_t tag
     for s in range(hs + 1):
@@ -620,9 +623,7 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
 
 cdef void gen_sequences "sk_gen_sequences"(const Gen* gen, Out* out) noexcept nogil:
     """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
-    kind and length with a higher top. It reads and writes local copies: the output stores
-    cannot alias them, so the compiler keeps them in registers (through the pointers, every
-    store would make it reload the fields)."""
+    kind and length with a higher top."""
     sequences(gen, out)
 
 
@@ -802,8 +803,8 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
                               bint stop) noexcept nogil:
     """Run the generators for the plays of ``hand`` beating ``table``, in the order that defines
     the plays' order (docs/internals.md); store the first ``cap``, stop after them if ``stop``;
-    return the plays found. The one place the generators run, with ``Gen`` (what they read)
-    and ``Out`` (the cursor they write) local, so that the compiler keeps them in registers."""
+    return the plays found. The one place the generators run: ``Gen`` (what they read) and
+    ``Out`` (the cursor they write) are filled here and passed to each generator."""
     cdef Gen g
     cdef Out o
     cdef int jn[5]
