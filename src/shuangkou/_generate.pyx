@@ -432,19 +432,23 @@ cdef enum:
     SEQ_SPLITS = 1  # every joker split (1..3 of them)
 
 
-cdef inline void seq_emit(Out* s, uint64_t nat, int w, uint32_t tag, int how) noexcept nogil:
+cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
+                          int how) noexcept nogil:
     """Emit one sequence set of ``nat`` and ``w`` wilds (``tag`` has them), once per joker
-    split."""
+    split, as plays ``n[0]``, … (the caller's local cursor: kept in a register, where
+    ``s.n`` would be reloaded after every store)."""
     cdef int k
+    cdef long long i = n[0]
+    store(s.words, s.tags, i, s.cap, nat | s.jw[w][0], tag)
     if how == SEQ_ONE:
-        out_put(s, nat | s.jw[w][0], tag)
+        n[0] = i + 1
         return
     k = s.jn[w]  # 1..3 (at most 2 wild jokers of each kind)
-    out_put(s, nat | s.jw[w][0], tag)
     if k > 1:
-        out_put(s, nat | s.jw[w][1], tag)
+        store(s.words, s.tags, i + 1, s.cap, nat | s.jw[w][1], tag)
         if k > 2:
-            out_put(s, nat | s.jw[w][2], tag)
+            store(s.words, s.tags, i + 2, s.cap, nat | s.jw[w][2], tag)
+    n[0] = i + k
 
 
 cdef inline uint64_t held(uint64_t x) noexcept nogil:
@@ -463,16 +467,18 @@ cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, in
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
     cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3
     cdef uint32_t one = <uint32_t>1 << 28
+    cdef long long at = s.n
     tag |= <uint32_t>d << 28
-    seq_emit(s, base, d, tag, how)
+    seq_emit(s, &at, base, d, tag, how)
     if budget == 0:
+        s.n = at
         return
     m1 = held(x0)
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
         x1 = x0 - u1
-        seq_emit(s, x1 + guard, d + 1, tag + one, how)
+        seq_emit(s, &at, x1 + guard, d + 1, tag + one, how)
         if budget < 2:
             continue
         m2 = held(x1) & ~(u1 - 1)
@@ -480,14 +486,15 @@ cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, in
             u2 = m2 & (~m2 + 1)
             m2 ^= u2
             x2 = x1 - u2
-            seq_emit(s, x2 + guard, d + 2, tag + 2 * one, how)
+            seq_emit(s, &at, x2 + guard, d + 2, tag + 2 * one, how)
             if budget < 3:
                 continue
             m3 = held(x2) & ~(u2 - 1)
             while m3:
                 u3 = m3 & (~m3 + 1)
                 m3 ^= u3
-                seq_emit(s, x2 - u3 + guard, d + 3, tag + 3 * one, how)
+                seq_emit(s, &at, x2 - u3 + guard, d + 3, tag + 3 * one, how)
+    s.n = at
 
 
 cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int lo, int t,
@@ -500,6 +507,7 @@ cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int 
     cdef uint64_t x[5]
     cdef uint64_t m[5]
     cdef uint64_t u = 0
+    cdef long long at = s.n
     cdef int j = 0, w
     x[0] = base - guard
     while True:
@@ -507,13 +515,14 @@ cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int 
         if not ((w >= 4 and n_ranks(x[j] + guard) < 2) or (
                 w >= 3 and n >= 12 and (s.flags & FLAG_STARS)
                 and chain_bomb_tag(x[j] + guard, n, w, s.flags))):
-            seq_emit(s, x[j] + guard, w, tag | (<uint32_t>w << 28), SEQ_SPLITS)
+            seq_emit(s, &at, x[j] + guard, w, tag | (<uint32_t>w << 28), SEQ_SPLITS)
         if j < budget:  # choose one more natural to replace, from the last choice's rank up
             m[j + 1] = held(x[j]) & ~(u - 1) if j else held(x[0])
             j += 1
         while j and m[j] == 0:
             j -= 1
         if j == 0:
+            s.n = at
             return
         u = m[j] & (~m[j] + 1)
         m[j] ^= u
