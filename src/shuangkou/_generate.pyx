@@ -430,10 +430,42 @@ cdef enum:
     # drops what it excludes)
     SEQ_ONE = 0     # one joker split per wild count: one store
     SEQ_SPLITS = 1  # every joker split (1..3 of them)
+    SEQ_FITS = 2    # added to either: the window's sets all fit (no test per store)
+    # the most plays a window of seq_window makes: ≤ 3 wilds chosen among ≤ 12 ranks
+    # (Σ_j C(11 + j, j), j ≤ 3), each set with ≤ 3 joker splits
+    SEQ_WINDOW_MAX = 3 * (1 + 12 + 78 + 364)
 
 
 cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
                           int how) noexcept nogil:
+    if how >= SEQ_FITS:  # the caller checked the window's bound
+        seq_emit_fits(s, n, nat, w, tag, how - SEQ_FITS)
+        return
+    seq_emit_checked(s, n, nat, w, tag, how)
+
+
+cdef inline void seq_emit_fits(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
+                               int how) noexcept nogil:
+    """:func:`seq_emit_checked` where every index written is known to be < cap."""
+    cdef int k
+    cdef long long i = n[0]
+    s.words[i] = nat | s.jw[w][0]
+    s.tags[i] = tag
+    if how == SEQ_ONE:
+        n[0] = i + 1
+        return
+    k = s.jn[w]
+    if k > 1:
+        s.words[i + 1] = nat | s.jw[w][1]
+        s.tags[i + 1] = tag
+        if k > 2:
+            s.words[i + 2] = nat | s.jw[w][2]
+            s.tags[i + 2] = tag
+    n[0] = i + k
+
+
+cdef inline void seq_emit_checked(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
+                                  int how) noexcept nogil:
     """Emit one sequence set of ``nat`` and ``w`` wilds (``tag`` has them), once per joker
     split, as plays ``n[0]``, … (the caller's local cursor: kept in a register, where
     ``s.n`` would be reloaded after every store)."""
@@ -618,7 +650,10 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
         while lo >= t + 1 - lmax:
             if t == R_ACE or nib(m, lo):
                 d = pt - pre[lo]
-                if n < safe:
+                if n < safe and s.n + SEQ_WINDOW_MAX <= s.cap:
+                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
+                               how + SEQ_FITS)
+                elif n < safe:
                     seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
                                how)
                 else:
