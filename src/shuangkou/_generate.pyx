@@ -568,12 +568,28 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int l
     rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
     down all full) takes the lengths from lmin up to the stretch's bottom, one store a
     length: the set grows by W cards of the next rank down; the next top's shortest set is
-    this one's shifted down a rank."""
+    this one's shifted down a rank. Answering (one length ``lfix``), each top is one set."""
     cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
     cdef uint64_t wide = <uint64_t>width * SK_NIB1
     cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
     cdef int t, lmax, lo, bottom, tlow, length
-    cdef long long n
+    cdef long long n = s.n
+    cdef bint fits
+    if lfix:
+        tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
+        fits = n + nib_sum(tops) <= s.cap  # indices n .. n + tops − 1 < cap
+        while tops:
+            t = high_rank(tops)
+            tops ^= unit(t)
+            word = wide & ((unit(t) << 4) - unit(t - lfix + 1))
+            if fits:
+                s.words[n] = word
+                s.tags[n] = tag | (<uint32_t>t << 4)
+            else:
+                store(s.words, s.tags, n, s.cap, word, tag | (<uint32_t>t << 4))
+            n += 1
+        s.n = n
+        return
     while tops:
         if out_done(s):
             return
