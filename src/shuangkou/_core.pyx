@@ -6,7 +6,7 @@ rules word or tag), then call the GIL-free C-level kernel of the ``.pxd`` files:
 
 * ``_packed.pxd``   – the packed cards word: nibble counts, ranks present, validation;
 * ``_readings.pxd`` – tags, ``sk_classify``, bomb keys, ``sk_beats``;
-* ``_generate.pxd`` – ``sk_generate``, the play generators.
+* ``_generate.pyx`` – ``sk_generate``, the play generators (own module; ``_generate.pxd``).
 """
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -16,12 +16,10 @@ cimport cython
 cimport numpy as cnp
 from cpython.object cimport PyObject, PyTypeObject
 
-from _generate cimport generate_init, sk_count, sk_generate, sk_nth
+from shuangkou._generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport valid_word
 cimport _readings as rd
 from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
-
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 # The rules word and tag constants (docs/internals.md), as the kernel sees them.
 FLAG_WILD_SJ = rd.FLAG_WILD_SJ

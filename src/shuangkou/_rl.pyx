@@ -57,7 +57,6 @@ from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
     sk_pass, sk_play, sk_rng_bounded, sk_score,
 )
-from _generate cimport generate_init
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 
 cdef extern from *:
@@ -93,8 +92,6 @@ cdef extern from *:
     """
     bint sk_try_take(int* p) noexcept nogil
     void sk_give_back(int* p) noexcept nogil
-
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 cdef enum:
     POL_AGENT = 2           # the seat is played by the caller
