@@ -232,6 +232,39 @@ def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:
     assert bot.net.w[0].shape == net.w[0].shape
 
 
+def test_bundle_stores_each_network_once_with_its_runs_cost(tmp_path: object) -> None:
+    """Three runs' files (one of two presets) bundle into one file holding three networks,
+    each preset's meta data with its run's CPU minutes from the run's --json record."""
+    import pathlib
+    import subprocess
+    import sys
+
+    d = pathlib.Path(str(tmp_path))
+    runs = {"bq": "baibian,qianbian", "c": "classic", "j": "jj"}
+    made = {}
+    for k, (name, presets) in enumerate(runs.items()):
+        made[name] = learned.MLP.new((8,), np.random.default_rng(k))
+        made[name].bonus = 0.5 * k
+        made[name].save(d / f"{name}.npz", presets=presets, seed=k, command=f"train {name}")
+        (d / f"{name}.json").write_text(json.dumps(
+            {"cpu_seconds": 600.0 * (k + 1), "minutes": 55, "decisions": 7, "updates": 3}))
+    script = pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py"
+    subprocess.run([sys.executable, str(script), "--bundle", *(str(d / f"{n}.npz") for n in runs),
+                    "--out", str(d / "all.npz")], check=True)
+    with np.load(d / "all.npz") as z:
+        assert sum(1 for k in z.files if k.endswith(".w0")) == 3  # 千变 names 百变's network
+    nets = learned.load(d / "all.npz")
+    assert sorted(nets) == sorted(PRESETS) and nets["qianbian"] is nets["baibian"]
+    for name, presets in runs.items():
+        for p in presets.split(","):
+            assert np.array_equal(nets[p].w[1], made[name].w[1]), p
+            assert nets[p].bonus == made[name].bonus
+    meta = learned.metadata(d / "all.npz")
+    assert meta["qianbian"]["command"] == "train bq" and meta["jj"]["seed"] == "2"
+    assert [meta[p]["cpu_minutes"] for p in ("baibian", "qianbian", "classic", "jj")] == [
+        "10.0", "10.0", "20.0", "30.0"]
+
+
 # -- the arena ---------------------------------------------------------------------------------
 def test_parse_bot_reads_options() -> None:
     assert parse_bot("pimc:worlds=16,max_nodes=2000,evaluation=rollout") == (
