@@ -295,7 +295,11 @@ def test_duel_times_python_bots() -> None:
     r = duel("heuristic", "greedy", "jj", 4, seed=1, processes=1)
     s = r.summary()
     assert s["ms_a"] is not None and s["ms_a"] >= 0 and s["ms_b"] is None
-    assert "time a decision" in str(r)
+    times = r.timing[0]
+    assert times is not None and times.size > 4 * 2 * 10 and r.timing[1] is None
+    assert 0 <= s["median_ms_a"] <= s["worst_ms_a"] and s["ms_a"] <= s["worst_ms_a"]
+    assert s["worst_ms_a"] == 1000 * times.max() and s["median_ms_b"] is None
+    assert "time a decision" in str(r) and "median" in str(r)
 
 
 def test_elo_orders_and_anchors() -> None:
