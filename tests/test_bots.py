@@ -40,6 +40,18 @@ def test_pimc_bot_plays_legal_deals(preset: str) -> None:
     assert len(res) == 1
 
 
+@pytest.mark.parametrize("preset", PRESETS)
+def test_default_is_the_bot_default_names(preset: str) -> None:
+    """``make("default")`` plays deal for deal as the bot ``bots.DEFAULT`` names for the preset,
+    with its options; options given to ``make`` override them; other rules get learned."""
+    name, options = bots.DEFAULT[preset]
+    a = simulate(2, preset, (bots.make("default", preset), "greedy"), seed=6).arrays
+    b = simulate(2, preset, (bots.make(name, preset, **options), "greedy"), seed=6).arrays
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert isinstance(bots.make("default", Rules.preset(preset).replace(name="house")),
+                      bots.LearnedBot)
+
+
 def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:
     """The server's bot seat calls ``policy(game.view(seat), game.legal_plays(wilds), rng)``."""
     bot = bots.make("default", "baibian")
