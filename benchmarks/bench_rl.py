@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -91,8 +92,9 @@ def thread_scaling(rules: str, n: int, seconds: float, slice_s: float = 0.2) -> 
             "speedup": best[2] / best[1]}
 
 
-def pettingzoo_deals(e: Any, rng: np.random.Generator, deals: int) -> int:
-    """``deals`` deals of the AEC env ``e`` with masked random actions; returns the steps."""
+def pettingzoo_deals(e: Any, rng: random.Random, deals: int) -> int:
+    """``deals`` deals of the AEC env ``e`` with masked random actions; returns the steps.
+    The draw is the cheapest plain idiom of ``DRAW_IDIOMS`` (callgrind_gate.py --idioms)."""
     steps = 0
     for _ in range(deals):
         for _agent in e.agent_iter():
@@ -100,17 +102,91 @@ def pettingzoo_deals(e: Any, rng: np.random.Generator, deals: int) -> int:
             if term or trunc:
                 e.step(None)
                 continue
-            legal = obs["action_mask"].nonzero()[0]  # the cheapest plain numpy idiom
-            e.step(int(legal[int(rng.random() * legal.shape[0])]))
+            legal = obs["action_mask"].view(bool).nonzero()[0]
+            e.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
         e.reset()
     return steps
 
 
+# A random legal action from the int8 ``action_mask`` of a PettingZoo step, the usual ways:
+# each runs over a list of masks (``masks``; ``rng`` a numpy Generator, ``r`` a
+# random.Random, ``space`` the agent's Discrete action space) and returns the draws' sum.
+def _draw_nonzero_numpy(masks: list[np.ndarray], rng: np.random.Generator, r: random.Random,
+                        space: Any) -> int:
+    n = 0
+    for m in masks:
+        legal = m.nonzero()[0]
+        n += int(legal[int(rng.random() * legal.shape[0])])
+    return n
+
+
+def _draw_flatnonzero_choice(masks: list[np.ndarray], rng: np.random.Generator,
+                             r: random.Random, space: Any) -> int:
+    n = 0
+    for m in masks:
+        n += int(rng.choice(np.flatnonzero(m)))
+    return n
+
+
+def _draw_bool_nonzero_numpy(masks: list[np.ndarray], rng: np.random.Generator,
+                             r: random.Random, space: Any) -> int:
+    n = 0
+    for m in masks:
+        legal = m.view(bool).nonzero()[0]
+        n += int(legal[int(rng.random() * len(legal))])
+    return n
+
+
+def _draw_bool_nonzero_stdlib(masks: list[np.ndarray], rng: np.random.Generator,
+                              r: random.Random, space: Any) -> int:
+    n = 0
+    for m in masks:
+        legal = m.view(bool).nonzero()[0]
+        n += int(legal[int(r.random() * len(legal))])
+    return n
+
+
+def _draw_space_sample(masks: list[np.ndarray], rng: np.random.Generator, r: random.Random,
+                       space: Any) -> int:
+    n = 0
+    for m in masks:
+        n += int(space.sample(m))
+    return n
+
+
+DRAW_IDIOMS = {
+    "m.nonzero()[0], numpy rng.random()": _draw_nonzero_numpy,
+    "rng.choice(np.flatnonzero(m))": _draw_flatnonzero_choice,
+    "m.view(bool).nonzero()[0], numpy rng.random()": _draw_bool_nonzero_numpy,
+    "m.view(bool).nonzero()[0], random.random()": _draw_bool_nonzero_stdlib,
+    "action_space(agent).sample(m)": _draw_space_sample,
+}
+
+
+def pettingzoo_masks(deals: int) -> list[np.ndarray]:
+    """The action masks (copies) the agents get in ``deals`` seeded baibian deals."""
+    e = env("baibian")
+    e.reset(seed=0)
+    r = random.Random(0)
+    masks = []
+    for _ in range(deals):
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            masks.append(obs["action_mask"].copy())
+            legal = obs["action_mask"].view(bool).nonzero()[0]
+            e.step(int(legal[int(r.random() * len(legal))]))
+        e.reset()
+    return masks
+
+
 def pettingzoo_rate(rules: str, seconds: float) -> tuple[float, float]:
     """``(steps/s wall, steps per CPU-second)`` of the AEC env, masked random actions."""
     e = env(rules)
-    rng = np.random.default_rng(0)
+    rng = random.Random(0)
     e.reset(seed=0)
     steps = 0
     t0, c0 = time.perf_counter(), time.process_time()
@@ -123,7 +199,7 @@ def pettingzoo_workload(deals: int) -> int:
     """Steps of ``deals`` seeded baibian deals of the AEC env (an instruction workload)."""
     e = env("baibian")
     e.reset(seed=0)
-    return pettingzoo_deals(e, np.random.default_rng(0), deals)
+    return pettingzoo_deals(e, random.Random(0), deals)
 
 
 def vecenv_workload(steps: int, opponents: dict[int, str] | None = None) -> int:

@@ -323,6 +323,32 @@ def test_generate_into_and_batches():
         core.generate_batch(deals, f, bad_tables, True)
 
 
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_every_cap_writes_the_first_plays_and_nothing_past_it(preset):
+    """The generators check each batch of plays against the buffer once when it fits whole
+    (docs/internals.md): for every cap, the buffer gets the list's first ``cap`` plays and
+    nothing past them, the total is returned, and ``nth`` stops at each play. Hands with no,
+    some and all four jokers, leading and answering."""
+    f = FLAGS[preset]
+    rules = Rules.preset(preset)
+    hands_ = [seeded_deal(s).packed for s in range(2)] + [
+        Hand.from_counts([3, 4, 4, 3, 2, 1, 0, 5, 2, 2, 1, 1, 0, 2, 2]).packed]
+    for hand in hands_:
+        for table in (0, Play.parse("6", rules).tag, Play.parse("4 4 4 4", rules).tag):
+            words, tags = core.generate(hand, f, table, False)
+            total = len(words)
+            caps = sorted(set(range(min(total, 80) + 1)) | set(range(0, total + 2, 7)))
+            for cap in caps:
+                w = np.zeros(total + 8, np.uint64)
+                t = np.zeros(total + 8, np.uint32)
+                assert core.generate_into(hand, f, table, False, w[:cap], t[:cap]) == total
+                keep = min(cap, total)
+                assert w[:keep].tolist() == words[:keep] and t[:keep].tolist() == tags[:keep]
+                assert not w[keep:].any() and not t[keep:].any()
+            for k in range(min(total, 80)):
+                assert core.nth(hand, f, table, False, k) == (words[k], tags[k])
+
+
 def test_large_output_goes_past_the_stack_buffer():
     f = FLAGS["qianbian"]
     hand = Hand.from_counts([3] * 12 + [0, 2, 2]).packed  # thousands of sequences

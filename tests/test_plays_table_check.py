@@ -94,6 +94,28 @@ def test_recycled_plays_hold_the_kernels_words() -> None:
     assert all(p.cards.issubset(hand) for hand, plays in kept for p in plays)
 
 
+def test_plays_held_survive_the_ring_wrapping_around() -> None:
+    """``_core`` lists plays from a ring of the last 4,096 it listed, reusing those nothing
+    else holds: plays kept (a list, one play, a play of a freed list) keep their words and
+    tags while many more lists (over 4,096 plays each) are made and freed."""
+    from shuangkou import _reference
+
+    rules = Rules.preset("qianbian")
+    hand = Hand.from_cards(range(0, 108, 4))
+    kept = legal_plays(hand, rules)
+    one = legal_plays(hand, rules, "7")[0]
+    codes = [(p.packed, p.tag) for p in kept]
+    single = (one.packed, one.tag)
+    big = Hand.from_cards(range(1, 108, 2))  # 54 cards: a lead list longer than the ring
+    for _ in range(3):
+        assert len(legal_plays(big, rules)) > 4096
+        legal_plays(hand, rules, "9 9")
+    assert [(p.packed, p.tag) for p in kept] == codes
+    assert (one.packed, one.tag) == single
+    words, tags = _reference.generate(hand.packed, rules.flags, 0, False)
+    assert sorted(codes) == sorted(zip(words, tags))
+
+
 def test_legal_plays_has_its_signature() -> None:
     import inspect
 

@@ -57,6 +57,86 @@ def test_pettingzoo_deal_matches_game() -> None:
     e.close()
 
 
+def _random_deal(e, seed: int) -> list[tuple[str, int, float]]:  # type: ignore[no-untyped-def]
+    """One seeded deal of the AEC env with random actions: (agent, action, reward) a step."""
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    out = []
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            out.append((agent, -1, reward))
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        e.step(action)
+        out.append((agent, action, reward))
+    return out
+
+
+def test_pettingzoo_step_regrows_the_play_arrays() -> None:
+    """A step whose plays overflow the env's play arrays (cut, before each step, to just the
+    plays of the decision at hand) grows them and lists again (``VecKernel.step_row``'s
+    ``ROW_OVERFLOW``): the same deal as an env whose arrays never overflowed."""
+    want = _random_deal(env("qianbian"), 5)
+    small = env("qianbian")
+    rng = np.random.default_rng(5)
+    small.reset(seed=5)
+    vec = small._vec
+    got, grown = [], 0
+    for agent in small.agent_iter():
+        obs, reward, term, trunc, _ = small.last()
+        if term or trunc:
+            small.step(None)
+            got.append((agent, -1, reward))
+            continue
+        n = max(int(vec.last.offsets[-1]), 1)
+        vec._grow(n)
+        vec._kernel.bind(vec._buf)
+        vec._last = None
+        vec._run(vec._kernel, 2)  # this decision's plays again, into arrays that just hold them
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        small.step(action)
+        grown += vec._capacity > n
+        got.append((agent, action, reward))
+    assert got == want
+    assert grown > 0
+
+
+def test_pettingzoo_step_refused_while_another_thread_holds_the_env() -> None:
+    from shuangkou.errors import ConcurrentUseError
+
+    e = env("baibian")
+    e.reset(seed=1)
+    before = (e.agent_selection, e._vec.hands(0))
+    assert e._vec._busy.acquire(False)  # as if another thread's call were running
+    try:
+        with pytest.raises(ConcurrentUseError, match="another thread"):
+            e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    finally:
+        e._vec._busy.release()
+    assert (e.agent_selection, e._vec.hands(0)) == before
+    e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))  # free again: it steps
+    assert e._vec.hands(0) != before[1]
+
+
+def test_pettingzoo_agent_iter_bound() -> None:
+    e = env("baibian")
+    e.reset(seed=2)
+    assert list(e.agent_iter(0)) == [] and list(e.agent_iter(-3)) == []
+    it = e.agent_iter(3)
+    assert iter(it) is it
+    seen = []
+    for agent in it:
+        assert agent == e.agent_selection
+        seen.append(agent)
+        obs, *_ = e.last()
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(seen) == 3
+    with pytest.raises(ValueError, match="max_iter"):
+        e.agent_iter("many")  # type: ignore[arg-type]
+
+
 def test_gymnasium_check_env_with_defaults() -> None:
     check_env(SingleAgentEnv(), skip_render_check=False)
     check_env(SingleAgentEnv("jj", seat=2, opponents="random"))

@@ -6,7 +6,7 @@ rules word or tag), then call the GIL-free C-level kernel of the ``.pxd`` files:
 
 * ``_packed.pxd``   – the packed cards word: nibble counts, ranks present, validation;
 * ``_readings.pxd`` – tags, ``sk_classify``, bomb keys, ``sk_beats``;
-* ``_generate.pxd`` – ``sk_generate``, the play generators.
+* ``_generate.pyx`` – ``sk_generate``, the play generators (own module; ``_generate.pxd``).
 """
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -16,12 +16,10 @@ cimport cython
 cimport numpy as cnp
 from cpython.object cimport PyObject, PyTypeObject
 
-from _generate cimport generate_init, sk_count, sk_generate, sk_nth
+from shuangkou._generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport valid_word
 cimport _readings as rd
 from _readings cimport sk_beats, sk_classify, tag_kind, tag_size, tag_width
-
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 # The rules word and tag constants (docs/internals.md), as the kernel sees them.
 FLAG_WILD_SJ = rd.FLAG_WILD_SJ
@@ -44,13 +42,18 @@ from shuangkou.rules import as_rules as _as_rules
 cdef extern from "Python.h":
     void PyType_Modified(type t)
 
-# Two C-level shortcuts of the hot listing path (legal_plays, State/Game plays), each a few
+# Three C-level shortcuts of the hot listing path (legal_plays, State/Game plays), each a few
 # instructions where the generic C-API call costs tens:
 # * Play objects come from a free list of this module's own and go back to it when freed
 #   (tp_dealloc below): making one is a pop and one store of the reference count, freeing it a
 #   push (Cython's own free list also zeroes the object and calls PyObject_Init). A Play holds
 #   no Python object, so nothing else is to be done. The list is used with the GIL held only
 #   (making and freeing Python objects); without a GIL (free-threaded builds) there is none.
+# * The plays of a list come from a ring of the last 4,096 listed, each slot holding a
+#   reference of its own: a slot's Play that nothing else holds any more (its list was freed)
+#   is listed again as it is. Freeing a list of plays then costs a decrement a play (no
+#   deallocation), making one a test and an increment (no allocation). A Play still held
+#   elsewhere leaves its slot to a new one.
 # * Hand's one __slots__ field is read at its offset, found once from the slot's descriptor.
 cdef extern from *:
     """
@@ -65,7 +68,13 @@ cdef extern from *:
     #if SK_PLAY_FREE_MAX
     static PyObject *sk_play_free[SK_PLAY_FREE_MAX];
     static int sk_play_nfree = 0;
+    #define SK_PLAY_RING 4096  /* a power of two */
+    #else
+    #define SK_PLAY_RING 1     /* no ring: its one slot stays NULL */
     #endif
+    #define SK_PLAY_RING_MASK (SK_PLAY_RING - 1)
+    static PyObject *sk_play_ring[SK_PLAY_RING];  /* a reference each, or NULL */
+    static unsigned sk_play_at = 0;               /* the next slot to list from */
 
     /* A new reference to an uninitialised Play (its C fields are the caller's to set). */
     static PyObject *sk_play_alloc(void) {
@@ -79,32 +88,36 @@ cdef extern from *:
         return sk_play_type->tp_alloc(sk_play_type, 0);
     }
 
-    /* A new list of ``n`` new references to uninitialised Plays (the free list's first): the
-       caller sets their fields through PySequence_Fast_ITEMS. The item array is allocated
-       without PyList_New's zeroing, since every item is set here. */
-    static PyObject *sk_play_list(Py_ssize_t n) {
+    /* A new Play for ring slot ``k`` of a list (a new reference, its C fields the
+       caller's to set; NULL on error), when the slot's Play is held elsewhere (or there is
+       none): it takes the slot over, the old one losing only the ring's reference (a
+       decrement: it is held elsewhere). */
+    static PyObject *sk_play_renew(unsigned k) {
+        PyObject *fresh = sk_play_alloc();
+    #if SK_PLAY_FREE_MAX
+        PyObject *old = sk_play_ring[k];
+        if (fresh == NULL) return NULL;
+        Py_INCREF(fresh);
+        sk_play_ring[k] = fresh;
+        Py_XDECREF(old);
+    #endif
+        return fresh;
+    }
+
+    /* A new empty list with room for ``n`` items (its item array allocated without
+       PyList_New's zeroing: the caller stores the items and sets the size). */
+    static PyObject *sk_list_room(Py_ssize_t n) {
         PyObject *list = PyList_New(0);
         PyObject **items;
-        Py_ssize_t i = 0;
         if (list == NULL || n <= 0) return list;
         items = (PyObject **)PyMem_Malloc((size_t)n * sizeof(PyObject *));
         if (items == NULL) { Py_DECREF(list); return PyErr_NoMemory(); }
         ((PyListObject *)list)->ob_item = items;
         ((PyListObject *)list)->allocated = n;
-    #if SK_PLAY_FREE_MAX
-        i = n < sk_play_nfree ? n : sk_play_nfree;  /* the free list's last i, in one copy */
-        sk_play_nfree -= (int)i;
-        memcpy(items, sk_play_free + sk_play_nfree, (size_t)i * sizeof(PyObject *));
-        for (Py_ssize_t k = 0; k < i; k++) Py_SET_REFCNT(items[k], 1);
-    #endif
-        for (; i < n; i++) {
-            items[i] = sk_play_type->tp_alloc(sk_play_type, 0);
-            if (items[i] == NULL) break;
-        }
-        Py_SET_SIZE(list, i);  /* the items made so far: freeing the list frees them */
-        if (i < n) { Py_DECREF(list); return NULL; }
         return list;
     }
+
+    static inline void sk_list_set_size(PyObject *list, Py_ssize_t n) { Py_SET_SIZE(list, n); }
 
     static void sk_play_dealloc(PyObject *o) {
     #if SK_PLAY_FREE_MAX
@@ -161,7 +174,14 @@ cdef extern from *:
         return *(PyObject **)((char *)o + offset);
     }
     """
-    list sk_play_list(Py_ssize_t n)
+    list sk_list_room(Py_ssize_t n)
+    void sk_list_set_size(object list, Py_ssize_t n) noexcept
+    PyObject* sk_play_renew(unsigned k) noexcept
+    PyObject* sk_play_ring[1]
+    unsigned sk_play_at
+    unsigned SK_PLAY_RING_MASK
+    Py_ssize_t Py_REFCNT(PyObject* o)
+    void Py_SET_REFCNT(PyObject* o, Py_ssize_t n)
     PyObject** PySequence_Fast_ITEMS(object o)
     Play sk_play_new "sk_play_alloc"()     # the same, a reference Cython owns
     bint sk_exact_u60(object o, uint64_t* out) noexcept
@@ -747,14 +767,35 @@ cdef bint wilds_fewest(object wilds) except -1:
 
 cdef list play_list(const uint64_t* words, const uint32_t* tags, Py_ssize_t n, uint32_t under):
     """The ``n`` plays of the kernel's output arrays as a list, built in one C loop (no Python
-    call a play; ``under`` as for :func:`play_of`)."""
-    cdef list out = sk_play_list(n)
+    call a play, the plays from the ring; ``under`` as for :func:`play_of`)."""
+    global sk_play_at
+    cdef list out = sk_list_room(n)
     cdef PyObject** items = PySequence_Fast_ITEMS(out)
-    cdef Py_ssize_t i
-    for i in range(n):  # bare pointers: the list holds the references
-        (<Play>items[i]).packed = words[i]
-        (<Play>items[i]).tag = tags[i]
-        (<Play>items[i])._under = under
+    cdef PyObject** slot
+    cdef PyObject* p
+    cdef Py_ssize_t i = 0, j, m
+    cdef unsigned at = sk_play_at  # the ring's cursor, kept in a register
+    while i < n:  # the ring's slots from ``at`` on, up to its end (then from its start)
+        m = min(<Py_ssize_t>(SK_PLAY_RING_MASK + 1 - at), n - i)
+        slot = &sk_play_ring[at]
+        for j in range(m):  # bare pointers: the list holds the references
+            p = slot[j]
+            if p != NULL and Py_REFCNT(p) == 1:  # only the ring holds it: listed again
+                Py_SET_REFCNT(p, 2)
+            else:
+                p = sk_play_renew(at + <unsigned>j)
+                if p == NULL:
+                    sk_play_at = at
+                    sk_list_set_size(out, i + j)  # the plays made so far: freeing frees them
+                    raise MemoryError()
+            (<Play>p).packed = words[i + j]
+            (<Play>p).tag = tags[i + j]
+            (<Play>p)._under = under
+            items[i + j] = p
+        i += m
+        at = (at + <unsigned>m) & SK_PLAY_RING_MASK
+    sk_play_at = at
+    sk_list_set_size(out, n)
     return out
 
 

@@ -17,7 +17,7 @@ rest. The plays are the kernel's (``sk_generate``: every card set that is a vali
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc
 
-from _generate cimport sk_generate
+from shuangkou._generate cimport sk_generate
 from _packed cimport SK_NAT_MASK, low_rank
 from _readings cimport K_BOMB, NO_TABLE, tag_kind, tag_size
 

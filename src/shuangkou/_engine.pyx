@@ -22,7 +22,6 @@ from _state cimport (
     sk_equal, sk_init, sk_legal, sk_next_active, sk_params_init, sk_pass, sk_play,
     sk_rehash, sk_restore, sk_rng_bounded, sk_rng_next, sk_save, sk_score, sk_shuffle,
 )
-from _generate cimport generate_init
 from _budget cimport (
     SK_STOP_TIME, SK_STOP_WORK, SkBudget, budget_init, budget_raise, budget_tick,
 )
@@ -35,8 +34,6 @@ from .cards import HAND_SIZE, Hand
 from .errors import ArgumentError, IllegalPlayError, LimitError, PositionError
 from .rules import Rules, as_rules
 from .scoring import BombScore, Outcome, Result
-
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 if sk_core_bytes() > sizeof(SkUndo):
     raise ImportError("SkUndo is smaller than the core of SkState (raise SK_UNDO_WORDS)")

@@ -57,7 +57,6 @@ from _state cimport (
     SkDeal, SkParams, SkScore, SkState, sk_card_rank, sk_deal, sk_deal_seed, sk_init, sk_legal,
     sk_pass, sk_play, sk_rng_bounded, sk_score,
 )
-from _generate cimport generate_init
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
 
 cdef extern from *:
@@ -74,7 +73,25 @@ cdef extern from *:
     int sk_load_flag(int* p) noexcept nogil
     void sk_store_flag(int* p, int v) noexcept nogil
 
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
+cdef extern from *:
+    """
+    /* ``Busy.held``: taken (0 -> 1) by one thread at a time, never waited on */
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static int sk_try_take(int* p) {
+        return _InterlockedCompareExchange((volatile long*)p, 1, 0) == 0;
+    }
+    static void sk_give_back(int* p) { _InterlockedExchange((volatile long*)p, 0); }
+    #else
+    static int sk_try_take(int* p) {
+        int free_ = 0;
+        return __atomic_compare_exchange_n(p, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    }
+    static void sk_give_back(int* p) { __atomic_store_n(p, 0, __ATOMIC_RELEASE); }
+    #endif
+    """
+    bint sk_try_take(int* p) noexcept nogil
+    void sk_give_back(int* p) noexcept nogil
 
 cdef enum:
     POL_AGENT = 2           # the seat is played by the caller
@@ -102,6 +119,30 @@ AGENT = POL_AGENT
 RANDOM = POL_RANDOM
 GREEDY = POL_GREEDY
 OPPONENT_BUFFER = SP_CAP
+# what VecKernel.step_row returns besides the seat to act (-1: the deal is over)
+ROW_OVERFLOW = -2       # the play arrays were too small: grow, list again, then release Busy
+ROW_BUSY = -3           # another thread's call holds the env: nothing done
+ROW_ILLEGAL = -4        # ROW_ILLEGAL - why: the action is illegal (why as resolve's), nothing moved
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class Busy:
+    """The one-call-at-a-time flag of a VecEnv (``threading.Lock``'s non-blocking
+    ``acquire(False)`` / ``release()``): a call that finds it taken is refused, never waits.
+    A C int, so that the kernel's one-row step reads and takes it without a Python call."""
+
+    cdef int held
+
+    def acquire(self, bint blocking):
+        """Take the flag if it is free (``blocking`` must be False: nothing waits): whether
+        it was taken."""
+        if blocking:
+            raise ValueError("a VecEnv's Busy flag is never waited on: acquire(False)")
+        return sk_try_take(&self.held)
+
+    def release(self):
+        sk_give_back(&self.held)
 
 
 cdef struct Slot:
@@ -128,6 +169,32 @@ cdef inline int bomb_grade(uint32_t tag) noexcept nogil:
         return 7
     z = tag_size(tag)
     return (z if z < 11 else 11) - 4
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class AgentIter:
+    """``agent_iter(max_iter)`` of the PettingZoo env (``shuangkou.rl.aec``): the env's
+    ``agent_selection``, step after step, while ``env.agents`` is not empty, at most
+    ``max_iter`` times (counted in 64 bits: a bigger bound is 2**64 - 1 steps). An iterator
+    in C: a Python generator's resumption and PettingZoo's ``__next__`` frame cost a few
+    hundred instructions a step."""
+
+    cdef object env
+    cdef uint64_t left
+
+    def __init__(self, env, max_iter):
+        self.env = env
+        self.left = 0 if max_iter <= 0 else min(max_iter, 0xFFFFFFFFFFFFFFFF)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.left == 0 or not self.env.agents:
+            raise StopIteration
+        self.left -= 1
+        return self.env.agent_selection
 
 
 @cython.auto_pickle(False)  # holds C pointers: not picklable
@@ -171,6 +238,7 @@ cdef class VecKernel:
     cdef int halt               # set by thread 0 when the budget stopped: every share ends
     # workers 1..T-1: ``wake[t]`` released = a step to run (``cmd``: its mode, -1 = stop),
     # ``idle[t]`` released = its share done
+    cdef Busy busy              # VecEnv's call flag (step_row takes it itself)
     cdef PyThread_type_lock* wake
     cdef PyThread_type_lock* idle
     cdef int cmd
@@ -233,6 +301,7 @@ cdef class VecKernel:
         for s in range(4):
             self.policy[s] = params["policy"][s]
         self.n = params["n"]
+        self.busy = params["busy"]
         self.serving = self.threads > 1
         self.seed = 0
         self.hkeys = params["hash_keys"]
@@ -291,12 +360,34 @@ cdef class VecKernel:
                     break
         return bad, why
 
-    def resolve_row(self, int64_t action, bint table_ids):
-        """:meth:`resolve` of a one-deal env's one action, given as an int (the single-deal
-        envs' step: no array to convert): 0, or the reason it is bad."""
-        if self.n != 1:
-            raise ValueError(f"resolve_row is for a one-deal env, not {self.n} deals")
-        return self._resolve_one(0, action, table_ids)
+    def step_row(self, int64_t action, bint table_ids):
+        """:meth:`resolve` and :meth:`run` (a step) of a one-deal, one-thread env in one call,
+        its one action an int, the GIL held throughout (one deal's step is a few thousand
+        instructions; releasing and taking back the GIL would cost a fifth of it): what the
+        single-deal PettingZoo and Gymnasium envs call each step. Takes VecEnv's Busy flag
+        itself. Returns the seat to act (-1 once the deal is over), or ``ROW_BUSY`` (another
+        thread's call holds the env), ``ROW_ILLEGAL - why`` (nothing moved), ``ROW_OVERFLOW``
+        (the deal moved but its plays did not fit: the flag stays taken for the caller to grow
+        the arrays, ``run(2)`` and release it)."""
+        cdef int why
+        cdef int64_t total
+        if self.n != 1 or self.serving:
+            raise ValueError(f"step_row is for a one-deal, one-thread env, not {self.n} deals")
+        if not sk_try_take(&self.busy.held):
+            return ROW_BUSY
+        why = self._resolve_one(0, action, table_ids)
+        if why:
+            sk_give_back(&self.busy.held)
+            return ROW_ILLEGAL - why
+        budget_init(&self.budget, 0, 0)
+        self.halt = 0
+        self._work(0, 1)
+        total = -2 if self.halt else self._compact()
+        if total == -1:
+            return ROW_OVERFLOW
+        sk_give_back(&self.busy.held)
+        budget_raise(&self.budget)  # a Ctrl-C during the step (total -2): KeyboardInterrupt
+        return self.to_act[0]
 
     cdef int _resolve_one(self, int i, int64_t a, bint table_ids) noexcept nogil:
         cdef Slot* e = &self.slots[i]

@@ -16,10 +16,7 @@ from _selfplay cimport (
     SP_CAP, SP_MAX_STARS, DealRecord, SimParams, Work, greedy_shortcut, play_deal,
 )
 from _state cimport SK_MAX_HELD, sk_deal_seed, sk_held_best, sk_held_split
-from _generate cimport generate_init
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
-
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 MAX_STARS = SP_MAX_STARS
 PLAY_BUFFER = SP_CAP

@@ -24,9 +24,6 @@ from _decompose cimport (
     deco_plays, deco_split,
 )
 from _decompose_ref cimport RefDeco, ref_cost, ref_free, ref_init
-from _generate cimport generate_init
-
-generate_init()  # fill this module's copy of the generators' tables now, not on first use
 
 DECO_SLOTS_LOG2 = 20
 """A call's decomposition memo grows up to 2**20 entries (40 MiB; a full 27-card hand needs a
@@ -358,7 +355,7 @@ import threading
 from libc.stdint cimport uint16_t
 
 from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
-from _generate cimport sk_count, sk_generate
+from shuangkou._generate cimport sk_count, sk_generate
 from _packed cimport SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
 from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ
 from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix

@@ -23,7 +23,7 @@ environment. The contract is docs/internals.md, "The game state".
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from _generate cimport sk_generate
+from shuangkou._generate cimport sk_generate
 from _packed cimport SK_CTZ64, nib
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_CHAIN_BOMB, K_FOUR_JOKERS, K_THREE_JOKERS,

@@ -20,6 +20,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
 from .._check import as_int
+from .._rl import AgentIter
 from ..batch import OBS_SIZE
 from ..rules import Rules
 from .render import render
@@ -59,9 +60,6 @@ if TYPE_CHECKING:
         def max_num_agents(self) -> int: ...
         @property
         def unwrapped(self) -> Self: ...
-        def last(
-            self, observe: bool = True
-        ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]: ...
         def _was_dead_step(self, action: int | None) -> None: ...
         def _accumulate_rewards(self) -> None: ...
 else:
@@ -113,6 +111,7 @@ class ShuangkouAEC(_AECBase):
         self._selector = AgentSelector(self.agents)
         self._to_act = int(out.to_act[0])
         self.agent_selection: str = self.possible_agents[self._to_act]
+        self._acting_agent: str | None = self.agent_selection
         # the acting agent's observation: views into row 0, rewritten by each step, in one
         # dict made here (no dict a step)
         self._acting: Observation = {"observation": out.obs[0],
@@ -120,11 +119,24 @@ class ShuangkouAEC(_AECBase):
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         """The agent to act, step after step, until the deal is over or ``max_iter`` agents
-        have been given (PettingZoo's loop): a generator, resumed once a step, where
-        PettingZoo's own iterator makes a Python ``__next__`` call."""
-        while self.agents and max_iter > 0:
-            max_iter -= 1
-            yield self.agent_selection
+        have been given (PettingZoo's loop), from an iterator in C (PettingZoo's own makes a
+        Python ``__next__`` call a step)."""
+        return AgentIter(self, as_int(max_iter, "max_iter"))
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
+        act (PettingZoo's ``last``; the acting agent's observation without a call)."""
+        agent = self.agent_selection
+        if not observe:
+            obs = None
+        elif agent is self._acting_agent:
+            obs = self._acting
+        else:
+            obs = self.observe(agent)
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation. The acting agent's is the same dict every step, its arrays
@@ -147,19 +159,20 @@ class ShuangkouAEC(_AECBase):
         # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
         if type(action) is not int or not 0 <= action < self._n_actions:
             action = as_int(action, "action", 0, self._n_actions - 1)
-        out = self._vec._step_one(action, True)
-        self._to_act = out.to_act.item(0)  # .item: a Python int without a numpy scalar
-        if out.done.item(0):
+        self._to_act = to_act = self._vec._step_one(action, True)
+        if to_act >= 0:
+            # every reward is 0 until the deal ends (reset sets them so): nothing to add up
+            self.agent_selection = self._acting_agent = self.possible_agents[to_act]
+        else:  # the deal is over
+            out = self._vec.last
+            outcome, places = int(out.outcome[0]), tuple(out.places[0].tolist())
             for s, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(out.rewards[0, s])
                 self.terminations[a] = True
-                self.infos[a] = {"outcome": int(out.outcome[0]),
-                                 "places": tuple(int(p) for p in out.places[0])}
+                self.infos[a] = {"outcome": outcome, "places": places}
+            self._acting_agent = None
             self.agent_selection = self._selector.next()
             self._accumulate_rewards()
-        else:
-            # every reward is 0 until the deal ends (reset sets them so): nothing to add up
-            self.agent_selection = self.possible_agents[self._to_act]
         if self.render_mode == "human":
             self.render()
 

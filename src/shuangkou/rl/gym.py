@@ -83,7 +83,8 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if not (0 <= a < mask.shape[0] and mask[a]) and self.illegal == "fallback":
             info["illegal"] = True
             a = 0 if mask[0] else int(np.flatnonzero(mask)[0])
-        out = self._vec._step_one(a, True)
+        self._vec._step_one(a, True)
+        out = self._vec.last
         done = bool(out.done[0])
         reward = float(out.rewards[0, self.seat]) if done else 0.0
         if done:

@@ -111,6 +111,12 @@ class Step:
         return self._features[: self.offsets[-1]]
 
 
+def _in_use() -> ConcurrentUseError:
+    return ConcurrentUseError(
+        "this VecEnv is in use by another thread: a VecEnv serves one thread at a time "
+        "(give each thread its own)")
+
+
 def _key_hash(table: ActionTable) -> tuple[np.ndarray, np.ndarray]:
     """Open-addressing table action key → action id for the kernel (``_rl._action_id``)."""
     keys = table.tags.astype(np.uint64) & KEY_MASK
@@ -175,12 +181,15 @@ class VecEnv:
         self.agent_seats: tuple[int, ...] = tuple(s for s in range(4) if policy[s] == _rl.AGENT)
         self.table: ActionTable = action_table(self.rules)
         hk, hv = _key_hash(self.table)
+        # held by the call using the kernel (never waited on; the one-row step takes it in C)
+        busy = _rl.Busy()
         params = {
             "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
             "revealed": int(self.rules.first_leader == "revealed"),
             "partner_visible": int(self.rules.partner_visible), "policy": policy, "n": n,
             "threads": threads, "hash_keys": hk, "hash_values": hv, "key_mask": KEY_MASK,
             "autoreset": int(autoreset),
+            "busy": busy,
         }
         self._capacity = 0
         self._buf: dict[str, np.ndarray] = {
@@ -213,16 +222,14 @@ class VecEnv:
             w.start()
         self._stop = weakref.finalize(self, self._kernel.stop)
         self._last: Step | None = None
-        self._busy = threading.Lock()  # held by the call using the kernel (never waited on)
+        self._busy = busy
 
     def _enter(self) -> _rl.VecKernel:
         """The kernel, for one call (``try: … finally: self._busy.release()``): a second
         thread's call meanwhile is refused, not waited for (the kernel writes its slots and
         buffers with the GIL released; two calls at once would race)."""
         if not self._busy.acquire(False):
-            raise ConcurrentUseError(
-                "this VecEnv is in use by another thread: a VecEnv serves one thread at a time "
-                "(give each thread its own)")
+            raise _in_use()
         return self._kernel
 
     def _grow(self, capacity: int) -> None:
@@ -238,22 +245,28 @@ class VecEnv:
 
     def _run(self, k: _rl.VecKernel, mode: int) -> Step:
         """Run the kernel (``mode``: 0 reset, 1 step, 2 list again) with ``_enter`` held."""
-        grown = False
+        if self._kernel_run(k, mode) < 0:
+            return self._relist(k)
+        if self._last is None:
+            self._last = Step(self._buf)
+        return self._last
+
+    def _kernel_run(self, k: _rl.VecKernel, mode: int) -> int:
+        try:
+            return k.run(mode)
+        except BaseException:  # Ctrl-C stopped the deals part-way: only reset may follow
+            self._last = None
+            raise
+
+    def _relist(self, k: _rl.VecKernel) -> Step:
+        """A thread's region overflowed: grow, list again (the deals do not move twice) until
+        the arrays hold every play; the Step of the new arrays. With ``_enter`` held."""
         while True:
-            try:
-                total = k.run(mode)
-            except BaseException:  # Ctrl-C stopped the deals part-way: only reset may follow
-                self._last = None
-                raise
-            if total >= 0:
-                break
-            # a thread's region overflowed: grow, list again (the deals do not move twice)
-            grown = True
-            mode = 2
             self._grow(2 * self._capacity)
             k.bind(self._buf)
-        if self._last is None or grown:
-            self._last = Step(self._buf)
+            if self._kernel_run(k, 2) >= 0:
+                break
+        self._last = Step(self._buf)
         return self._last
 
     @property
@@ -306,19 +319,30 @@ class VecEnv:
         finally:
             self._busy.release()
 
-    def _step_one(self, action: int, table_ids: bool) -> Step:
-        """``_step`` of a one-deal env, its one action an int (what the single-deal PettingZoo
-        and Gymnasium envs call each step: no array is built or converted)."""
-        k = self._enter()
+    def _step_one(self, action: int, table_ids: bool) -> int:
+        """``_step`` of a one-deal, one-thread env, its one action an int, in one kernel call
+        (``VecKernel.step_row``: what the single-deal PettingZoo and Gymnasium envs call each
+        step; no array is built or converted): the seat to act next, -1 once the deal is over
+        (:attr:`last` holds the arrays)."""
+        if self._last is None:
+            raise RuntimeError("call reset() before step()")
         try:
-            if self._last is None:
-                raise RuntimeError("call reset() before step()")
-            why = k.resolve_row(action, table_ids)
-            if why:
-                raise IllegalPlayError(f"deal 0: action {action}: {_REASONS[why]}")
-            return self._run(k, 1)
+            seat: int = self._kernel.step_row(action, table_ids)
+        except BaseException:  # Ctrl-C stopped the deal part-way: only reset may follow
+            self._last = None
+            raise
+        if seat >= -1:
+            return seat
+        if seat == _rl.ROW_BUSY:
+            raise _in_use()
+        if seat != _rl.ROW_OVERFLOW:
+            why = _rl.ROW_ILLEGAL - seat
+            raise IllegalPlayError(f"deal 0: action {action}: {_REASONS[why]}")
+        try:  # step_row left the env entered
+            self._relist(self._kernel)
         finally:
             self._busy.release()
+        return int(self._buf["to_act"][0])
 
     def set_position(self, i: int, state: State) -> Step:
         """Row ``i`` continues from ``state`` (a :class:`shuangkou.State` of the same rules

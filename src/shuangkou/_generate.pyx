@@ -1,0 +1,941 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Play generators: every distinct (cards ⊆ hand, reading) pair that beats the table
+(docs/internals.md "Plays"; RULES.md R2–R5), written into caller-owned buffers.
+
+This module's C-level entry points (declared in ``_generate.pxd``; other extensions cimport
+them from ``shuangkou._generate`` and call them through the pointers it exports):
+``sk_count`` and ``sk_nth`` (below) and
+
+    sk_generate(hand, flags, table, fewest, words, tags, cap) -> total
+
+writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total``; ``cap = 0``
+(buffers may then be NULL) only counts.
+
+Every card set is emitted exactly once per reading, by construction rather than by dedup:
+
+* jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
+* one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
+  a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
+  splits (``fill_tables``); without wilds, a rank's sets are its naturals, one store each;
+* sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
+  sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows come
+  from the run table of ranks holding ≥ W (bit masks), stretch by stretch, one store a
+  (top, length); with wilds, prefix sums of the cards each rank lacks
+  give each top's longest window, and a window's wild choices walk nibble masks of the ranks
+  still holding a card. The set's canonical top (R3.2) is
+  ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
+  natural of its lowest rank. Sets that are bombs (one natural rank, or a 千变 chain bomb) are
+  left to the bomb generators (R3.1); a 千变 set fitting two kinds is emitted once per kind
+  (R3.3);
+* chain bombs – per window (a, Y) every count vector with groups reachable ≥ 4 (an odometer
+  carrying the running figures ``chain_best`` needs, one SWAR test first rejecting hands with
+  no possible window); a set is kept only in the window of its biggest reading (R3.1, R3.4),
+  so it appears once.
+
+When answering, only the table's kind and size with a higher top are generated, plus the bombs
+that beat it (R4: filtered while generating). ``fewest`` keeps, per reading, the set with the
+fewest wilds, then fewest big jokers, then the smallest word.
+"""
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+from _packed cimport (
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
+    high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, run_tops, unit,
+)
+from _readings cimport (
+    FLAG_STARS, FLAG_UNEVEN, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, K_PAIR, K_STRAIGHT, NO_TABLE,
+    ChainShape, bomb_key, chain_best, chain_bomb_tag, chain_shape_of, chain_step, chain_tag,
+    chain_x, jokers_tag, make_tag, sk_beats,
+    tag_kind, tag_length, tag_size, tag_top, tag_width,
+)
+
+cdef enum:
+    GEN_LEAD = 0    # free lead: everything
+    GEN_PLAIN = 1   # answering a plain play: its kind and size with a higher top, all bombs
+    GEN_BOMB = 2    # answering a bomb: bigger bombs only
+    FEW_SLOTS = 1024  # chain-bomb readings of one window in ``fewest`` mode: size < 64, X < 16
+
+
+cdef extern from *:
+    """
+    /* What the generators read (Gen) and the output cursor they write (Out), and the
+       generators kept out of line: each hot loop gets its own function and so its own
+       register allocation (inlined into one big function, they spilled to the stack). */
+    typedef struct {
+        unsigned long long hand;
+        unsigned int flags, table, tkey;  /* tkey: bomb_key of the table (GEN_BOMB) */
+        int mode, tkind, ttop, tsize, tlen, fewest;
+        int ws, wb, wall;                 /* wild small / big jokers in hand, their sum */
+    } SkGen;
+    typedef struct {
+        uint64_t* words;
+        uint32_t* tags;
+        long long n;      /* plays found so far (may exceed cap) */
+        long long cap;    /* long long: cannot alias the uint32/uint64 output stores */
+        int stop;         /* stop once play cap-1 is stored (sk_nth): n is then not the total */
+        int fewest;
+        unsigned int flags;
+        const int* jn;              /* [w]: ways to take w wild cards (small / big jokers) */
+        const uint64_t (*jw)[3];    /* [w][k]: their joker words, fewest small jokers first */
+    } SkOut;
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SK_NOINLINE __attribute__((noinline))
+    #define SK_ALWAYS_INLINE inline __attribute__((always_inline))
+    #elif defined(_MSC_VER)
+    #define SK_NOINLINE __declspec(noinline)
+    #define SK_ALWAYS_INLINE __forceinline
+    #else
+    #define SK_NOINLINE
+    #define SK_ALWAYS_INLINE inline
+    #endif
+    /* Their loops store batches of 1..12 plays: GCC's vectorised copies of them never run but
+       cost a trip-count test and set-up per batch. */
+    #if defined(__GNUC__) && !defined(__clang__)
+    #define SK_SCALAR __attribute__((optimize("no-tree-vectorize")))
+    #else
+    #define SK_SCALAR
+    #endif
+    static SK_NOINLINE SK_SCALAR void sk_gen_one_rank(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_sequences(const SkGen* g, SkOut* o);
+    /* inlined once per emitting mode, a constant there */
+    static SK_ALWAYS_INLINE void sk_one_rank_all(const SkGen* g, SkOut* o, int how);
+    static SK_NOINLINE void sk_gen_chain_bombs(const SkGen* g, SkOut* o);
+    static SK_NOINLINE void sk_gen_jokers(const SkGen* g, SkOut* o);
+    """
+    ctypedef struct Gen "SkGen":
+        uint64_t hand
+        uint32_t flags
+        uint32_t table
+        uint32_t tkey
+        int mode
+        int tkind
+        int ttop
+        int tsize
+        int tlen
+        bint fewest
+        int ws
+        int wb
+        int wall
+    ctypedef struct Out "SkOut":
+        uint64_t* words
+        uint32_t* tags
+        long long n
+        long long cap
+        bint stop
+        bint fewest
+        uint32_t flags
+        const int* jn
+        const uint64_t (*jw)[3]
+
+
+ctypedef struct Fewest:
+    # best chain bomb per (size, X) of one window: score = 1 + (wilds << 3 | big jokers)
+    uint32_t score[FEW_SLOTS]
+    uint32_t tag[FEW_SLOTS]
+    uint64_t word[FEW_SLOTS]
+    int used[FEW_SLOTS]
+    int n_used
+
+
+# -- output -----------------------------------------------------------------------------------
+cdef inline void store(uint64_t* words, uint32_t* tags, long long i, long long cap,
+                       uint64_t word, uint32_t tag) noexcept nogil:
+    """Play ``i`` of the output, kept if it fits (``cap``)."""
+    if i < cap:
+        words[i] = word
+        tags[i] = tag
+
+
+cdef inline void out_put(Out* o, uint64_t word, uint32_t tag) noexcept nogil:
+    cdef long long i = o.n
+    store(o.words, o.tags, i, o.cap, word, tag)
+    o.n = i + 1
+
+
+cdef inline bint out_done(const Out* o) noexcept nogil:
+    """``sk_nth`` has what it asked for: the generators may return."""
+    return o.stop and o.n >= o.cap
+
+
+cdef inline void put_wild(Out* o, uint64_t nat, int w, uint32_t tag) noexcept nogil:
+    """Emit ``nat`` plus ``w`` wild cards, once per split into small / big jokers (R3: they are
+    different cards; the splits are precomputed in ``o.jw``, see :func:`joker_splits`)."""
+    cdef int k
+    out_put(o, nat | o.jw[w][0], tag)  # w = 0: the one empty split
+    for k in range(1, o.jn[w]):
+        out_put(o, nat | o.jw[w][k], tag)
+
+
+cdef inline void joker_splits(const Gen* g, int* jn, uint64_t (*jw)[3]) noexcept nogil:
+    """``jn``/``jw``: every way to take w wild cards (w ≤ wall) from the hand's wild small
+    and big jokers, small-joker count ascending; ``fewest``: only the one spending small
+    jokers first. With no wild small joker (百变, JJ) there is one way: w big jokers."""
+    cdef int w, s, smin, smax
+    for w in range(g.wall + 1):
+        smax = g.ws if g.ws < w else w
+        smin = w - g.wb if w > g.wb else 0
+        if g.fewest:
+            smin = smax
+        jn[w] = smax - smin + 1
+        for s in range(smin, smax + 1):
+            jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
+
+
+# -- jokers only (R3: read naturally) ----------------------------------------------------------
+cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
+    cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
+    cdef uint32_t tag
+    for s in range(hs + 1):
+        for b in range(hb + 1):
+            if s + b == 0:
+                continue
+            # fewest: SJ BJ (pair of SJ, 1 wild) loses to SJ SJ; SJ BJ BJ (三王) to SJ SJ BJ
+            if g.fewest and hs == 2 and s == 1 and b >= 1:
+                continue
+            tag = jokers_tag(s, b, g.flags)
+            if tag and sk_beats(tag, g.table, g.flags):
+                out_put(o, (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ), tag)
+
+
+# -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
+cdef inline uint32_t one_rank_tag(int r, int n, int stars_on) noexcept nogil:
+    """The reading of ``n`` cards of rank ``r`` (wilds standing for it): single, pair, triple,
+    then an X相 bomb of n★ with stars (R2, R3). Kind, width, size and stars grow linearly
+    with n: one multiply instead of packing seven fields."""
+    if n <= 3:
+        return make_tag(0, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(1, 0, 1, 0, 0, 1, 0) - 1
+    return make_tag(K_BOMB, r, 0, 1, 0, 0, 0) + <uint32_t>n * make_tag(0, 0, 1, 0, stars_on, 1, 0)
+
+
+cdef extern from *:
+    """
+    /* The sets of one natural rank + wilds (see fill_tables), for every (fewest, wilds in
+       hand, naturals of the rank): SK_ONE_RANK_FIRST[f][w][h][n] is the index of the first
+       set of >= n cards (n = 13: the end) in SK_ONE_RANK[stars], stars: 0 without 星. */
+    typedef struct { unsigned int tag; unsigned char nat, wild; } SkOneRank;
+    static SkOneRank SK_ONE_RANK[2][810];
+    static unsigned short SK_ONE_RANK_FIRST[2][5][9][14];
+    /* inlined leading and answering (constants there) */
+    static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t plain,
+        int psize, uint64_t bombs, int nmin, int rmin, const SkOneRank* table);
+    """
+    ctypedef struct SkOneRank:
+        uint32_t tag
+        uint8_t nat
+        uint8_t wild
+    SkOneRank SK_ONE_RANK[2][810]
+    uint16_t SK_ONE_RANK_FIRST[2][5][9][14]
+
+
+cdef void fill_tables() noexcept nogil:
+    """Fill the generators' static tables; once, at this module's import (a module that
+    cimports the generators imports this one first, so no generation runs before).
+
+    ``SK_ONE_RANK``: per (fewest, wilds in hand, naturals h of the rank), every set of
+    n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
+    ascending (``fewest``: only the largest k); the tag is that of rank 0, without and with
+    the bomb's stars."""
+    cdef int few, wall, h, n, k, kmax, stars, i = 0
+    for few in range(2):
+        for wall in range(5):
+            for h in range(9):
+                for n in range(14):
+                    SK_ONE_RANK_FIRST[few][wall][h][n] = <uint16_t>i
+                    if n == 0 or n > h + wall:
+                        continue
+                    kmax = h if h < n else n
+                    k = kmax if few else (n - wall if n - wall > 1 else 1)
+                    while k <= kmax:
+                        for stars in range(2):
+                            SK_ONE_RANK[stars][i].tag = one_rank_tag(0, n, stars) | (
+                                <uint32_t>(n - k) << 28)
+                            SK_ONE_RANK[stars][i].nat = <uint8_t>k
+                            SK_ONE_RANK[stars][i].wild = <uint8_t>(n - k)
+                        i += 1
+                        k += 1
+
+
+fill_tables()
+
+
+cdef enum:
+    # how one rank's sets are emitted (a constant in each caller, so the compiler drops what
+    # it excludes)
+    ONE_NO_WILD = 0  # no wild card in hand: the naturals alone
+    ONE_SPLIT = 1    # one joker split per wild count: one store a set
+    ONE_SPLITS = 2   # every joker split
+
+
+cdef inline bint one_rank_sets(Out* o, const SkOneRank* table, int r, int i, int end,
+                               int how) noexcept nogil:
+    """Emit sets ``i..end`` of the one-rank ``table`` for rank ``r``; True when ``sk_nth``
+    has what it asked for. With one split a set (``ONE_NO_WILD``, ``ONE_SPLIT``) the batch's
+    bounds are checked once when it fits whole."""
+    cdef uint64_t u = unit(r)
+    cdef uint32_t rt = <uint32_t>r << 4
+    cdef long long n = o.n
+    cdef const SkOneRank* e = &table[i]
+    cdef const SkOneRank* last = &table[end]
+    cdef int k
+    if how == ONE_SPLITS:
+        while e < last:
+            for k in range(o.jn[e.wild]):
+                out_put(o, e.nat * u | o.jw[e.wild][k], e.tag | rt)
+            e += 1
+        return out_done(o)
+    if n + (end - i) <= o.cap:  # indices n .. n + end − i − 1 < cap
+        while e < last:
+            if how == ONE_NO_WILD:
+                o.words[n] = e.nat * u
+            else:
+                o.words[n] = e.nat * u | o.jw[e.wild][0]
+            o.tags[n] = e.tag | rt
+            n += 1
+            e += 1
+        o.n = n
+        return False
+    while e < last:
+        store(o.words, o.tags, n, o.cap, e.nat * u | o.jw[e.wild][0], e.tag | rt)
+        n += 1
+        e += 1
+    o.n = n
+    return o.stop
+
+
+cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, uint64_t plain, int psize,
+                                   uint64_t bombs, int nmin, int rmin,
+                                   const SkOneRank* table) noexcept nogil:
+    """The one-rank sets of a hand without wilds (R2, R3): rank by rank, ``psize`` naturals
+    of it if ``plain`` holds the rank, then, if ``bombs`` does, every size from ``nmin``
+    (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``: leading, every size
+    of every rank in ``bombs``. ``table[k]`` holds the reading of
+    k naturals of rank 0; each rank's batch is bounds checked once when it fits whole."""
+    cdef uint64_t todo = plain | bombs, u, word
+    cdef long long n = o.n
+    cdef uint32_t rt
+    cdef int r, h, k, lo, p
+    while todo:
+        r = SK_CTZ64(todo) >> 2
+        todo &= todo - 1
+        h = nib(nat, r)
+        u = unit(r)
+        rt = <uint32_t>r << 4
+        if nmin == 1:  # leading (a constant there): every size
+            lo = 1
+            p = 0
+        else:
+            lo = h + 1
+            if bombs & u:
+                lo = nmin if r >= rmin else nmin + 1
+            p = (plain & u) != 0
+        word = <uint64_t>lo * u
+        if n + p + (h + 1 - lo) <= o.cap:  # indices n .. n + p + h − lo < cap
+            if p:
+                o.words[n] = <uint64_t>psize * u
+                o.tags[n] = table[psize].tag | rt
+                n += 1
+            for k in range(lo, h + 1):
+                o.words[n] = word
+                o.tags[n] = table[k].tag | rt
+                n += 1
+                word += u
+        else:
+            if p:
+                store(o.words, o.tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
+                n += 1
+            for k in range(lo, h + 1):
+                store(o.words, o.tags, n, o.cap, word, table[k].tag | rt)
+                n += 1
+                word += u
+            if o.stop:
+                break
+    o.n = n
+
+
+cdef inline uint64_t ranks_holding(uint64_t nat, int k) noexcept nogil:
+    """:func:`ranks_ge` for any ``k``: every rank holding a natural when k ≤ 1, none when
+    k > 8 (R1)."""
+    if k > 8:
+        return 0
+    return ranks_ge(nat, k if k > 1 else 1)
+
+
+cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) noexcept nogil:
+    """Singles, pairs, triples (all sizes when leading, the table's size over higher ranks when
+    answering one) and X相 bombs (R2, R3); per rank by size, as R3 orders them. Only the ranks
+    that can hold one are visited (nibble masks: ≥ n − wall naturals for a set of n).
+    Answering a bomb visits only the ranks that can hold a bigger one and starts each at the
+    smallest size that beats it: ``nmin`` (the smallest beating at rank 2) from rank ``rmin``
+    up, ``nmin + 1`` below. A one-rank bomb's key grows with its size, and at one size with
+    its rank (R5); against any other bomb of its star level the rank does not matter, so
+    ``rmin`` is above 3 only when the table is a one-rank bomb of size ``nmin``."""
+    cdef int r, h, psize = 0, nmin = 4, rmin = 0, nr  # leading: every size from 1 (nmin = 1)
+    cdef int stars_on = (g.flags & FLAG_STARS) != 0
+    cdef const SkOneRank* table = SK_ONE_RANK[stars_on]
+    cdef uint64_t plain = 0, bombs, todo
+    cdef uint64_t nat = g.hand & SK_NAT_MASK
+    # the table's row of this hand: first[14 * h + n]
+    cdef const uint16_t* first = &SK_ONE_RANK_FIRST[g.fewest != 0][g.wall][0][0]
+    if g.mode == GEN_PLAIN and g.tkind <= 2:
+        psize = g.tkind + 1
+        plain = ranks_holding(nat, psize - g.wall) & ~(unit(g.ttop + 1) - 1)
+    if g.mode == GEN_LEAD:  # every size, from 1
+        nmin = 1
+        bombs = ranks_holding(nat, 1 - g.wall)
+    elif g.mode == GEN_BOMB:
+        while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
+            nmin += 1
+        if g.tkind == K_BOMB and g.tsize == nmin:
+            rmin = g.ttop + 1
+        bombs = (ranks_holding(nat, nmin - g.wall) & ~(unit(rmin) - 1)) | ranks_holding(
+            nat, nmin + 1 - g.wall)
+    else:
+        bombs = ranks_holding(nat, 4 - g.wall)
+    if how == ONE_NO_WILD:  # rank 0's row of 8 naturals: the sets of 1..8 naturals, one each
+        if g.mode == GEN_LEAD:  # (constants: a loop of its own)
+            one_rank_naturals(o, nat, 0, 0, bombs, 1, 0, &table[first[14 * 8 + 1] - 1])
+        else:
+            one_rank_naturals(o, nat, plain, psize, bombs, nmin, rmin,
+                              &table[first[14 * 8 + 1] - 1])
+        return
+    todo = plain | bombs
+    while todo:
+        r = SK_CTZ64(todo) >> 2
+        todo &= todo - 1
+        h = nib(g.hand, r)
+        if plain & unit(r) and one_rank_sets(o, table, r, first[14 * h + psize],
+                                             first[14 * h + psize + 1], how):
+            return
+        if bombs & unit(r):
+            nr = nmin if r >= rmin else nmin + 1
+            if nr <= 12 and one_rank_sets(o, table, r, first[14 * h + nr], first[14 * h + 13],
+                                          how):  # h + wall ≥ nr: the masks above
+                return
+
+
+cdef void gen_one_rank "sk_gen_one_rank"(const Gen* g, Out* o) noexcept nogil:
+    if g.wall == 0:
+        one_rank_all(g, o, ONE_NO_WILD)
+    elif o.fewest or g.ws == 0 or g.wb == 0:  # one joker split per wild count
+        one_rank_all(g, o, ONE_SPLIT)
+    else:
+        one_rank_all(g, o, ONE_SPLITS)
+
+
+# -- sequences: straight, pair chain, triple chain (R2, R3.2, R3.3) -----------------------------
+cdef enum:
+    # how a sequence set with wilds is emitted (a constant in each caller, so the compiler
+    # drops what it excludes)
+    SEQ_ONE = 0     # one joker split per wild count: one store
+    SEQ_SPLITS = 1  # every joker split (1..3 of them)
+    SEQ_FITS = 2    # added to either: the window's sets all fit (no test per store)
+    # the most plays a window of seq_window makes: ≤ 3 wilds chosen among ≤ 12 ranks
+    # (Σ_j C(11 + j, j), j ≤ 3), each set with ≤ 3 joker splits
+    SEQ_WINDOW_MAX = 3 * (1 + 12 + 78 + 364)
+
+
+cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
+                          int how) noexcept nogil:
+    if how >= SEQ_FITS:  # the caller checked the window's bound
+        seq_emit_fits(s, n, nat, w, tag, how - SEQ_FITS)
+        return
+    seq_emit_checked(s, n, nat, w, tag, how)
+
+
+cdef inline void seq_emit_fits(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
+                               int how) noexcept nogil:
+    """:func:`seq_emit_checked` where every index written is known to be < cap."""
+    cdef int k
+    cdef long long i = n[0]
+    s.words[i] = nat | s.jw[w][0]
+    s.tags[i] = tag
+    if how == SEQ_ONE:
+        n[0] = i + 1
+        return
+    k = s.jn[w]
+    if k > 1:
+        s.words[i + 1] = nat | s.jw[w][1]
+        s.tags[i + 1] = tag
+        if k > 2:
+            s.words[i + 2] = nat | s.jw[w][2]
+            s.tags[i + 2] = tag
+    n[0] = i + k
+
+
+cdef inline void seq_emit_checked(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
+                                  int how) noexcept nogil:
+    """Emit one sequence set of ``nat`` and ``w`` wilds (``tag`` has them), once per joker
+    split, as plays ``n[0]``, … (the caller's local cursor: kept in a register, where
+    ``s.n`` would be reloaded after every store)."""
+    cdef int k
+    cdef long long i = n[0]
+    store(s.words, s.tags, i, s.cap, nat | s.jw[w][0], tag)
+    if how == SEQ_ONE:
+        n[0] = i + 1
+        return
+    k = s.jn[w]  # 1..3 (at most 2 wild jokers of each kind)
+    if k > 1:
+        store(s.words, s.tags, i + 1, s.cap, nat | s.jw[w][1], tag)
+        if k > 2:
+            store(s.words, s.tags, i + 2, s.cap, nat | s.jw[w][2], tag)
+    n[0] = i + k
+
+
+cdef inline uint64_t held(uint64_t x) noexcept nogil:
+    """A 1 in the low bit of every non-zero nibble of ``x`` (nibbles ≤ 3: a window's W)."""
+    return (x | (x >> 1)) & SK_NIB1
+
+
+cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, int t,
+                            uint32_t tag, int how) noexcept nogil:
+    """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
+    ``d`` cards; taking up to ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks
+    r1 ≤ r2 ≤ …, each the lowest set bit of a mask of the ranks still holding one) turns them
+    into wilds. With t < A the lowest rank must keep a natural (canonical top): one card of
+    it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
+    d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3
+    cdef uint32_t one = <uint32_t>1 << 28
+    cdef long long at = s.n
+    tag |= <uint32_t>d << 28
+    seq_emit(s, &at, base, d, tag, how)
+    if budget == 0:
+        s.n = at
+        return
+    m1 = held(x0)
+    while m1:
+        u1 = m1 & (~m1 + 1)
+        m1 ^= u1
+        x1 = x0 - u1
+        seq_emit(s, &at, x1 + guard, d + 1, tag + one, how)
+        if budget < 2:
+            continue
+        m2 = held(x1) & ~(u1 - 1)
+        while m2:
+            u2 = m2 & (~m2 + 1)
+            m2 ^= u2
+            x2 = x1 - u2
+            seq_emit(s, &at, x2 + guard, d + 2, tag + 2 * one, how)
+            if budget < 3:
+                continue
+            m3 = held(x2) & ~(u2 - 1)
+            while m3:
+                u3 = m3 & (~m3 + 1)
+                m3 ^= u3
+                seq_emit(s, &at, x2 - u3 + guard, d + 3, tag + 3 * one, how)
+    s.n = at
+
+
+cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int lo, int t,
+                                  int n, uint32_t tag) noexcept nogil:
+    """:func:`seq_window` for a window where a set may be a bomb (R3.1), left to the bomb
+    generators: with 4 wilds it may hold a single natural rank (an X相 bomb), with ≥ 3 wilds
+    and ≥ 12 cards it may be a 千变 chain bomb. The same sets in the same order, the choices
+    kept on a stack (depth j: the set has d + j wilds) so that the tests are written once."""
+    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+    cdef uint64_t x[5]
+    cdef uint64_t m[5]
+    cdef uint64_t u = 0
+    cdef long long at = s.n
+    cdef int j = 0, w
+    x[0] = base - guard
+    while True:
+        w = d + j
+        if not ((w >= 4 and n_ranks(x[j] + guard) < 2) or (
+                w >= 3 and n >= 12 and (s.flags & FLAG_STARS)
+                and chain_bomb_tag(x[j] + guard, n, w, s.flags))):
+            seq_emit(s, &at, x[j] + guard, w, tag | (<uint32_t>w << 28), SEQ_SPLITS)
+        if j < budget:  # choose one more natural to replace, from the last choice's rank up
+            m[j + 1] = held(x[j]) & ~(u - 1) if j else held(x[0])
+            j += 1
+        while j and m[j] == 0:
+            j -= 1
+        if j == 0:
+            s.n = at
+            return
+        u = m[j] & (~m[j] + 1)
+        m[j] ^= u
+        x[j] = x[j - 1] - u
+
+
+cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
+                          int tmin) noexcept nogil:
+    """The sequences of a hand without wilds, from its run table: the windows are the
+    stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
+    rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
+    down all full) takes the lengths from lmin up to the stretch's bottom, one store a
+    length: the set grows by W cards of the next rank down; the next top's shortest set is
+    this one's shifted down a rank. Answering (one length ``lfix``), each top is one set."""
+    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
+    cdef uint64_t wide = <uint64_t>width * SK_NIB1
+    cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
+    cdef int t, lmax, lo, bottom, tlow, length
+    cdef long long n = s.n
+    cdef bint fits
+    if lfix:
+        tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
+        fits = n + nib_sum(tops) <= s.cap  # indices n .. n + tops − 1 < cap
+        while tops:
+            t = high_rank(tops)
+            tops ^= unit(t)
+            word = wide & ((unit(t) << 4) - unit(t - lfix + 1))
+            if fits:
+                s.words[n] = word
+                s.tags[n] = tag | (<uint32_t>t << 4)
+            else:
+                store(s.words, s.tags, n, s.cap, word, tag | (<uint32_t>t << 4))
+            n += 1
+        s.n = n
+        return
+    while tops:
+        if out_done(s):
+            return
+        t = high_rank(tops)
+        gaps = ~full & SK_NIB1 & (unit(t) - 1)
+        bottom = high_rank(gaps) + 1 if gaps else 0  # the stretch is bottom..t (at least)
+        tlow = bottom + lmin - 1
+        if tlow < tmin:
+            tlow = tmin
+        tops &= unit(tlow) - 1  # this stretch's tops are t..tlow
+        lo = t - lmin + 1
+        first = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
+        while t >= tlow:
+            lmax = lfix if lfix else t - bottom + 1
+            word = first
+            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
+            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+            n = s.n
+            if n + (lmax - lmin + 1) <= s.cap:  # indices n .. n + lmax − lmin < cap
+                for length in range(lmin, lmax + 1):
+                    s.words[n] = word
+                    s.tags[n] = tag
+                    n += 1
+                    word += step
+                    step >>= 4
+                    tag += dtag
+                s.n = n
+            else:
+                for length in range(lmin, lmax + 1):
+                    out_put(s, word, tag)
+                    word += step
+                    step >>= 4
+                    tag += dtag
+            first >>= 4
+            t -= 1
+            lo -= 1
+
+
+cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t kind,
+                             int lmin, int lfix, int tmin, int how) noexcept nogil:
+    """The sequences of width W with wilds: top t from A down, length ascending, every window
+    lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
+    rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
+    of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
+    t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
+    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, d, n, pt
+    # budgets are wall − d, or 0 with ``fewest`` (only the set with the most naturals)
+    cdef int keep = 0 if s.fewest else -1
+    # windows of fewer cards hold no bomb: with ≤ 2 wilds none, with 3 a chain bomb of ≥ 12
+    # cards, with 4 also an X相 bomb (R3.1)
+    cdef int safe = 99 if wall <= 2 else (12 if wall == 3 else 0)
+    cdef int pre[13]
+    cdef uint64_t top_mask
+    cdef uint32_t tag, dtag = make_tag(0, 0, 0, 1, 0, width, 0)
+    pre[0] = 0
+    for r in range(12):
+        pre[r + 1] = pre[r] + width - nib(m, r)
+    t = R_ACE
+    while t >= tmin and t >= lmin - 1:
+        if out_done(s):
+            return
+        if lowest > t + 1:
+            lowest = t + 1
+        pt = pre[t + 1]
+        while lowest > 0 and pt - pre[lowest - 1] <= wall:
+            lowest -= 1
+        lmax = t + 1 - lowest
+        if lfix and lmax > lfix:
+            lmax = lfix
+        top_mask = m & ((unit(t) << 4) - 1)
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        n = width * lmin
+        lo = t - lmin + 1
+        while lo >= t + 1 - lmax:
+            if t == R_ACE or nib(m, lo):
+                d = pt - pre[lo]
+                if n < safe and s.n + SEQ_WINDOW_MAX <= s.cap:
+                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
+                               how + SEQ_FITS)
+                elif n < safe:
+                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
+                               how)
+                else:
+                    seq_window_bombs(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t,
+                                     n, tag)
+            tag += dtag
+            n += width
+            lo -= 1
+        t -= 1
+
+
+cdef void gen_sequences "sk_gen_sequences"(const Gen* gen, Out* out) noexcept nogil:
+    """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
+    kind and length with a higher top."""
+    sequences(gen, out)
+
+
+cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
+    cdef int width, kind, tmin, lfix, lmin, how
+    cdef uint64_t m = 0, full
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    how = SEQ_ONE if o.fewest or g.ws == 0 or g.wb == 0 else SEQ_SPLITS
+    for width in range(1, 4):
+        full = ranks_ge(nat, width)
+        m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
+        kind = K_STRAIGHT + width - 1
+        lfix = 0
+        tmin = 0
+        if g.mode == GEN_PLAIN:
+            if g.tkind != kind:
+                continue
+            lfix = g.tlen
+            tmin = g.ttop + 1
+        lmin = lfix if lfix else (5 if width == 1 else 3)
+        if g.wall == 0:
+            seq_runs(o, full, width, kind, lmin, lfix, tmin)
+        elif how == SEQ_ONE:
+            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_ONE)
+        else:
+            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_SPLITS)
+        if out_done(o):
+            return
+
+
+# -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
+cdef inline void few_keep(Fewest* f, uint64_t nat, int w, int ws, uint32_t tag) noexcept nogil:
+    cdef int s = ws if ws < w else w
+    cdef int i = tag_size(tag) << 4 | tag_width(tag)
+    cdef uint32_t score = 1 + <uint32_t>(w << 3 | (w - s))
+    cdef uint64_t word = nat | (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
+    if f.score[i] == 0:
+        f.used[f.n_used] = i
+        f.n_used += 1
+    elif f.score[i] < score or (f.score[i] == score and f.word[i] <= word):
+        return
+    f.score[i] = score
+    f.word[i] = word
+    f.tag[i] = tag
+
+
+cdef inline int fig_need(uint64_t fig) noexcept nogil:
+    return <int>((fig >> 40) & 255)
+
+
+cdef inline void chain_leaf(const Gen* g, Out* o, Fewest* f, int a, int y, uint64_t nat,
+                            uint64_t fig) noexcept nogil:
+    """One count vector ``nat`` of the window a..a+y−1 with its figures ``fig`` (see
+    ``SK_CHAIN_STEP``): every wild count ≥ the wilds it lacks is one candidate set, kept only
+    in the window of its biggest reading (R3.1, R3.4). The window's ranks outside the
+    naturals' span are empty, which turns the window figures into the span's ``ChainShape``."""
+    cdef int w, x, n0 = nib_sum(nat), top = a + y - 1, lo = low_rank(nat)
+    cdef int span = high_rank(nat) - lo + 1
+    cdef uint32_t tag
+    cdef ChainShape shape
+    chain_shape_of(&shape, fig, lo, span, y - span)
+    for w in range(fig_need(fig), g.wall + 1):
+        # equal groups (百变/JJ): a reading of y groups needs y | size
+        if not (g.flags & FLAG_UNEVEN) and (n0 + w) % y:
+            continue
+        if w < 4:
+            # a group without naturals takes ≥ 4 wilds: with fewer, every reading's groups are
+            # the naturals' span, which is this window (a rank short of 4 is lacking), so its
+            # reading is the set's only one
+            x = chain_x(&shape, y, n0 + w, g.flags)
+            if x == 0:
+                continue
+            tag = chain_tag(x, y, top, n0 + w, w)
+        else:
+            tag = chain_best(&shape, n0 + w, w, g.flags)
+            if tag == 0 or tag_top(tag) != top or tag_length(tag) != y:
+                continue
+        if g.mode == GEN_BOMB and bomb_key(tag, g.flags) <= g.tkey:
+            continue
+        if f != NULL:
+            few_keep(f, nat, w, g.ws, tag)
+        else:
+            put_wild(o, nat, w, tag)
+
+
+cdef inline void chain_window(const Gen* g, Out* o, Fewest* f, int a, int y) noexcept nogil:
+    """Every count vector of the window a..a+y−1 (ranks 3..A, 3 ≤ y ≤ 6) whose groups can
+    reach 4 cards with the wilds, rank a's count most significant, each count ascending: an
+    odometer over positions i = 0..y−1 keeping the naturals and the figures of the ranks
+    before i. A rank's count starts at 4 − (wilds not yet lacking); rank a must hold a
+    natural unless the top is A (the reading's top is min(A, lowest natural + y − 1))."""
+    cdef int i = 0, cm, top = a + y - 1
+    cdef int c[6]
+    cdef int h[6]
+    cdef uint64_t nat[7]
+    cdef uint64_t fig[7]
+    nat[0] = fig[0] = 0
+    for i in range(y):
+        h[i] = nib(g.hand, a + i)
+    i = 0
+    while True:
+        # descend: positions i.. at their smallest count
+        while i < y:
+            cm = 4 - (g.wall - fig_need(fig[i]))
+            if cm < 0:
+                cm = 0
+            if i == 0 and cm == 0 and top < R_ACE:
+                cm = 1
+            if cm > h[i]:
+                break
+            c[i] = cm
+            nat[i + 1] = nat[i] | ((<uint64_t>cm) << (4 * (a + i)))
+            fig[i + 1] = chain_step(fig[i], cm)
+            i += 1
+        if i == y:
+            chain_leaf(g, o, f, a, y, nat[y], fig[y])
+            if out_done(o):
+                return
+        # advance the deepest position that can still grow
+        i -= 1
+        while i >= 0 and c[i] == h[i]:
+            i -= 1
+        if i < 0:
+            return
+        c[i] += 1
+        nat[i + 1] = nat[i + 1] + unit(a + i)
+        fig[i + 1] = chain_step(fig[i], c[i])
+        i += 1
+
+
+cdef inline bint lacks_at_most(uint64_t x, int k) noexcept nogil:
+    """Some nibble 0..9 of ``x`` (each ≤ 15) is ≤ k: the nibbles spread over byte lanes,
+    where adding 127 − k sets bit 7 exactly of the lanes over k."""
+    cdef uint64_t lanes = 0x0000008080808080ULL, add = <uint64_t>(127 - k) * 0x0000000101010101ULL
+    cdef uint64_t even = x & 0x0000000F0F0F0F0FULL, odd = (x >> 4) & 0x0000000F0F0F0F0FULL
+    return ((even + add) & lanes) != lanes or ((odd + add) & lanes) != lanes
+
+
+cdef void gen_chain_bombs "sk_gen_chain_bombs"(const Gen* g, Out* o) noexcept nogil:
+    """Chain bombs window by window (Y = 3..6, lowest rank ascending; R2, R5). A window is
+    possible only if it lacks ≤ wall cards to hold 4 of each rank, and every window contains a
+    3-window: one SWAR test of the 3-windows (nibble a: the cards ranks a..a+2 lack) rejects
+    most hands before the prefix sums are built."""
+    cdef int r, y, a, i
+    cdef int pre[13]
+    cdef Fewest few
+    cdef Fewest* f = NULL
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint64_t lack = 4 * (SK_NIB1 & SK_SEQ_MASK) - (
+        ranks_ge(nat, 1) + ranks_ge(nat, 2) + ranks_ge(nat, 3) + ranks_ge(nat, 4))
+    if not lacks_at_most(lack + (lack >> 4) + (lack >> 8), g.wall):
+        return
+    pre[0] = 0
+    for r in range(12):
+        pre[r + 1] = pre[r] + nib(lack, r)
+    if g.fewest:
+        f = &few
+        memset(few.score, 0, sizeof(few.score))
+        few.n_used = 0
+    for y in range(3, 7):
+        for a in range(0, 13 - y):
+            if pre[a + y] - pre[a] > g.wall:
+                continue
+            if out_done(o):
+                return
+            chain_window(g, o, f, a, y)
+            if f != NULL:
+                for i in range(few.n_used):
+                    out_put(o, few.word[few.used[i]], few.tag[few.used[i]])
+                    few.score[few.used[i]] = 0
+                few.n_used = 0
+
+
+# -- the entry points -------------------------------------------------------------------------
+cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                              uint64_t* words, uint32_t* tags, long long cap,
+                              bint stop) noexcept nogil:
+    """Run the generators for the plays of ``hand`` beating ``table``, in the order that defines
+    the plays' order (docs/internals.md); store the first ``cap``, stop after them if ``stop``;
+    return the plays found. The one place the generators run: ``Gen`` (what they read) and
+    ``Out`` (the cursor they write) are filled here and passed to each generator."""
+    cdef Gen g
+    cdef Out o
+    cdef int jn[5]
+    cdef uint64_t jw[5][3]
+    o.jn = jn
+    o.jw = jw
+    o.words = words
+    o.tags = tags
+    o.cap = cap
+    o.stop = stop
+    o.n = 0
+    g.flags = o.flags = flags
+    g.table = table
+    g.fewest = o.fewest = fewest
+    g.hand = hand
+    g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
+    g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
+    g.wall = g.ws + g.wb
+    if g.wall:
+        joker_splits(&g, jn, jw)
+    else:  # the one way to take no wild card
+        jn[0] = 1
+        jw[0][0] = 0
+    g.tkey = 0
+    g.tkind = -1
+    g.ttop = -1
+    g.tsize = 0
+    g.tlen = 0
+    if table == NO_TABLE:
+        g.mode = GEN_LEAD
+    else:
+        g.tkind = tag_kind(table)
+        g.ttop = tag_top(table)
+        g.tsize = tag_size(table)
+        g.tlen = tag_length(table)
+        if g.tkind >= K_BOMB:
+            g.mode = GEN_BOMB
+            g.tkey = bomb_key(table, flags)
+        else:
+            g.mode = GEN_PLAIN
+    # jokers alone make singles, pairs, 三王 and 天王: against anything but a single or a pair
+    # only three or four of them can play (and a hand without jokers has none)
+    if hand >> SHIFT_SJ and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
+                             or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
+        gen_jokers(&g, &o)
+    gen_one_rank(&g, &o)
+    if not out_done(&o) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
+        gen_sequences(&g, &o)
+    if not out_done(&o) and flags & FLAG_STARS:
+        gen_chain_bombs(&g, &o)
+    return o.n
+
+
+cdef int sk_generate(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
+                     uint64_t* words, uint32_t* tags, int cap) noexcept nogil:
+    """Write the plays of ``hand`` that beat ``table`` (NO_TABLE: every play) into
+    ``words``/``tags`` (at most ``cap``); return how many there are in all."""
+    return <int>gen_all(hand, flags, table, fewest, words, tags, cap, False)
+
+
+cdef int sk_count(uint64_t hand, uint32_t flags, uint32_t table, bint fewest) noexcept nogil:
+    """The number of plays :func:`sk_generate` would write, nothing stored (a set of w wild
+    cards adds its number of joker splits at once)."""
+    return <int>gen_all(hand, flags, table, fewest, NULL, NULL, 0, False)
+
+
+cdef bint sk_nth(uint64_t hand, uint32_t flags, uint32_t table, bint fewest, int k,
+                 uint64_t* words, uint32_t* tags) noexcept nogil:
+    """Generate only plays 0..k of :func:`sk_generate`'s list into ``words``/``tags`` (room for
+    k + 1), so play ``k`` is ``words[k]``/``tags[k]`` (random self-play: ``sk_count``, draw k,
+    ``sk_nth``). False if k is out of range."""
+    if k < 0:
+        return False
+    return gen_all(hand, flags, table, fewest, words, tags, <long long>k + 1, True) > k
