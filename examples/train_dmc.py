@@ -20,11 +20,14 @@ What makes it learn in an hour on a CPU (docs/bots.md, "The learned bot"):
   acting on their argmax is a policy improvement step over it; after it the agents play the
   network (ε-greedy, ε decaying), Monte-Carlo policy iteration from there.
 
-The shipped weights (``src/shuangkou/learned_weights.npz``) were made by two runs side by side
+The shipped weights (``src/shuangkou/learned_weights.npz``) were made by three runs
 (docs/bots.md has the exact commands) and then::
 
-    python examples/train_dmc.py --bundle baibian_qianbian.npz classic_jj.npz \\
+    python examples/train_dmc.py --bundle baibian_qianbian.npz classic.npz jj.npz \\
         --out src/shuangkou/learned_weights.npz        # one file, a network per preset
+
+(each run's ``--json`` beside its ``.npz`` adds its CPU time to the bundle's meta data,
+:func:`shuangkou.learned.metadata`).
 
 A one-minute smoke (CI)::
 
@@ -230,10 +233,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--json", default=None)
     ap.add_argument("--png", default=None)
     ap.add_argument("--bundle", nargs="+", metavar="NPZ",
-                    help="instead of training: bundle these --out files into --out")
+                    help="instead of training: bundle these --out files (and what their "
+                         "--json records say of their CPU time) into --out")
     args = ap.parse_args(argv)
     if args.bundle:
-        bundle(args.bundle, args.out)
+        bundle(args.bundle, args.out, [run_record(p) for p in args.bundle])
         return {"bundled": args.bundle, "out": args.out}
 
     rng = np.random.default_rng(args.seed)
@@ -357,6 +361,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.png:
         plot(result, args.png)
     return result
+
+
+def run_record(path: str) -> dict[str, Any]:
+    """What a run's ``--json`` (beside its ``--out``, the same name ending ``.json``) recorded
+    of its cost, for the bundle's meta data: its CPU time (the run's share of a shared
+    machine), wall-clock minutes, decisions and updates. Empty without that file."""
+    record = os.path.splitext(path)[0] + ".json"
+    if not os.path.exists(record):
+        return {}
+    with open(record) as f:
+        r = json.load(f)
+    return {"cpu_minutes": round(r["cpu_seconds"] / 60, 1), "minutes": r["minutes"],
+            "decisions": r["decisions"], "updates": r["updates"]}
 
 
 def plot(result: dict[str, Any], path: str) -> None:

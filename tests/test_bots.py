@@ -40,6 +40,18 @@ def test_pimc_bot_plays_legal_deals(preset: str) -> None:
     assert len(res) == 1
 
 
+@pytest.mark.parametrize("preset", PRESETS)
+def test_default_is_the_bot_default_names(preset: str) -> None:
+    """``make("default")`` plays deal for deal as the bot ``bots.DEFAULT`` names for the preset,
+    with its options; options given to ``make`` override them; other rules get learned."""
+    name, options = bots.DEFAULT[preset]
+    a = simulate(2, preset, (bots.make("default", preset), "greedy"), seed=6).arrays
+    b = simulate(2, preset, (bots.make(name, preset, **options), "greedy"), seed=6).arrays
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert isinstance(bots.make("default", Rules.preset(preset).replace(name="house")),
+                      bots.LearnedBot)
+
+
 def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:
     """The server's bot seat calls ``policy(game.view(seat), game.legal_plays(wilds), rng)``."""
     bot = bots.make("default", "baibian")
@@ -232,6 +244,39 @@ def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:
     assert bot.net.w[0].shape == net.w[0].shape
 
 
+def test_bundle_stores_each_network_once_with_its_runs_cost(tmp_path: object) -> None:
+    """Three runs' files (one of two presets) bundle into one file holding three networks,
+    each preset's meta data with its run's CPU minutes from the run's --json record."""
+    import pathlib
+    import subprocess
+    import sys
+
+    d = pathlib.Path(str(tmp_path))
+    runs = {"bq": "baibian,qianbian", "c": "classic", "j": "jj"}
+    made = {}
+    for k, (name, presets) in enumerate(runs.items()):
+        made[name] = learned.MLP.new((8,), np.random.default_rng(k))
+        made[name].bonus = 0.5 * k
+        made[name].save(d / f"{name}.npz", presets=presets, seed=k, command=f"train {name}")
+        (d / f"{name}.json").write_text(json.dumps(
+            {"cpu_seconds": 600.0 * (k + 1), "minutes": 55, "decisions": 7, "updates": 3}))
+    script = pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py"
+    subprocess.run([sys.executable, str(script), "--bundle", *(str(d / f"{n}.npz") for n in runs),
+                    "--out", str(d / "all.npz")], check=True)
+    with np.load(d / "all.npz") as z:
+        assert sum(1 for k in z.files if k.endswith(".w0")) == 3  # 千变 names 百变's network
+    nets = learned.load(d / "all.npz")
+    assert sorted(nets) == sorted(PRESETS) and nets["qianbian"] is nets["baibian"]
+    for name, presets in runs.items():
+        for p in presets.split(","):
+            assert np.array_equal(nets[p].w[1], made[name].w[1]), p
+            assert nets[p].bonus == made[name].bonus
+    meta = learned.metadata(d / "all.npz")
+    assert meta["qianbian"]["command"] == "train bq" and meta["jj"]["seed"] == "2"
+    assert [meta[p]["cpu_minutes"] for p in ("baibian", "qianbian", "classic", "jj")] == [
+        "10.0", "10.0", "20.0", "30.0"]
+
+
 # -- the arena ---------------------------------------------------------------------------------
 def test_parse_bot_reads_options() -> None:
     assert parse_bot("pimc:worlds=16,max_nodes=2000,evaluation=rollout") == (
@@ -262,7 +307,11 @@ def test_duel_times_python_bots() -> None:
     r = duel("heuristic", "greedy", "jj", 4, seed=1, processes=1)
     s = r.summary()
     assert s["ms_a"] is not None and s["ms_a"] >= 0 and s["ms_b"] is None
-    assert "time a decision" in str(r)
+    times = r.timing[0]
+    assert times is not None and times.size > 4 * 2 * 10 and r.timing[1] is None
+    assert 0 <= s["median_ms_a"] <= s["worst_ms_a"] and s["ms_a"] <= s["worst_ms_a"]
+    assert s["worst_ms_a"] == 1000 * times.max() and s["median_ms_b"] is None
+    assert "time a decision" in str(r) and "median" in str(r)
 
 
 def test_elo_orders_and_anchors() -> None:

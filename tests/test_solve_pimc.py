@@ -123,6 +123,27 @@ def test_a_time_limit_bounds_a_decision() -> None:
     assert pol(game, plays, SplitMix64(1)) == plays[-1]
 
 
+def test_the_fallbacks_time_counts_against_the_time_limit() -> None:
+    """``seconds`` bounds the whole decision: a fallback that takes longer than it leaves no
+    time to search, so its move is made even where the search would find a better one (the
+    small JJ endgame above, solved at once). The old deadline started after the fallback."""
+    import time
+
+    game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
+    plays = game.legal_plays()
+    everywhere = set.intersection(*(set(solve(w).best) for w in sample_worlds(game, 0, 40, 2)))
+    worse = next(p for p in plays if p not in everywhere)
+
+    def slow(view: object, legal: list[Play], rng: object) -> Play:
+        time.sleep(0.03)
+        return worse
+
+    fast = pimc_policy(worlds=4, max_nodes=100_000, fallback=slow, seconds=10.0)
+    assert fast(game, plays, SplitMix64(1)) in everywhere  # time enough: the search decides
+    pol = pimc_policy(worlds=4, max_nodes=100_000, fallback=slow, seconds=0.02)
+    assert pol(game, plays, SplitMix64(1)) == worse
+
+
 def test_the_fallback_sees_the_seats_view_in_a_game_loop() -> None:
     """Wrapped in ``sim.with_game`` the policy gets the Game; the fallback still gets what a
     bot reads, the seat's view (the heuristic bot plays whole deals through it)."""

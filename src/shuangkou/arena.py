@@ -66,17 +66,12 @@ class _Timed:
         self.bot = bot
         self.wilds = bot.wilds
         self.__name__ = bot.name
-        self.decisions = 0
-        self.seconds = 0.0
-        self.worst = 0.0
+        self.times: list[float] = []
 
     def __call__(self, view: Any, plays: Any, rng: Any) -> Any:
         t = time.process_time()
         choice = self.bot(view, plays, rng)
-        dt = time.process_time() - t
-        self.decisions += 1
-        self.seconds += dt
-        self.worst = max(self.worst, dt)
+        self.times.append(time.process_time() - t)
         return choice
 
 
@@ -96,14 +91,14 @@ def _chunk(a: str, b: str, rules: str | Rules, seed: int, start: int, count: int
         u = res.units.astype(np.int64)
         margins[:, team] = u[:, team::2].sum(1) - u[:, 1 - team::2].sum(1)
         first[:, team] = res.first_team == team
-    timing = [(p.decisions, p.seconds, p.worst) if isinstance(p, _Timed) else None
-              for p in players]
+    timing = [np.array(p.times) if isinstance(p, _Timed) else None for p in players]
     return {"start": start, "margins": margins, "first": first, "timing": timing}
 
 
 @dataclass
 class DuelResult:
-    """What :func:`duel` measured; ``margins`` ``(pairs, 2)``: A's margin in each play."""
+    """What :func:`duel` measured; ``margins`` ``(pairs, 2)``: A's margin in each play;
+    ``timing``: each bot's CPU seconds of every decision (``None``: a built-in bot)."""
 
     a: str
     b: str
@@ -111,7 +106,7 @@ class DuelResult:
     seed: int
     margins: np.ndarray
     first: np.ndarray
-    timing: list[tuple[int, float, float] | None] = field(default_factory=list)
+    timing: list[np.ndarray | None] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -123,19 +118,24 @@ class DuelResult:
         n = self.pairs
         mean = float(m.mean()) if n else math.nan
         half = 1.959964 * float(m.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
-        ms = [None if t is None or not t[0] else 1000 * t[1] / t[0] for t in self.timing]
-        worst = [None if t is None else 1000 * t[2] for t in self.timing]
+        def stat(f: Any) -> list[float | None]:
+            return [None if t is None or not t.size else 1000 * float(f(t)) for t in self.timing]
+
+        ms, median, worst = stat(np.mean), stat(np.median), stat(np.max)
         return {"a": self.a, "b": self.b, "rules": self.rules, "seed": self.seed, "pairs": n,
                 "margin": mean, "ci95": [mean - half, mean + half],
                 "won": float((m > 0).mean()), "lost": float((m < 0).mean()),
                 "first": float(self.first.mean()), "ms_a": ms[0], "ms_b": ms[1],
+                "median_ms_a": median[0], "median_ms_b": median[1],
                 "worst_ms_a": worst[0], "worst_ms_b": worst[1], "seconds": self.seconds}
 
     def __str__(self) -> str:
         s = self.summary()
 
-        def ms(x: float | None, worst: float | None) -> str:
-            return "built-in (not timed)" if x is None else f"{x:.2f} ms (worst {worst:.0f} ms)"
+        def ms(k: str) -> str:
+            x = s[f"ms_{k}"]
+            return "built-in (not timed)" if x is None else (
+                f"{x:.2f} ms (median {s[f'median_ms_{k}']:.2f}, worst {s[f'worst_ms_{k}']:.1f})")
 
         return (
             f"{s['a']} vs {s['b']} under {s['rules']}, {s['pairs']} duplicate deal pairs "
@@ -144,8 +144,8 @@ class DuelResult:
             f"[{s['ci95'][0]:+.2f}, {s['ci95'][1]:+.2f}]\n"
             f"  deals won {s['won']:.1%}, lost {s['lost']:.1%}, tied "
             f"{1 - s['won'] - s['lost']:.1%}; {s['a']}'s team first out {s['first']:.1%}\n"
-            f"  time a decision (CPU): {s['a']} {ms(s['ms_a'], s['worst_ms_a'])}, "
-            f"{s['b']} {ms(s['ms_b'], s['worst_ms_b'])}; {s['seconds']:.0f} s wall")
+            f"  time a decision (CPU): {s['a']} {ms('a')}, {s['b']} {ms('b')}; "
+            f"{s['seconds']:.0f} s wall")
 
 
 def duel(a: str, b: str, rules: Rules | str = "baibian", pairs: int = 1000, *, seed: int = 1,
@@ -193,13 +193,10 @@ def duel(a: str, b: str, rules: Rules | str = "baibian", pairs: int = 1000, *, s
         if bar is not None:
             bar.close()
     parts.sort(key=lambda p: p["start"])
-    timing: list[tuple[int, float, float] | None] = []
+    timing: list[np.ndarray | None] = []
     for k in range(2):
         ts = [p["timing"][k] for p in parts]
-        if any(t is None for t in ts):
-            timing.append(None)
-        else:
-            timing.append((sum(t[0] for t in ts), sum(t[1] for t in ts), max(t[2] for t in ts)))
+        timing.append(None if any(t is None for t in ts) else np.concatenate(ts))
     return DuelResult(a, b, r.name, seed, np.concatenate([p["margins"] for p in parts]),
                       np.concatenate([p["first"] for p in parts]), timing,
                       time.perf_counter() - t0)

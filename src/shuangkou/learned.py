@@ -409,28 +409,37 @@ class Adam:
         return loss
 
 
-def bundle(paths: list[Any], out: Any) -> None:
-    """One weights file of the networks :meth:`MLP.save` wrote in ``paths``, each keyed by the
-    presets it was trained on (its ``meta_presets``), their meta data kept beside it."""
+def bundle(paths: list[Any], out: Any, meta: list[dict[str, Any]] | None = None) -> None:
+    """One weights file of the networks :meth:`MLP.save` wrote in ``paths``, keyed by the
+    presets each was trained on (its ``meta_presets``): a network is stored once, under its
+    first preset, and its other presets name that one (``same_as``). Every preset keeps the
+    network's meta data, plus ``meta[i]`` (more text about ``paths[i]``, e.g. its CPU time)."""
     arrays: dict[str, np.ndarray] = {}
-    for path in paths:
+    for i, path in enumerate(paths):
         with np.load(path) as z:
             net = MLP.from_arrays(z)
-            meta = {k: z[k] for k in z.files if k.startswith("meta_")}
-        for preset in str(meta["meta_presets"]).split(","):
-            arrays.update(net.arrays(f"{preset}."))
-            arrays.update({f"{preset}.{k}": v for k, v in meta.items()})
+            info = {k: z[k] for k in z.files if k.startswith("meta_")}
+        info.update({f"meta_{k}": np.array(str(v)) for k, v in (meta[i] if meta else {}).items()})
+        first, *others = str(info["meta_presets"]).split(",")
+        arrays.update(net.arrays(f"{first}."))
+        for preset in others:
+            arrays[f"{preset}.same_as"] = np.array(first)
+        for preset in (first, *others):
+            arrays.update({f"{preset}.{k}": v for k, v in info.items()})
     np.savez_compressed(out, **cast(dict[str, Any], arrays))
 
 
 def load(path: Any = None) -> dict[str, MLP]:
-    """The networks of a :func:`bundle` file by preset name, by default the shipped weights."""
+    """The networks of a :func:`bundle` file by preset name, by default the shipped weights
+    (presets trained together share one :class:`MLP`)."""
     if path is None:
         with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
             return load(p)
     with np.load(path) as z:
         presets = sorted({k.split(".", 1)[0] for k in z.files if "." in k})
-        return {p: MLP.from_arrays(z, f"{p}.") for p in presets}
+        alias = {p: str(z[f"{p}.same_as"]) for p in presets if f"{p}.same_as" in z.files}
+        nets = {p: MLP.from_arrays(z, f"{p}.") for p in presets if p not in alias}
+    return {p: nets[alias.get(p, p)] for p in presets}
 
 
 def metadata(path: Any = None) -> dict[str, dict[str, str]]:

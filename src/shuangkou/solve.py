@@ -584,10 +584,12 @@ def pimc_policy(
     value is never trusted over the fallback.
 
     A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
-    searches stop after that many seconds a decision (then the fallback decides, or without
-    one the worlds searched so far). The arguments are checked here, not at the first
-    decision. The policy may be called from several threads: each thread searches with its
-    own searchers (``2**tt_bits`` table entries a rules preset)."""
+    searches stop once that many seconds have passed since the decision began (the fallback's
+    own time counts), then the fallback decides, or without one the worlds searched so far:
+    the decision's time is bounded by ``seconds`` plus what the fallback alone takes beyond it
+    and a poll interval of the search (about a thousand nodes). The arguments are checked
+    here, not at the first decision. The policy may be called from several threads: each
+    thread searches with its own searchers (``2**tt_bits`` table entries a rules preset)."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -601,12 +603,11 @@ def pimc_policy(
     limit = None if seconds is None else as_seconds(seconds, "seconds")
     local = threading.local()
 
-    def searched(game: Game | SeatKnowledge, seat: int, seed: int) -> tuple[
-            dict[tuple[int, int], float], bool]:
+    def searched(game: Game | SeatKnowledge, seat: int, seed: int, deadline: float | None
+                 ) -> tuple[dict[tuple[int, int], float], bool]:
         """The moves' summed values over the worlds, and whether every world was exact."""
         pos: Any = game
         total: dict[tuple[int, int], float] = {}
-        deadline = None if limit is None else time.monotonic() + limit
         searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
         for world in sample_worlds(game, seat, worlds, seed):
             s = searchers.get(pos.rules)
@@ -626,6 +627,7 @@ def pimc_policy(
         return total, True
 
     def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
+        deadline = None if limit is None else time.monotonic() + limit
         pos: Any = game  # a Game (with_game) or the seat's view
         plays = list(plays)
         if len(plays) + (pos.table is not None) == 1:
@@ -638,7 +640,7 @@ def pimc_policy(
             prior = fallback(game.view(seat) if isinstance(game, Game) else game, plays, rng)
             if sum(pos.cards_left(s) for s in range(4)) > max_cards:
                 return prior
-        total, exact = searched(game, seat, seed)
+        total, exact = searched(game, seat, seed, deadline)
         by_codes = {(p.packed, p.tag): p for p in plays}
         found = [m for m in total if m in by_codes or m == (0, 0)]
         if fallback is not None and not (exact and found):
