@@ -6,10 +6,11 @@ and the set of optimal plays; a principal variation, replayed, scores the value.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
-from shuangkou import PASS, Game, Hand, Play, Rules, classify, solve
+from shuangkou import PASS, Game, Hand, Play, Rules, State, classify, solve
 from shuangkou._reference_game import RefState
 from tests.budget import budget
 from tests.conftest import PRESET_NAMES
@@ -197,24 +198,11 @@ def test_techniques_change_no_value() -> None:
     bounds, forced passes without a node) on and all off, on dealt positions of 5-6 cards a
     seat (mostly chain-free and bomb-free hands: relative ranks beyond 4 cards, the bounds
     from the root) and after a few random moves."""
-    from shuangkou import State, _solve
+    from shuangkou import _solve
 
     rng = random.Random("techniques")
     for preset in PRESET_NAMES:
-        rules = Rules.preset(preset)
-        for k in range(4):
-            deck = list(range(108))
-            rng.shuffle(deck)
-            n = 5 + (k == 3)
-            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
-            state = State.from_position(rules, hands, k)
-            for _ in range(rng.randint(0, 3)):
-                moves = list(state.legal()) + ([PASS] if state.table is not None else [])
-                state.play(rng.choice(moves))
-                if state.is_over:
-                    break
-            if state.is_over:
-                continue
+        for state in _played_positions(rng, Rules.preset(preset), (5, 5, 5, 6)):
             found = []
             for techniques in (None, ()):
                 s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
@@ -225,29 +213,34 @@ def test_techniques_change_no_value() -> None:
             assert found[0] == found[1], str(state)
 
 
+def _played_positions(rng: random.Random, rules: Rules, sizes: tuple[int, ...]) -> Iterator[State]:
+    """Dealt positions of ``sizes[k]`` cards a seat, seat k leading, each after 0-3 random
+    moves; the ones those moves ended are left out."""
+    for k, n in enumerate(sizes):
+        deck = list(range(108))
+        rng.shuffle(deck)
+        hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+        state = State.from_position(rules, hands, k)
+        for _ in range(rng.randint(0, 3)):
+            moves = list(state.legal()) + ([PASS] if state.table is not None else [])
+            state.play(rng.choice(moves))
+            if state.is_over:
+                break
+        if not state.is_over:
+            yield state
+
+
 def test_forced_passes_keep_depth_limited_values() -> None:
     """Forced passes are made without a node, but each still takes one move of a
     depth-limited search (none at the horizon): every root move's value at depths 1-8 is the
     same with them on and off, on dealt 5-card positions after a few random moves."""
-    from shuangkou import State, _solve
+    from shuangkou import _solve
 
     rng = random.Random("forced")
     without = [t for t in _solve.TECHNIQUES if t != "forced"]
     checked = 0
     for preset in PRESET_NAMES:
-        rules = Rules.preset(preset)
-        for k in range(4):
-            deck = list(range(108))
-            rng.shuffle(deck)
-            hands = [Hand.from_cards(deck[5 * s : 5 * (s + 1)]) for s in range(4)]
-            state = State.from_position(rules, hands, k)
-            for _ in range(rng.randint(0, 3)):
-                moves = list(state.legal()) + ([PASS] if state.table is not None else [])
-                state.play(rng.choice(moves))
-                if state.is_over:
-                    break
-            if state.is_over:
-                continue
+        for state in _played_positions(rng, Rules.preset(preset), (5, 5, 5, 5)):
             for depth in (1, 2, 3, 5, 8):
                 found = []
                 for techniques in (None, without):
