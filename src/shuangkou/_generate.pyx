@@ -310,19 +310,57 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
     """The one-rank sets of a hand without wilds (R2, R3): rank by rank, ``psize`` naturals
     of it if ``plain`` holds the rank, then, if ``bombs`` does, every size from ``nmin``
     (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``: leading, every size
-    of every rank in ``bombs``. ``table[k]`` holds the reading of
-    k naturals of rank 0; each rank's batch is bounds checked once when it fits whole."""
+    of every rank in ``bombs``. ``table[k]`` holds the reading of k naturals of rank 0. The
+    call's plays (at most one a rank of ``plain`` plus the naturals of the ranks of ``bombs``)
+    are bounds checked once when they fit, each play otherwise."""
     cdef uint64_t todo = plain | bombs, u, word
+    cdef uint64_t* words = o.words
+    cdef uint32_t* tags = o.tags
     cdef long long n = o.n
-    cdef uint32_t rt
-    cdef int r, h, k, lo, p
+    cdef uint32_t rt, ptag
+    cdef int r, b, h, k, lo, p
+    if n + nib_sum(plain + (nat & bombs * 15)) <= o.cap:  # indices n .. n + that − 1 < cap
+        if nmin != 1 and bombs == 0:  # answering, no bomb in hand: one set a rank of plain
+            ptag = table[psize].tag
+            while plain:
+                b = SK_CTZ64(plain)  # 4 × the rank: the tag's top field is at bit 4
+                plain &= plain - 1
+                words[n] = <uint64_t>psize << b
+                tags[n] = ptag | (<uint32_t>b << 2)
+                n += 1
+            o.n = n
+            return
+        while todo:
+            r = SK_CTZ64(todo) >> 2
+            todo &= todo - 1
+            h = nib(nat, r)
+            u = unit(r)
+            rt = <uint32_t>r << 4
+            if nmin == 1:  # leading (a constant there): every size
+                lo = 1
+            else:
+                lo = h + 1
+                if bombs & u:
+                    lo = nmin if r >= rmin else nmin + 1
+                if plain & u:
+                    words[n] = <uint64_t>psize * u
+                    tags[n] = table[psize].tag | rt
+                    n += 1
+            word = <uint64_t>lo * u
+            for k in range(lo, h + 1):
+                words[n] = word
+                tags[n] = table[k].tag | rt
+                n += 1
+                word += u
+        o.n = n
+        return
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
         h = nib(nat, r)
         u = unit(r)
         rt = <uint32_t>r << 4
-        if nmin == 1:  # leading (a constant there): every size
+        if nmin == 1:
             lo = 1
             p = 0
         else:
@@ -330,27 +368,16 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
             if bombs & u:
                 lo = nmin if r >= rmin else nmin + 1
             p = (plain & u) != 0
+        if p:
+            store(words, tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
+            n += 1
         word = <uint64_t>lo * u
-        if n + p + (h + 1 - lo) <= o.cap:  # indices n .. n + p + h − lo < cap
-            if p:
-                o.words[n] = <uint64_t>psize * u
-                o.tags[n] = table[psize].tag | rt
-                n += 1
-            for k in range(lo, h + 1):
-                o.words[n] = word
-                o.tags[n] = table[k].tag | rt
-                n += 1
-                word += u
-        else:
-            if p:
-                store(o.words, o.tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
-                n += 1
-            for k in range(lo, h + 1):
-                store(o.words, o.tags, n, o.cap, word, table[k].tag | rt)
-                n += 1
-                word += u
-            if o.stop:
-                break
+        for k in range(lo, h + 1):
+            store(words, tags, n, o.cap, word, table[k].tag | rt)
+            n += 1
+            word += u
+        if o.stop and n >= o.cap:  # sk_nth has its plays
+            break
     o.n = n
 
 
