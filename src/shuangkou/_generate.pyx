@@ -313,41 +313,51 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
     of every rank in ``bombs``. ``table[k]`` holds the reading of k naturals of rank 0. The
     call's plays (at most one a rank of ``plain`` plus the naturals of the ranks of ``bombs``)
     are bounds checked once when they fit, each play otherwise."""
-    cdef uint64_t todo = plain | bombs, u, word
+    cdef uint64_t todo = plain | bombs, u, word, below
     cdef uint64_t* words = o.words
     cdef uint32_t* tags = o.tags
     cdef long long n = o.n
     cdef uint32_t rt, ptag
     cdef int r, b, h, k, lo, p
     if n + nib_sum(plain + (nat & bombs * 15)) <= o.cap:  # indices n .. n + that − 1 < cap
-        if nmin != 1 and bombs == 0:  # answering, no bomb in hand: one set a rank of plain
+        if nmin != 1:  # answering: bomb ranks are few, the plain ranks between them one store each
             ptag = table[psize].tag
-            while plain:
-                b = SK_CTZ64(plain)  # 4 × the rank: the tag's top field is at bit 4
-                plain &= plain - 1
-                words[n] = <uint64_t>psize << b
-                tags[n] = ptag | (<uint32_t>b << 2)
-                n += 1
-            o.n = n
-            return
-        while todo:
+            while True:
+                below = plain & ((bombs & (~bombs + 1)) - 1) if bombs else plain
+                plain ^= below
+                while below:
+                    b = SK_CTZ64(below)  # 4 × the rank: the tag's top field is at bit 4
+                    below &= below - 1
+                    words[n] = <uint64_t>psize << b
+                    tags[n] = ptag | (<uint32_t>b << 2)
+                    n += 1
+                if bombs == 0:
+                    o.n = n
+                    return
+                b = SK_CTZ64(bombs)  # the lowest bomb rank: its plain set, then its bombs
+                bombs &= bombs - 1
+                r = b >> 2
+                u = unit(r)
+                rt = <uint32_t>b << 2
+                if plain & u:
+                    plain ^= u
+                    words[n] = <uint64_t>psize << b
+                    tags[n] = ptag | rt
+                    n += 1
+                lo = nmin if r >= rmin else nmin + 1
+                word = <uint64_t>lo * u
+                for k in range(lo, nib(nat, r) + 1):
+                    words[n] = word
+                    tags[n] = table[k].tag | rt
+                    n += 1
+                    word += u
+        while todo:  # leading: every size of every rank
             r = SK_CTZ64(todo) >> 2
             todo &= todo - 1
-            h = nib(nat, r)
             u = unit(r)
             rt = <uint32_t>r << 4
-            if nmin == 1:  # leading (a constant there): every size
-                lo = 1
-            else:
-                lo = h + 1
-                if bombs & u:
-                    lo = nmin if r >= rmin else nmin + 1
-                if plain & u:
-                    words[n] = <uint64_t>psize * u
-                    tags[n] = table[psize].tag | rt
-                    n += 1
-            word = <uint64_t>lo * u
-            for k in range(lo, h + 1):
+            word = u
+            for k in range(1, nib(nat, r) + 1):
                 words[n] = word
                 tags[n] = table[k].tag | rt
                 n += 1
