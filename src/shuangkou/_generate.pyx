@@ -191,6 +191,9 @@ cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
         for b in range(hb + 1):
             if s + b == 0:
                 continue
+            # answering a single or a pair: only that size, or three or four jokers, can beat it
+            if g.mode == GEN_PLAIN and s + b != g.tsize and s + b < 3:
+                continue
             # fewest: SJ BJ (pair of SJ, 1 wild) loses to SJ SJ; SJ BJ BJ (三王) to SJ SJ BJ
             if g.fewest and hs == 2 and s == 1 and b >= 1:
                 continue
@@ -473,20 +476,20 @@ cdef enum:
     SEQ_WINDOW_MAX = 3 * (1 + 12 + 78 + 364)
 
 
-cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
-                          int how) noexcept nogil:
+cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint64_t j0,
+                          uint32_t tag, int how) noexcept nogil:
     if how >= SEQ_FITS:  # the caller checked the window's bound
-        seq_emit_fits(s, n, nat, w, tag, how - SEQ_FITS)
+        seq_emit_fits(s, n, nat, w, j0, tag, how - SEQ_FITS)
         return
-    seq_emit_checked(s, n, nat, w, tag, how)
+    seq_emit_checked(s, n, nat, w, j0, tag, how)
 
 
-cdef inline void seq_emit_fits(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
-                               int how) noexcept nogil:
+cdef inline void seq_emit_fits(const Out* s, long long* n, uint64_t nat, int w, uint64_t j0,
+                               uint32_t tag, int how) noexcept nogil:
     """:func:`seq_emit_checked` where every index written is known to be < cap."""
     cdef int k
     cdef long long i = n[0]
-    s.words[i] = nat | s.jw[w][0]
+    s.words[i] = nat | j0
     s.tags[i] = tag
     if how == SEQ_ONE:
         n[0] = i + 1
@@ -501,14 +504,14 @@ cdef inline void seq_emit_fits(const Out* s, long long* n, uint64_t nat, int w, 
     n[0] = i + k
 
 
-cdef inline void seq_emit_checked(const Out* s, long long* n, uint64_t nat, int w, uint32_t tag,
-                                  int how) noexcept nogil:
+cdef inline void seq_emit_checked(const Out* s, long long* n, uint64_t nat, int w, uint64_t j0,
+                                  uint32_t tag, int how) noexcept nogil:
     """Emit one sequence set of ``nat`` and ``w`` wilds (``tag`` has them), once per joker
     split, as plays ``n[0]``, … (the caller's local cursor: kept in a register, where
     ``s.n`` would be reloaded after every store)."""
     cdef int k
     cdef long long i = n[0]
-    store(s.words, s.tags, i, s.cap, nat | s.jw[w][0], tag)
+    store(s.words, s.tags, i, s.cap, nat | j0, tag)
     if how == SEQ_ONE:
         n[0] = i + 1
         return
@@ -534,20 +537,24 @@ cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, in
     it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
     d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
-    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3
+    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3
     cdef uint32_t one = <uint32_t>1 << 28
     cdef long long at = s.n
     tag |= <uint32_t>d << 28
-    seq_emit(s, &at, base, d, tag, how)
+    seq_emit(s, &at, base, d, s.jw[d][0], tag, how)
     if budget == 0:
         s.n = at
         return
+    # the first joker split of d + j wilds, loaded once a window (d + budget ≤ wall ≤ 4)
+    j1 = s.jw[d + 1][0]
+    j2 = s.jw[d + 2][0] if budget >= 2 else 0
+    j3 = s.jw[d + 3][0] if budget >= 3 else 0
     m1 = held(x0)
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
         x1 = x0 - u1
-        seq_emit(s, &at, x1 + guard, d + 1, tag + one, how)
+        seq_emit(s, &at, x1 + guard, d + 1, j1, tag + one, how)
         if budget < 2:
             continue
         m2 = held(x1) & ~(u1 - 1)
@@ -555,14 +562,14 @@ cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, in
             u2 = m2 & (~m2 + 1)
             m2 ^= u2
             x2 = x1 - u2
-            seq_emit(s, &at, x2 + guard, d + 2, tag + 2 * one, how)
+            seq_emit(s, &at, x2 + guard, d + 2, j2, tag + 2 * one, how)
             if budget < 3:
                 continue
             m3 = held(x2) & ~(u2 - 1)
             while m3:
                 u3 = m3 & (~m3 + 1)
                 m3 ^= u3
-                seq_emit(s, &at, x2 - u3 + guard, d + 3, tag + 3 * one, how)
+                seq_emit(s, &at, x2 - u3 + guard, d + 3, j3, tag + 3 * one, how)
     s.n = at
 
 
@@ -584,7 +591,7 @@ cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int 
         if not ((w >= 4 and n_ranks(x[j] + guard) < 2) or (
                 w >= 3 and n >= 12 and (s.flags & FLAG_STARS)
                 and chain_bomb_tag(x[j] + guard, n, w, s.flags))):
-            seq_emit(s, &at, x[j] + guard, w, tag | (<uint32_t>w << 28), SEQ_SPLITS)
+            seq_emit(s, &at, x[j] + guard, w, s.jw[w][0], tag | (<uint32_t>w << 28), SEQ_SPLITS)
         if j < budget:  # choose one more natural to replace, from the last choice's rank up
             m[j + 1] = held(x[j]) & ~(u - 1) if j else held(x[0])
             j += 1
