@@ -168,19 +168,33 @@ cdef inline void put_wild(Out* o, uint64_t nat, int w, uint32_t tag) noexcept no
         out_put(o, nat | o.jw[w][k], tag)
 
 
-cdef inline void joker_splits(const Gen* g, int* jn, uint64_t (*jw)[3]) noexcept nogil:
-    """``jn``/``jw``: every way to take w wild cards (w ≤ wall) from the hand's wild small
-    and big jokers, small-joker count ascending; ``fewest``: only the one spending small
-    jokers first. With no wild small joker (百变, JJ) there is one way: w big jokers."""
-    cdef int w, s, smin, smax
-    for w in range(g.wall + 1):
-        smax = g.ws if g.ws < w else w
-        smin = w - g.wb if w > g.wb else 0
-        if g.fewest:
+cdef extern from *:
+    """
+    /* Every way to take w wild cards from ws wild small and wb wild big jokers (see
+       joker_splits), per (fewest, ws, wb): SK_JN[f][ws][wb][w] ways, SK_JW[...][w][k] their
+       joker words. Filled once at import: a call only points at its row. */
+    static int SK_JN[2][3][3][5];
+    static uint64_t SK_JW[2][3][3][5][3];
+    """
+    int SK_JN[2][3][3][5]
+    uint64_t SK_JW[2][3][3][5][3]
+
+
+cdef void joker_splits(int few, int ws, int wb) noexcept nogil:
+    """``SK_JN``/``SK_JW`` of (few, ws, wb): every way to take w wild cards (w ≤ ws + wb) from
+    ws wild small and wb wild big jokers, small-joker count ascending; ``few``: only the one
+    spending small jokers first. With no wild small joker (百变, JJ) there is one way: w big
+    jokers."""
+    cdef int w, k, smin, smax
+    for w in range(ws + wb + 1):
+        smax = ws if ws < w else w
+        smin = w - wb if w > wb else 0
+        if few:
             smin = smax
-        jn[w] = smax - smin + 1
-        for s in range(smin, smax + 1):
-            jw[w][s - smin] = (<uint64_t>s << SHIFT_SJ) | (<uint64_t>(w - s) << SHIFT_BJ)
+        SK_JN[few][ws][wb][w] = smax - smin + 1
+        for k in range(smin, smax + 1):
+            SK_JW[few][ws][wb][w][k - smin] = (<uint64_t>k << SHIFT_SJ) | (
+                <uint64_t>(w - k) << SHIFT_BJ)
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
@@ -239,7 +253,8 @@ cdef void fill_tables() noexcept nogil:
     ``SK_ONE_RANK``: per (fewest, wilds in hand, naturals h of the rank), every set of
     n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
     ascending (``fewest``: only the largest k); the tag is that of rank 0, without and with
-    the bomb's stars."""
+    the bomb's stars. ``SK_JN``/``SK_JW``: the joker splits of every (fewest, wild small
+    jokers, wild big jokers) (:func:`joker_splits`)."""
     cdef int few, wall, h, n, k, kmax, stars, i = 0
     for few in range(2):
         for wall in range(5):
@@ -258,6 +273,10 @@ cdef void fill_tables() noexcept nogil:
                             SK_ONE_RANK[stars][i].wild = <uint8_t>(n - k)
                         i += 1
                         k += 1
+    for few in range(2):
+        for h in range(3):
+            for n in range(3):
+                joker_splits(few, h, n)
 
 
 fill_tables()
@@ -911,10 +930,6 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     ``Out`` (the cursor they write) are filled here and passed to each generator."""
     cdef Gen g
     cdef Out o
-    cdef int jn[5]
-    cdef uint64_t jw[5][3]
-    o.jn = jn
-    o.jw = jw
     o.words = words
     o.tags = tags
     o.cap = cap
@@ -927,11 +942,8 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    if g.wall:
-        joker_splits(&g, jn, jw)
-    else:  # the one way to take no wild card
-        jn[0] = 1
-        jw[0][0] = 0
+    o.jn = SK_JN[fewest != 0][g.ws][g.wb]  # ws, wb ≤ 2: valid words (R1)
+    o.jw = SK_JW[fewest != 0][g.ws][g.wb]
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
