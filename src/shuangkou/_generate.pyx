@@ -752,19 +752,17 @@ cdef void gen_sequences "sk_gen_sequences"(const Gen* gen, Out* out) noexcept no
 
 cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
     cdef int width, kind, tmin, lfix, lmin, how
-    # answering, only the table's width (the narrower ones only add to m)
-    cdef int wmax = g.tkind - K_STRAIGHT + 1 if g.mode == GEN_PLAIN else 3
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
     how = SEQ_ONE if o.fewest or g.ws == 0 or g.wb == 0 else SEQ_SPLITS
-    for width in range(1, wmax + 1):
+    for width in range(1, 4):
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
         kind = K_STRAIGHT + width - 1
         lfix = 0
         tmin = 0
         if g.mode == GEN_PLAIN:
-            if width < wmax:
+            if g.tkind != kind:
                 continue
             lfix = g.tlen
             tmin = g.ttop + 1
