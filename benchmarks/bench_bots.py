@@ -7,6 +7,7 @@ Elo-style ratings; or the target run, ``default`` against greedy.
         --json ladder.json
     python benchmarks/bench_bots.py --target --pairs 2000 --json target.json
     python benchmarks/bench_bots.py --report ladder.json          # the tables again
+    python benchmarks/bench_bots.py --instructions    # the learned bot's largest decisions
 
 Each matchup is :func:`shuangkou.arena.duel` (deals played twice, the teams' seats exchanged,
 in worker processes on every core). Results are written to ``--json`` after each matchup and a
@@ -15,6 +16,11 @@ resumed. ``--pairs`` is for adjacent rungs of the ladder (the matchups that deci
 order), ``--other-pairs`` for the rest, ``--pimc-pairs`` for any with PIMC. Printed: per
 preset, each matchup's margin a deal (95% CI), deals won and lost, the
 first-out share and each side's CPU time a decision, then the ratings (greedy = 1500).
+
+``--instructions`` prints the exact instructions (callgrind, ``instructions.py``) of one
+learned decision on the largest hands: leading in 千变 with the largest ``"fewest"`` list
+known (203 plays) and with the hand of the most legal plays (24,182 in its ``"all"`` list),
+that list handed to the bot bounded (``max_plays=240``, the default) and unbounded.
 """
 
 from __future__ import annotations
@@ -23,9 +29,15 @@ import argparse
 import itertools
 import json
 import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import instructions  # benchmarks/: this script's folder is on sys.path
+from shuangkou import Hand, State, bots
 from shuangkou.arena import duel, elo
+from shuangkou.rng import SplitMix64
 from shuangkou.rules import PRESETS
 
 LADDER = ("random", "greedy", "heuristic", "learned", "pimc")
@@ -54,6 +66,30 @@ def table(rows: list[dict[str, Any]]) -> str:
                 + ", ".join(f"{k} {v:.0f}" for k, v in sorted(ratings.items(),
                                                               key=lambda kv: -kv[1])), ""]
     return "\n".join(out)
+
+
+# the largest learned decisions (docs/bots.md, "The learned bot's time"): 千变, leading
+LARGEST_FEWEST = "3 4 5 6 7 7 7 8 8 8 8 9 9 9 9 10 10 10 J J J Q K SJ SJ BJ BJ"  # 203 plays
+MOST_PLAYS = "3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A SJ SJ BJ BJ"  # 24,182 ("all")
+
+
+def learned_decisions(hand: str, wilds: str, max_plays: int) -> Callable[[int], int]:
+    """A workload: ``size`` learned decisions leading with ``hand`` in 千变."""
+    def run(size: int) -> int:
+        bot = bots.make("learned", "qianbian", max_plays=max_plays)
+        state = State.from_position("qianbian", [Hand.parse(hand), "3", "3", "3"], 0)
+        view, plays = state.view(0), state.legal(wilds)
+        for _ in range(size):
+            bot(view, plays, SplitMix64(1))
+        return size
+    return run
+
+
+INSTRUCTION_WORKLOADS = {
+    "largest fewest list (203)": learned_decisions(LARGEST_FEWEST, "fewest", 240),
+    "24,182 plays, bounded": learned_decisions(MOST_PLAYS, "all", 240),
+    "24,182 plays, unbounded": learned_decisions(MOST_PLAYS, "all", 10**6),
+}
 
 
 def main() -> None:
@@ -99,4 +135,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        pass
+    elif sys.argv[1:] == ["--instructions"]:
+        sys.exit(instructions.report(Path(__file__), {
+            name: ("decision", 2, 6) for name in INSTRUCTION_WORKLOADS}))
+    else:
+        main()

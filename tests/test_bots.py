@@ -11,7 +11,7 @@ from shuangkou import Game, Hand, Rules, bots, learned, simulate
 from shuangkou.arena import duel, elo, parse_bot
 from shuangkou.batch import OBS_OFFSETS, observation
 from shuangkou.cli import main
-from shuangkou.plays import Kind
+from shuangkou.plays import Kind, Play
 from shuangkou.rl import VecEnv
 from shuangkou.rng import SplitMix64
 from shuangkou.rules import PRESETS
@@ -227,6 +227,78 @@ def test_damage_feature_is_the_heuristics_measure() -> None:
     x, _, _ = _features(view, plays, bb)
     assert (x[:, learned.HEURISTIC_COLUMN - 1] == 0).all()
     assert (x[:, learned.STATE_DIM - 1] == 0).all()
+
+
+# -- the learned bot's bound (docs/bots.md, "The learned bot's time") -------------------------
+LARGEST_FEWEST = "3 4 5 6 7 7 7 8 8 8 8 9 9 9 9 10 10 10 J J J Q K SJ SJ BJ BJ"
+MOST_PLAYS = "3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A SJ SJ BJ BJ"
+
+
+def test_shortlist_of_the_all_list_is_the_fewest_list() -> None:
+    """Past its cap, shortlist keeps one play per reading, the fewest wilds and then the lowest
+    cards: the kernel's ``wilds="fewest"`` list of the same position, play for play."""
+    from shuangkou.game import _State
+    from shuangkou.rng import deal_seed
+
+    wider = 0
+    for preset in ("baibian", "jj", "qianbian"):
+        rules = Rules.preset(preset)
+        for i in range(3):
+            st = _State.deal(rules, deal_seed(5, i))
+            while st.to_act is not None:
+                every, fewest = list(st.legal("all")), list(st.legal("fewest"))
+                if len(every) > len(fewest):
+                    wider += 1
+                    got = learned.shortlist(every, max(len(fewest), 1))
+                    assert sorted((p.packed, p.tag) for p in got) == sorted(
+                        (p.packed, p.tag) for p in fewest), (preset, str(st.view(st.to_act).hand))
+                assert learned.shortlist(every, len(every)) is every  # within the cap: as is
+                move = greedy_policy(st.view(st.to_act), fewest, SplitMix64(i))
+                st.pass_() if move is None else st.play(move)
+    assert wider > 30  # positions where the all list holds more plays than the fewest one
+
+
+def test_learned_bot_scores_at_most_max_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound: handed the 24,182 plays of the hand with the most legal plays, the learned
+    bot featurises that hand's fewest-wilds list (186 plays) and decides as it does on that
+    list; with ``max_plays=50``, 50 plays of the fewest wilds, lowest tops. The largest known
+    fewest lists fit the default cap, so at a table the bound drops no play."""
+    from shuangkou import State
+
+    rules = Rules.preset("qianbian")
+    seen: list[int] = []
+    real = bots.table_features
+
+    def spy(views: list, plays: list, *rest: object) -> tuple:
+        seen.append(len(plays[0]))
+        return real(views, plays, *rest)
+
+    monkeypatch.setattr(bots, "table_features", spy)
+    bot = bots.make("learned", rules)
+    assert bot.max_plays == 240
+    st = State.from_position(rules, [Hand.parse(MOST_PLAYS), "3", "3", "3"], 0)
+    every, fewest = st.legal("all"), st.legal("fewest")
+    assert (len(every), len(fewest)) == (24_182, 186)
+    view = st.view(0)
+    assert bot(view, every, SplitMix64(1)) == bot(view, fewest, SplitMix64(1))
+    assert seen == [186, 186]
+    small = bots.make("learned", rules, max_plays=50)
+    choice = small(view, every, SplitMix64(1))
+    assert seen[-1] == 50 and choice in list(fewest)
+    kept = learned.shortlist(list(every), 50)
+    assert len(kept) == 50 and max(p.wilds for p in kept) <= min(
+        p.wilds for p in fewest if p not in kept)
+    for text in (LARGEST_FEWEST, MOST_PLAYS):
+        for table in (None, "3", "4 4"):
+            hands: list[Hand | str] = [Hand.parse(text), "3", "3", "3"]
+            pos = (State.from_position(rules, hands, 0) if table is None else
+                   State.from_position(rules, hands, 0, table=Play.parse(table, rules),
+                                       table_owner=3))
+            assert len(pos.legal("fewest")) < bot.max_plays
+    assert len(State.from_position(rules, [Hand.parse(LARGEST_FEWEST), "3", "3", "3"], 0)
+               .legal("fewest")) == 203
+    with pytest.raises(ValueError, match="max_plays must be a positive int, not 0"):
+        bots.make("learned", rules, max_plays=0)
 
 
 def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:
