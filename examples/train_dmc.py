@@ -259,7 +259,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="rollout targets: share of the agent decisions probed")
     ap.add_argument("--alternatives", type=int, default=4,
                     help="rollout targets: candidates probed beside the heuristic's play "
-                         "(greedy's, the network's best two, a random one)")
+                         "(greedy's, a random one, then the network's best; more than the "
+                         "candidates: every one)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
@@ -356,8 +357,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     def probe(asking: Asking, x: np.ndarray, env: np.ndarray, is_pass: np.ndarray) -> None:
         """The rollout targets: per probed decision, the heuristic's play and up to
-        ``--alternatives`` others (greedy's, the network's two best, a random one) each played
-        out; a candidate's target is its rollout's score minus the heuristic play's."""
+        ``--alternatives`` others (greedy's, a random one, then the network's best) each
+        played out; a candidate's target is its rollout's score minus the heuristic play's."""
         n = len(asking)
         heur = hint_rows(x, env, n, HEURISTIC_COLUMN)
         greedy = hint_rows(x, env, n, GREEDY_COLUMN)
@@ -371,8 +372,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             others = cand[cand != heur[i]]
             if not others.shape[0]:
                 continue
-            best = others[np.argsort(-score[others], kind="stable")[:2]]
-            picks = [int(r) for r in (greedy[i], *best, rng.choice(others)) if r != heur[i]]
+            ranked = others[np.argsort(-score[others], kind="stable")]
+            picks = [int(r) for r in (greedy[i], rng.choice(others), *ranked) if r != heur[i]]
             picks = list(dict.fromkeys(picks))[:args.alternatives]
             team = view.seat % 2
             bot = heuristic[table.state.rules.name]
