@@ -25,6 +25,8 @@ The shipped weights (``src/shuangkou/learned_weights.npz``) were made by three r
 
     python examples/train_dmc.py --bundle baibian_qianbian.npz classic.npz jj.npz \\
         --out src/shuangkou/learned_weights.npz        # one file, a network per preset
+    python examples/train_dmc.py --bundle src/shuangkou/learned_weights.npz classic.npz \\
+        --out src/shuangkou/learned_weights.npz        # the shipped file, classic's replaced
 
 (each run's ``--json`` beside its ``.npz`` adds its CPU time to the bundle's meta data,
 :func:`shuangkou.learned.metadata`).
@@ -64,6 +66,7 @@ from shuangkou.learned import (
     best_rows,
     bundle,
     table_features,
+    unbundle,
 )
 from shuangkou.rng import SplitMix64, deal_seed
 
@@ -270,8 +273,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          "--json records say of their CPU time) into --out")
     args = ap.parse_args(argv)
     if args.bundle:
-        bundle(args.bundle, args.out, [run_record(p) for p in args.bundle])
-        return {"bundled": args.bundle, "out": args.out}
+        return rebundle(args.bundle, args.out)
 
     rng = np.random.default_rng(args.seed)
     presets = args.presets.split(",")
@@ -434,6 +436,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.png:
         plot(result, args.png)
     return result
+
+
+def rebundle(paths: list[str], out: str) -> dict[str, Any]:
+    """``--bundle``: one weights file of these runs' ``--out`` files; an input that is itself
+    a bundle (the shipped weights) gives its networks of the presets no other input trains."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [p for p in paths if not _is_bundle(p)]
+        trained = {q for p in runs for q in _presets_of(p)}
+        kept = [str(n) for p in paths if _is_bundle(p) for n in unbundle(p, tmp)
+                if not trained & set(_presets_of(str(n)))]
+        bundle(kept + runs, out, [{} for _ in kept] + [run_record(p) for p in runs])
+    return {"bundled": paths, "out": out}
+
+
+def _is_bundle(path: str) -> bool:
+    with np.load(path) as z:
+        return any("." in k for k in z.files)
+
+
+def _presets_of(path: str) -> list[str]:
+    with np.load(path) as z:
+        return str(z["meta_presets"]).split(",")
 
 
 def run_record(path: str) -> dict[str, Any]:

@@ -349,6 +349,40 @@ def test_bundle_stores_each_network_once_with_its_runs_cost(tmp_path: object) ->
         "10.0", "10.0", "20.0", "30.0"]
 
 
+def test_rebundle_replaces_one_network_and_keeps_the_others(tmp_path: object) -> None:
+    """``train_dmc.py --bundle SHIPPED NEW`` keeps the shipped file's networks of the presets
+    NEW does not train, as they were (weights, bonus, meta data), and takes NEW's for its."""
+    import pathlib
+    import subprocess
+    import sys
+
+    d = pathlib.Path(str(tmp_path))
+    old = {}
+    for k, presets in enumerate(("baibian,qianbian", "classic", "jj")):
+        old[presets] = learned.MLP.new((8,), np.random.default_rng(k))
+        old[presets].bonus = 0.1 * k
+        old[presets].save(d / f"{k}.npz", presets=presets, seed=k, command=f"run {k}")
+    learned.bundle([d / f"{k}.npz" for k in range(3)], d / "shipped.npz",
+                   [{"cpu_minutes": 10 * k} for k in range(3)])
+    new = learned.MLP.new((8,), np.random.default_rng(9))
+    new.bonus = 0.7
+    new.save(d / "classic.npz", presets="classic", seed=9, command="run new")
+    (d / "classic.json").write_text(json.dumps(
+        {"cpu_seconds": 3000.0, "minutes": 52, "decisions": 7, "updates": 3}))
+    script = pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py"
+    subprocess.run([sys.executable, str(script), "--bundle", str(d / "shipped.npz"),
+                    str(d / "classic.npz"), "--out", str(d / "shipped.npz")], check=True)
+    nets, meta = learned.load(d / "shipped.npz"), learned.metadata(d / "shipped.npz")
+    assert sorted(nets) == sorted(PRESETS) and nets["qianbian"] is nets["baibian"]
+    for preset, net in (("baibian", old["baibian,qianbian"]), ("jj", old["jj"]),
+                        ("classic", new)):
+        assert all(np.array_equal(a, b) for a, b in zip(nets[preset].w, net.w)), preset
+        assert nets[preset].bonus == pytest.approx(net.bonus)
+    assert [meta[p]["command"] for p in ("baibian", "qianbian", "classic", "jj")] == [
+        "run 0", "run 0", "run new", "run 2"]
+    assert [meta[p]["cpu_minutes"] for p in ("baibian", "classic", "jj")] == ["0", "50.0", "20"]
+
+
 # -- the arena ---------------------------------------------------------------------------------
 def test_parse_bot_reads_options() -> None:
     assert parse_bot("pimc:worlds=16,max_nodes=2000,evaluation=rollout") == (

@@ -37,7 +37,7 @@ from .rules import PRESETS, Rules
 
 __all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MLP", "WEIGHTS_FILE", "Judgement",
            "bundle", "features", "greedy_rows", "judge", "load", "metadata", "play_arrays",
-           "shortlist", "table_features", "view_observation"]
+           "shortlist", "table_features", "unbundle", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -451,6 +451,26 @@ def bundle(paths: list[Any], out: Any, meta: list[dict[str, Any]] | None = None)
         for preset in (first, *others):
             arrays.update({f"{preset}.{k}": v for k, v in info.items()})
     np.savez_compressed(out, **cast(dict[str, Any], arrays))
+
+
+def unbundle(path: Any, folder: Any) -> list[Any]:
+    """The networks of a :func:`bundle` file written back as :meth:`MLP.save` files in
+    ``folder`` (one a network, named after its first preset, with its meta data: what
+    :func:`bundle` reads), so a bundle can be made again with some networks replaced."""
+    from pathlib import Path
+
+    nets = load(path)
+    meta = metadata(path)
+    out = []
+    done: set[int] = set()
+    for preset, net in nets.items():
+        if id(net) in done:
+            continue
+        done.add(id(net))
+        dest = Path(folder) / f"{preset}.npz"
+        net.save(dest, **meta[preset])
+        out.append(dest)
+    return out
 
 
 def load(path: Any = None) -> dict[str, MLP]:
