@@ -69,6 +69,7 @@ from shuangkou.learned import (
     unbundle,
 )
 from shuangkou.rng import SplitMix64, deal_seed
+from shuangkou.solve import sample_worlds
 
 SCORE_SCALE = 16.0   # targets are team scores / 16, clipped to ±6
 CLIP = 6.0
@@ -264,6 +265,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="rollout targets: candidates probed beside the heuristic's play "
                          "(greedy's, a random one, then the network's best; more than the "
                          "candidates: every one)")
+    ap.add_argument("--worlds", type=int, default=1,
+                    help="rollout targets: each candidate is played out on the real deal and "
+                         "on WORLDS-1 deals sampled from the seat's view, the values averaged")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
@@ -291,7 +295,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warm_end = start + args.warm * 60 * args.minutes
     meta = {"command": "examples/train_dmc.py " + " ".join(argv or sys.argv[1:]),
             "seed": args.seed, "presets": args.presets, "hidden": args.hidden,
-            "opponents": args.opponents, "targets": args.targets}
+            "opponents": args.opponents, "targets": args.targets, "worlds": args.worlds}
     st: dict[str, Any] = {"stored": 0, "deals": 0, "updates": 0, "loss": None,
                           "next_point": start}
 
@@ -379,11 +383,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             picks = list(dict.fromkeys(picks))[:args.alternatives]
             team = view.seat % 2
             bot = heuristic[table.state.rules.name]
-            value = {}
-            for r in (int(heur[i]), *picks):
-                s = table.state.copy()
-                s.pass_() if is_pass[r] else s.play(plays[r - offsets[i]])
-                value[r] = rollout(s, bot, stream, team)
+            deals = [table.state]
+            if args.worlds > 1:
+                deals += sample_worlds(view, view.seat, args.worlds - 1,
+                                       int(rng.integers(1 << 62)))
+            value = dict.fromkeys((int(heur[i]), *picks), 0.0)
+            for r in value:
+                for d in deals:
+                    s = d.copy()
+                    s.pass_() if is_pass[r] else s.play(plays[r - offsets[i]])
+                    value[r] += rollout(s, bot, stream, team) / len(deals)
             for r, v in value.items():
                 rows_x.append(x[r])
                 rows_y.append(v - value[int(heur[i])])
