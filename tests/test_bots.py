@@ -383,6 +383,57 @@ def test_rebundle_replaces_one_network_and_keeps_the_others(tmp_path: object) ->
     assert [meta[p]["cpu_minutes"] for p in ("baibian", "classic", "jj")] == ["0", "50.0", "20"]
 
 
+def _train_dmc() -> object:
+    """examples/train_dmc.py as a module (registered first: its dataclasses look it up)."""
+    import importlib.util
+    import pathlib
+    import sys
+
+    if "train_dmc" not in sys.modules:
+        path = pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py"
+        spec = importlib.util.spec_from_file_location("train_dmc", path)
+        assert spec is not None and spec.loader is not None
+        sys.modules["train_dmc"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["train_dmc"])
+    return sys.modules["train_dmc"]
+
+
+def test_rollout_is_the_heuristic_playing_the_deal_out() -> None:
+    """The rollout targets rest on this: a rollout from a deal's start is the heuristic on
+    every seat, as simulate plays it (the same units), and rollouts from one position differ
+    only by their first move."""
+    from shuangkou.game import _State
+    from shuangkou.rng import deal_seed
+
+    t = _train_dmc()
+    rules = Rules.preset("classic")
+    h = bots.make("heuristic", rules)
+    res = simulate(3, rules, h, seed=4)
+    for i in range(3):
+        units = res.units[i]
+        for team in (0, 1):
+            got = t.rollout(_State.deal(rules, deal_seed(4, i)), h, SplitMix64(0), team)  # type: ignore[attr-defined]
+            assert got == units[team] + units[team + 2]
+    st = _State.deal(rules, deal_seed(4, 0))
+    a = [t.rollout(st.copy(), h, SplitMix64(k), 0) for k in range(2)]  # type: ignore[attr-defined]
+    assert a[0] == a[1] and st.to_act is not None  # the copy was played, not the position
+
+
+def test_train_dmc_rollout_targets_smoke(tmp_path: object) -> None:
+    """A few seconds of --targets rollout (with sampled worlds) trains and writes its record."""
+    import pathlib
+
+    t = _train_dmc()
+    d = pathlib.Path(str(tmp_path))
+    out = t.main(["--presets", "classic", "--targets", "rollout", "--worlds", "2",  # type: ignore[attr-defined]
+                  "--alternatives", "2", "--minutes", "0.05", "--tables", "8", "--batch", "16",
+                  "--select-pairs", "2", "--curve-pairs", "2", "--eval-pairs", "2",
+                  "--bonuses", "0,1", "--out", str(d / "w.npz"), "--json", str(d / "w.json")])
+    assert out["targets"] == "rollout" and out["worlds"] == 2 and out["updates"] > 0
+    assert out["deals_trained"] > 0 and out["bonus"]["chosen"] in (0.0, 1.0)
+    assert learned.MLP.load(d / "w.npz").w[0].shape[0] == learned.DIM
+
+
 # -- the arena ---------------------------------------------------------------------------------
 def test_parse_bot_reads_options() -> None:
     assert parse_bot("pimc:worlds=16,max_nodes=2000,evaluation=rollout") == (
