@@ -303,7 +303,8 @@ def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
     ``fallback`` and the rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
-    ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights)."""
+    ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
+    ``max_plays``, the most plays a decision scores)."""
     if not isinstance(name, str) or name not in BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
     r = as_rules(rules)
