@@ -7,6 +7,8 @@ Elo-style ratings; or the target run, ``default`` against greedy.
         --json ladder.json
     python benchmarks/bench_bots.py --target --pairs 2000 --json target.json
     python benchmarks/bench_bots.py --report ladder.json          # the tables again
+    python benchmarks/bench_bots.py --instructions    # the learned bot's largest decisions
+    python benchmarks/bench_bots.py --slowest --presets qianbian --pairs 1000
 
 Each matchup is :func:`shuangkou.arena.duel` (deals played twice, the teams' seats exchanged,
 in worker processes on every core). Results are written to ``--json`` after each matchup and a
@@ -15,6 +17,16 @@ resumed. ``--pairs`` is for adjacent rungs of the ladder (the matchups that deci
 order), ``--other-pairs`` for the rest, ``--pimc-pairs`` for any with PIMC. Printed: per
 preset, each matchup's margin a deal (95% CI), deals won and lost, the
 first-out share and each side's CPU time a decision, then the ratings (greedy = 1500).
+
+``--instructions`` prints the exact instructions (callgrind, ``instructions.py``) of one
+learned decision on the largest hands: leading in 千变 with the largest ``"fewest"`` list
+known (203 plays) and with the hand of the most legal plays (24,182 in its ``"all"`` list),
+that list handed to the bot bounded (``max_plays=240``, the default) and unbounded.
+
+``--slowest`` plays ``--pairs`` duplicate pairs of ``default`` against greedy in this process,
+times each of default's decisions (CPU time), prints the median, 99.9th percentile and worst,
+then times the five slowest again (five times each, from their positions): a slow decision
+that is fast again was the machine's, not the bot's.
 """
 
 from __future__ import annotations
@@ -23,9 +35,18 @@ import argparse
 import itertools
 import json
 import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+import instructions  # benchmarks/: this script's folder is on sys.path
+from shuangkou import Hand, Rules, State, bots
 from shuangkou.arena import duel, elo
+from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.rules import PRESETS
 
 LADDER = ("random", "greedy", "heuristic", "learned", "pimc")
@@ -56,6 +77,66 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+# the largest learned decisions (docs/bots.md, "The learned bot's time"): 千变, leading
+LARGEST_FEWEST = "3 4 5 6 7 7 7 8 8 8 8 9 9 9 9 10 10 10 J J J Q K SJ SJ BJ BJ"  # 203 plays
+MOST_PLAYS = "3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A SJ SJ BJ BJ"  # 24,182 ("all")
+
+
+def learned_decisions(hand: str, wilds: str, max_plays: int) -> Callable[[int], int]:
+    """A workload: ``size`` learned decisions leading with ``hand`` in 千变."""
+    def run(size: int) -> int:
+        bot = bots.make("learned", "qianbian", max_plays=max_plays)
+        state = State.from_position("qianbian", [Hand.parse(hand), "3", "3", "3"], 0)
+        view, plays = state.view(0), state.legal(wilds)
+        for _ in range(size):
+            bot(view, plays, SplitMix64(1))
+        return size
+    return run
+
+
+INSTRUCTION_WORKLOADS = {
+    "largest fewest list (203)": learned_decisions(LARGEST_FEWEST, "fewest", 240),
+    "24,182 plays, bounded": learned_decisions(MOST_PLAYS, "all", 240),
+    "24,182 plays, unbounded": learned_decisions(MOST_PLAYS, "all", 10**6),
+}
+
+
+def slowest(preset: str, pairs: int, seed: int) -> None:
+    """``--slowest``: default's decisions against greedy, timed, and its slowest re-timed."""
+    rules = Rules.preset(preset)
+    bot, greedy = bots.make("default", rules), bots.make("greedy", rules)
+    rng = SplitMix64(seed)
+    times: list[float] = []
+    where: list[str] = []
+    for i in range(pairs):
+        for team in (0, 1):
+            st = State.deal(rules, deal_seed(seed, i))
+            while (seat := st.to_act) is not None:
+                plays = st.legal(bot.wilds)
+                if seat % 2 == team:
+                    t = time.process_time()
+                    choice = bot(st.view(seat), plays, rng)
+                    times.append(1000 * (time.process_time() - t))
+                    where.append(str(st))
+                else:
+                    choice = greedy(st.view(seat), list(plays), rng) if len(plays) else None
+                st.pass_() if choice is None else st.play(choice)
+    ms = np.array(times)
+    print(f"{preset}: {len(ms):,} decisions of default ({pairs} pairs against greedy), CPU ms "
+          f"median {np.median(ms):.2f}, 99.9th percentile {np.percentile(ms, 99.9):.2f}, "
+          f"worst {ms.max():.2f}")
+    for k in np.argsort(-ms)[:5]:
+        st = State.parse(where[k], rules)
+        view, plays = st.view(st.to_act), st.legal(bot.wilds)
+        again = []
+        for _ in range(5):
+            t = time.process_time()
+            bot(view, plays, rng)
+            again.append(1000 * (time.process_time() - t))
+        print(f"  {ms[k]:6.2f} ms, again {np.median(again):.2f} ms (median of 5), "
+              f"{len(plays)} plays: {where[k]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--presets", default=",".join(PRESETS))
@@ -65,6 +146,8 @@ def main() -> None:
                     help="deal pairs of the other matchups (default: --pairs)")
     ap.add_argument("--pimc-pairs", type=int, default=100, help="deal pairs of pimc matchups")
     ap.add_argument("--target", action="store_true", help="only default vs greedy")
+    ap.add_argument("--slowest", action="store_true",
+                    help="time default's decisions against greedy, re-time the slowest")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--processes", type=int, default=None)
     ap.add_argument("--json", help="results file: written after each matchup, resumed from")
@@ -73,6 +156,10 @@ def main() -> None:
     if a.report:
         with open(a.report) as f:
             print(table(json.load(f)))
+        return
+    if a.slowest:
+        for preset in a.presets.split(","):
+            slowest(preset, a.pairs, a.seed)
         return
     rows: list[dict[str, Any]] = []
     if a.json and os.path.exists(a.json):
@@ -99,4 +186,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        pass
+    elif sys.argv[1:] == ["--instructions"]:
+        sys.exit(instructions.report(Path(__file__), {
+            name: ("decision", 2, 6) for name in INSTRUCTION_WORKLOADS}))
+    else:
+        main()

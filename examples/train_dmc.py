@@ -20,11 +20,18 @@ What makes it learn in an hour on a CPU (docs/bots.md, "The learned bot"):
   acting on their argmax is a policy improvement step over it; after it the agents play the
   network (ε-greedy, ε decaying), Monte-Carlo policy iteration from there.
 
+With ``--targets rollout`` (tried on classic: docs/bots.md, "Classic, this round") a probed
+decision's candidates are instead each played out by the heuristic on every seat from the
+same position (``--worlds``: also on deals sampled from the seat's view), and a candidate's
+target is its advantage over the heuristic's play on the same cards.
+
 The shipped weights (``src/shuangkou/learned_weights.npz``) were made by three runs
 (docs/bots.md has the exact commands) and then::
 
     python examples/train_dmc.py --bundle baibian_qianbian.npz classic.npz jj.npz \\
         --out src/shuangkou/learned_weights.npz        # one file, a network per preset
+    python examples/train_dmc.py --bundle src/shuangkou/learned_weights.npz classic.npz \\
+        --out src/shuangkou/learned_weights.npz        # the shipped file, classic's replaced
 
 (each run's ``--json`` beside its ``.npz`` adds its CPU time to the bundle's meta data,
 :func:`shuangkou.learned.metadata`).
@@ -64,8 +71,10 @@ from shuangkou.learned import (
     best_rows,
     bundle,
     table_features,
+    unbundle,
 )
 from shuangkou.rng import SplitMix64, deal_seed
+from shuangkou.solve import sample_worlds
 
 SCORE_SCALE = 16.0   # targets are team scores / 16, clipped to ±6
 CLIP = 6.0
@@ -89,13 +98,20 @@ class Table:
     samples: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (team, feature row)
 
 
+Asking = list[tuple[Table, Any, list[Any]]]
+"""The agent decisions of a round: each table, the deciding seat's view and its legal plays."""
+
+
 def drive(rules: Rules, jobs: Iterator[Job], tables: int,
           choose: Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray],
-          finished: Callable[[Table], None], record: bool) -> int:
+          finished: Callable[[Table], None], record: bool,
+          probe: Callable[[Asking, np.ndarray, np.ndarray, np.ndarray], None] | None = None,
+          ) -> int:
     """Play ``jobs`` on ``tables`` deals at a time until they run out; returns the number of
     agent decisions. ``choose(X, env, is_pass, n)`` picks a candidate row per decision;
     ``finished(table)`` gets each table whose deal is over (with its ``(team, row)`` samples
-    when ``record``)."""
+    when ``record``); ``probe(asking, X, env, is_pass)``, when given, sees every round's
+    decisions before their moves are made (the rollout targets)."""
     opponents = {"heuristic": bots.make("heuristic", rules), "greedy": bots.make("greedy", rules)}
     hint = opponents["heuristic"]
     stream = SplitMix64(0)  # the heuristic and greedy draw nothing; their signature wants one
@@ -106,7 +122,7 @@ def drive(rules: Rules, jobs: Iterator[Job], tables: int,
     live: list[Table | None] = [deal(next(jobs, None)) for _ in range(tables)]
     decisions = 0
     while live:
-        asking: list[tuple[Table, Any, list[Any]]] = []
+        asking: Asking = []
         for k, t in enumerate(live):
             while t is not None:
                 st = t.state
@@ -128,6 +144,8 @@ def drive(rules: Rules, jobs: Iterator[Job], tables: int,
         views = [a[1] for a in asking]
         x, env, is_pass = table_features(views, [a[2] for a in asking], rules, hint, stream)
         rows = choose(x, env, is_pass, len(asking))
+        if probe is not None:
+            probe(asking, x, env, is_pass)
         offsets = np.concatenate([[0], np.cumsum([len(a[2]) for a in asking])])
         for i, (t, view, plays) in enumerate(asking):
             r = int(rows[i])
@@ -144,6 +162,18 @@ def drive(rules: Rules, jobs: Iterator[Job], tables: int,
 def team_units(state: Any, team: int) -> int:
     u = state.result.units
     return int(u[team] + u[team + 2])
+
+
+def rollout(state: Any, heuristic: Any, stream: Any, team: int) -> int:
+    """``team``'s final units once the heuristic plays every seat of ``state`` (a copy: it is
+    played out) to the end. The heuristic draws nothing, so one deal's rollouts differ only
+    by the move they start from: the difference of two is that move's advantage on this deal,
+    free of the luck of the cards still to come."""
+    while (seat := state.to_act) is not None:
+        plays = list(state.legal("fewest"))
+        choice = heuristic(state.view(seat), plays, stream) if plays else None
+        state.pass_() if choice is None else state.play(choice)
+    return team_units(state, team)
 
 
 def random_rows(env: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -228,6 +258,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--curve-every", type=float, default=300.0, help="seconds between points")
     ap.add_argument("--eval-pairs", type=int, default=50 if smoke else 1000,
                     help="final evaluation, per preset and opponent")
+    ap.add_argument("--targets", choices=("return", "rollout"), default="return",
+                    help="return: a decision's target is its team's final score (Monte-Carlo); "
+                         "rollout: at --probe-share of the decisions, the heuristic's play and "
+                         "--alternatives others are each played out by the heuristic on every "
+                         "seat, and a candidate's target is its score minus the heuristic "
+                         "play's (its advantage, on the same cards)")
+    ap.add_argument("--probe-share", type=float, default=0.5,
+                    help="rollout targets: share of the agent decisions probed")
+    ap.add_argument("--alternatives", type=int, default=4,
+                    help="rollout targets: candidates probed beside the heuristic's play "
+                         "(greedy's, a random one, then the network's best; more than the "
+                         "candidates: every one)")
+    ap.add_argument("--worlds", type=int, default=1,
+                    help="rollout targets: each candidate is played out on the real deal and "
+                         "on WORLDS-1 deals sampled from the seat's view, the values averaged")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
@@ -237,8 +282,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          "--json records say of their CPU time) into --out")
     args = ap.parse_args(argv)
     if args.bundle:
-        bundle(args.bundle, args.out, [run_record(p) for p in args.bundle])
-        return {"bundled": args.bundle, "out": args.out}
+        return rebundle(args.bundle, args.out)
 
     rng = np.random.default_rng(args.seed)
     presets = args.presets.split(",")
@@ -256,7 +300,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warm_end = start + args.warm * 60 * args.minutes
     meta = {"command": "examples/train_dmc.py " + " ".join(argv or sys.argv[1:]),
             "seed": args.seed, "presets": args.presets, "hidden": args.hidden,
-            "opponents": args.opponents}
+            "opponents": args.opponents, "targets": args.targets, "worlds": args.worlds}
     st: dict[str, Any] = {"stored": 0, "deals": 0, "updates": 0, "loss": None,
                           "next_point": start}
 
@@ -306,16 +350,59 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 st["updates"] += 1
         return pick
 
-    def finished(t: Table) -> None:
-        if not t.samples:
-            return
-        teams = np.array([s[0] for s in t.samples])
-        y = np.array([team_units(t.state, 0), team_units(t.state, 1)], np.float32)[teams]
-        idx = (st["stored"] + np.arange(len(t.samples))) % cap
-        replay_x[idx] = np.stack([s[1] for s in t.samples])
+    def store(x: np.ndarray, y: np.ndarray) -> None:
+        idx = (st["stored"] + np.arange(x.shape[0])) % cap
+        replay_x[idx] = x
         replay_y[idx] = np.clip(y / SCORE_SCALE, -CLIP, CLIP)
-        st["stored"] += len(t.samples)
+        st["stored"] += x.shape[0]
+
+    def finished(t: Table) -> None:
         st["deals"] += 1
+        if t.samples:
+            teams = np.array([s[0] for s in t.samples])
+            y = np.array([team_units(t.state, 0), team_units(t.state, 1)], np.float32)[teams]
+            store(np.stack([s[1] for s in t.samples]), y)
+
+    heuristic = {p: bots.make("heuristic", p) for p in presets}
+    stream = SplitMix64(0)
+
+    def probe(asking: Asking, x: np.ndarray, env: np.ndarray, is_pass: np.ndarray) -> None:
+        """The rollout targets: per probed decision, the heuristic's play and up to
+        ``--alternatives`` others (greedy's, a random one, then the network's best) each
+        played out; a candidate's target is its rollout's score minus the heuristic play's."""
+        n = len(asking)
+        heur = hint_rows(x, env, n, HEURISTIC_COLUMN)
+        greedy = hint_rows(x, env, n, GREEDY_COLUMN)
+        score = net.score(x)
+        offsets = np.concatenate([[0], np.cumsum([len(a[2]) for a in asking])])
+        rows_x: list[np.ndarray] = []
+        rows_y: list[float] = []
+        for i in np.flatnonzero(rng.random(n) < args.probe_share):
+            table, view, plays = asking[i]
+            cand = np.flatnonzero(env == i)
+            others = cand[cand != heur[i]]
+            if not others.shape[0]:
+                continue
+            ranked = others[np.argsort(-score[others], kind="stable")]
+            picks = [int(r) for r in (greedy[i], rng.choice(others), *ranked) if r != heur[i]]
+            picks = list(dict.fromkeys(picks))[:args.alternatives]
+            team = view.seat % 2
+            bot = heuristic[table.state.rules.name]
+            deals = [table.state]
+            if args.worlds > 1:
+                deals += sample_worlds(view, view.seat, args.worlds - 1,
+                                       int(rng.integers(1 << 62)))
+            value = dict.fromkeys((int(heur[i]), *picks), 0.0)
+            for r in value:
+                for d in deals:
+                    s = d.copy()
+                    s.pass_() if is_pass[r] else s.play(plays[r - offsets[i]])
+                    value[r] += rollout(s, bot, stream, team) / len(deals)
+            for r, v in value.items():
+                rows_x.append(x[r])
+                rows_y.append(v - value[int(heur[i])])
+        if rows_x:
+            store(np.stack(rows_x), np.array(rows_y, np.float32))
 
     # the presets take turns: a slice of time each (one preset's tables at a time)
     decisions = 0
@@ -323,7 +410,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     while time.perf_counter() < deadline:
         k = round_no % len(presets)
         it = jobs(round_no, min(deadline, time.perf_counter() + 30))
-        decisions += drive(Rules.preset(presets[k]), it, args.tables, choose, finished, True)
+        decisions += drive(Rules.preset(presets[k]), it, args.tables, choose, finished,
+                           args.targets == "return",
+                           probe if args.targets == "rollout" else None)
         round_no += 1
     point(time.perf_counter())
 
@@ -361,6 +450,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.png:
         plot(result, args.png)
     return result
+
+
+def rebundle(paths: list[str], out: str) -> dict[str, Any]:
+    """``--bundle``: one weights file of these runs' ``--out`` files; an input that is itself
+    a bundle (the shipped weights) gives its networks of the presets no other input trains."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [p for p in paths if not _is_bundle(p)]
+        trained = {q for p in runs for q in _presets_of(p)}
+        kept = [str(n) for p in paths if _is_bundle(p) for n in unbundle(p, tmp)
+                if not trained & set(_presets_of(str(n)))]
+        bundle(kept + runs, out, [{} for _ in kept] + [run_record(p) for p in runs])
+    return {"bundled": paths, "out": out}
+
+
+def _is_bundle(path: str) -> bool:
+    with np.load(path) as z:
+        return any("." in k for k in z.files)
+
+
+def _presets_of(path: str) -> list[str]:
+    with np.load(path) as z:
+        return str(z["meta_presets"]).split(",")
 
 
 def run_record(path: str) -> dict[str, Any]:

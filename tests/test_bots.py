@@ -11,7 +11,7 @@ from shuangkou import Game, Hand, Rules, bots, learned, simulate
 from shuangkou.arena import duel, elo, parse_bot
 from shuangkou.batch import OBS_OFFSETS, observation
 from shuangkou.cli import main
-from shuangkou.plays import Kind
+from shuangkou.plays import Kind, Play
 from shuangkou.rl import VecEnv
 from shuangkou.rng import SplitMix64
 from shuangkou.rules import PRESETS
@@ -229,6 +229,78 @@ def test_damage_feature_is_the_heuristics_measure() -> None:
     assert (x[:, learned.STATE_DIM - 1] == 0).all()
 
 
+# -- the learned bot's bound (docs/bots.md, "The learned bot's time") -------------------------
+LARGEST_FEWEST = "3 4 5 6 7 7 7 8 8 8 8 9 9 9 9 10 10 10 J J J Q K SJ SJ BJ BJ"
+MOST_PLAYS = "3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J Q Q K K A SJ SJ BJ BJ"
+
+
+def test_shortlist_of_the_all_list_is_the_fewest_list() -> None:
+    """Past its cap, shortlist keeps one play per reading, the fewest wilds and then the lowest
+    cards: the kernel's ``wilds="fewest"`` list of the same position, play for play."""
+    from shuangkou.game import _State
+    from shuangkou.rng import deal_seed
+
+    wider = 0
+    for preset in ("baibian", "jj", "qianbian"):
+        rules = Rules.preset(preset)
+        for i in range(3):
+            st = _State.deal(rules, deal_seed(5, i))
+            while st.to_act is not None:
+                every, fewest = list(st.legal("all")), list(st.legal("fewest"))
+                if len(every) > len(fewest):
+                    wider += 1
+                    got = learned.shortlist(every, max(len(fewest), 1))
+                    assert sorted((p.packed, p.tag) for p in got) == sorted(
+                        (p.packed, p.tag) for p in fewest), (preset, str(st.view(st.to_act).hand))
+                assert learned.shortlist(every, len(every)) is every  # within the cap: as is
+                move = greedy_policy(st.view(st.to_act), fewest, SplitMix64(i))
+                st.pass_() if move is None else st.play(move)
+    assert wider > 30  # positions where the all list holds more plays than the fewest one
+
+
+def test_learned_bot_scores_at_most_max_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound: handed the 24,182 plays of the hand with the most legal plays, the learned
+    bot featurises that hand's fewest-wilds list (186 plays) and decides as it does on that
+    list; with ``max_plays=50``, 50 plays of the fewest wilds, lowest tops. The largest known
+    fewest lists fit the default cap, so at a table the bound drops no play."""
+    from shuangkou import State
+
+    rules = Rules.preset("qianbian")
+    seen: list[int] = []
+    real = bots.table_features
+
+    def spy(views: list, plays: list, *rest: object) -> tuple:
+        seen.append(len(plays[0]))
+        return real(views, plays, *rest)
+
+    monkeypatch.setattr(bots, "table_features", spy)
+    bot = bots.make("learned", rules)
+    assert bot.max_plays == 240
+    st = State.from_position(rules, [Hand.parse(MOST_PLAYS), "3", "3", "3"], 0)
+    every, fewest = st.legal("all"), st.legal("fewest")
+    assert (len(every), len(fewest)) == (24_182, 186)
+    view = st.view(0)
+    assert bot(view, every, SplitMix64(1)) == bot(view, fewest, SplitMix64(1))
+    assert seen == [186, 186]
+    small = bots.make("learned", rules, max_plays=50)
+    choice = small(view, every, SplitMix64(1))
+    assert seen[-1] == 50 and choice in list(fewest)
+    kept = learned.shortlist(list(every), 50)
+    assert len(kept) == 50 and max(p.wilds for p in kept) <= min(
+        p.wilds for p in fewest if p not in kept)
+    for text in (LARGEST_FEWEST, MOST_PLAYS):
+        for table in (None, "3", "4 4"):
+            hands: list[Hand | str] = [Hand.parse(text), "3", "3", "3"]
+            pos = (State.from_position(rules, hands, 0) if table is None else
+                   State.from_position(rules, hands, 0, table=Play.parse(table, rules),
+                                       table_owner=3))
+            assert len(pos.legal("fewest")) < bot.max_plays
+    assert len(State.from_position(rules, [Hand.parse(LARGEST_FEWEST), "3", "3", "3"], 0)
+               .legal("fewest")) == 203
+    with pytest.raises(ValueError, match="max_plays must be a positive int, not 0"):
+        bots.make("learned", rules, max_plays=0)
+
+
 def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:
     import pathlib
 
@@ -275,6 +347,91 @@ def test_bundle_stores_each_network_once_with_its_runs_cost(tmp_path: object) ->
     assert meta["qianbian"]["command"] == "train bq" and meta["jj"]["seed"] == "2"
     assert [meta[p]["cpu_minutes"] for p in ("baibian", "qianbian", "classic", "jj")] == [
         "10.0", "10.0", "20.0", "30.0"]
+
+
+def test_rebundle_replaces_one_network_and_keeps_the_others(tmp_path: object) -> None:
+    """``train_dmc.py --bundle SHIPPED NEW`` keeps the shipped file's networks of the presets
+    NEW does not train, as they were (weights, bonus, meta data), and takes NEW's for its."""
+    import pathlib
+    import subprocess
+    import sys
+
+    d = pathlib.Path(str(tmp_path))
+    old = {}
+    for k, presets in enumerate(("baibian,qianbian", "classic", "jj")):
+        old[presets] = learned.MLP.new((8,), np.random.default_rng(k))
+        old[presets].bonus = 0.1 * k
+        old[presets].save(d / f"{k}.npz", presets=presets, seed=k, command=f"run {k}")
+    learned.bundle([d / f"{k}.npz" for k in range(3)], d / "shipped.npz",
+                   [{"cpu_minutes": 10 * k} for k in range(3)])
+    new = learned.MLP.new((8,), np.random.default_rng(9))
+    new.bonus = 0.7
+    new.save(d / "classic.npz", presets="classic", seed=9, command="run new")
+    (d / "classic.json").write_text(json.dumps(
+        {"cpu_seconds": 3000.0, "minutes": 52, "decisions": 7, "updates": 3}))
+    script = pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py"
+    subprocess.run([sys.executable, str(script), "--bundle", str(d / "shipped.npz"),
+                    str(d / "classic.npz"), "--out", str(d / "shipped.npz")], check=True)
+    nets, meta = learned.load(d / "shipped.npz"), learned.metadata(d / "shipped.npz")
+    assert sorted(nets) == sorted(PRESETS) and nets["qianbian"] is nets["baibian"]
+    for preset, net in (("baibian", old["baibian,qianbian"]), ("jj", old["jj"]),
+                        ("classic", new)):
+        assert all(np.array_equal(a, b) for a, b in zip(nets[preset].w, net.w)), preset
+        assert nets[preset].bonus == pytest.approx(net.bonus)
+    assert [meta[p]["command"] for p in ("baibian", "qianbian", "classic", "jj")] == [
+        "run 0", "run 0", "run new", "run 2"]
+    assert [meta[p]["cpu_minutes"] for p in ("baibian", "classic", "jj")] == ["0", "50.0", "20"]
+
+
+def _train_dmc() -> object:
+    """examples/train_dmc.py as a module (registered first: its dataclasses look it up)."""
+    import importlib.util
+    import pathlib
+    import sys
+
+    if "train_dmc" not in sys.modules:
+        path = pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py"
+        spec = importlib.util.spec_from_file_location("train_dmc", path)
+        assert spec is not None and spec.loader is not None
+        sys.modules["train_dmc"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["train_dmc"])
+    return sys.modules["train_dmc"]
+
+
+def test_rollout_is_the_heuristic_playing_the_deal_out() -> None:
+    """The rollout targets rest on this: a rollout from a deal's start is the heuristic on
+    every seat, as simulate plays it (the same units), and rollouts from one position differ
+    only by their first move."""
+    from shuangkou.game import _State
+    from shuangkou.rng import deal_seed
+
+    t = _train_dmc()
+    rules = Rules.preset("classic")
+    h = bots.make("heuristic", rules)
+    res = simulate(3, rules, h, seed=4)
+    for i in range(3):
+        units = res.units[i]
+        for team in (0, 1):
+            got = t.rollout(_State.deal(rules, deal_seed(4, i)), h, SplitMix64(0), team)  # type: ignore[attr-defined]
+            assert got == units[team] + units[team + 2]
+    st = _State.deal(rules, deal_seed(4, 0))
+    a = [t.rollout(st.copy(), h, SplitMix64(k), 0) for k in range(2)]  # type: ignore[attr-defined]
+    assert a[0] == a[1] and st.to_act is not None  # the copy was played, not the position
+
+
+def test_train_dmc_rollout_targets_smoke(tmp_path: object) -> None:
+    """A few seconds of --targets rollout (with sampled worlds) trains and writes its record."""
+    import pathlib
+
+    t = _train_dmc()
+    d = pathlib.Path(str(tmp_path))
+    out = t.main(["--presets", "classic", "--targets", "rollout", "--worlds", "2",  # type: ignore[attr-defined]
+                  "--alternatives", "2", "--minutes", "0.05", "--tables", "8", "--batch", "16",
+                  "--select-pairs", "2", "--curve-pairs", "2", "--eval-pairs", "2",
+                  "--bonuses", "0,1", "--out", str(d / "w.npz"), "--json", str(d / "w.json")])
+    assert out["targets"] == "rollout" and out["worlds"] == 2 and out["updates"] > 0
+    assert out["deals_trained"] > 0 and out["bonus"]["chosen"] in (0.0, 1.0)
+    assert learned.MLP.load(d / "w.npz").w[0].shape[0] == learned.DIM
 
 
 # -- the arena ---------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _solve
-from .learned import MLP, best_rows, load, table_features
+from .learned import MLP, best_rows, load, shortlist, table_features
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -228,18 +228,31 @@ class LearnedBot(Bot):
     It reads the ``wilds="fewest"`` legal list (one play per reading, the fewest wilds), as it
     was trained; among its inputs are the choices of greedy and of the heuristic bot (which it
     holds, :attr:`heuristic`), so it decides in the heuristic's time plus the network's.
-    ``weights``: another :func:`shuangkou.learned.bundle` file."""
+    ``weights``: another :func:`shuangkou.learned.bundle` file.
 
-    def __init__(self, name: str, rules: Rules, weights: Any = None) -> None:
+    Its time is bounded by ``max_plays``: a decision scores at most that many plays
+    (:func:`shuangkou.learned.shortlist`), so the features, the heuristic's judgement and the
+    network see at most ``max_plays + 1`` rows whatever list the caller hands it (a full
+    ``wilds="all"`` list of a 千变 hand holds 24,182 plays; it scores that hand's 186
+    fewest-wilds plays). The
+    largest ``"fewest"`` list known holds 203 plays, under the default 240, so at a table the
+    bound drops no play; 240 plays and a pass stay under the 256 rows where the network's
+    product would switch to OpenBLAS (:meth:`shuangkou.learned.MLP.forward`)."""
+
+    def __init__(self, name: str, rules: Rules, weights: Any = None,
+                 max_plays: int = 240) -> None:
         super().__init__(name, rules, self._decide, "fewest")
+        if not isinstance(max_plays, int) or max_plays < 1:
+            raise ValueError(f"max_plays must be a positive int, not {max_plays!r}")
         nets = load(weights)
         # a preset's own network, else (house rules, a preset trained with no network of its
         # own) the 百变 one
         self.net: MLP = nets.get(rules.name) or nets.get("baibian") or next(iter(nets.values()))
         self.heuristic: HeuristicBot = HeuristicBot("heuristic", rules)
+        self.max_plays = max_plays
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
-        plays = list(plays)
+        plays = shortlist(list(plays), self.max_plays)
         if not plays:
             return None
         x, env, is_pass = table_features([view], [plays], self.rules, self.heuristic, rng)
@@ -290,7 +303,8 @@ def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
     ``fallback`` and the rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
-    ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights)."""
+    ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
+    ``max_plays``, the most plays a decision scores)."""
     if not isinstance(name, str) or name not in BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
     r = as_rules(rules)

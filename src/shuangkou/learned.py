@@ -37,7 +37,7 @@ from .rules import PRESETS, Rules
 
 __all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MLP", "WEIGHTS_FILE", "Judgement",
            "bundle", "features", "greedy_rows", "judge", "load", "metadata", "play_arrays",
-           "table_features", "view_observation"]
+           "shortlist", "table_features", "unbundle", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -59,6 +59,7 @@ _PASSES = _O["passes"]
 _NIBBLES = (4 * np.arange(15)).astype(np.uint64)
 _TAG_SHIFTS = np.array([0, 4, 8, 13, 17, 22, 28], np.uint32)
 _TAG_MASKS = np.array([15, 15, 31, 15, 31, 63, 7], np.uint32)
+_NOT_WILDS = np.uint32(0xFFFFFFFF ^ (7 << 28))  # a reading tag without its wilds field
 STATE_DIM = 15 * 3 + 4 + 4 + 1 + 4 + 1 + N_KINDS + 2 + len(PRESETS) + 2
 PLAY_DIM = 15 * 2 + N_KINDS + 4 + 3 + 6 + 2
 DIM = STATE_DIM + PLAY_DIM
@@ -113,6 +114,29 @@ def play_arrays(plays: Any) -> tuple[np.ndarray, np.ndarray]:
     cards = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.uint8)
     feat = ((tags[:, None] >> _TAG_SHIFTS) & _TAG_MASKS).astype(np.uint8)
     return cards, feat
+
+
+def shortlist(plays: list[Any], cap: int) -> list[Any]:
+    """At most ``cap`` of ``plays`` (all of them, the same list, when they are no more), in
+    their order: one play per reading, the fewest wilds and of those the lowest cards — exactly
+    the ``wilds="fewest"`` legal list when ``plays`` is the ``"all"`` one (tested) — and of
+    those, if still more than ``cap``, the ones with the fewest wilds, lowest top, most cards.
+    Numpy over the plays' words: linear in ``len(plays)``, so the learned bot's decision is
+    bounded whatever list it is handed."""
+    if len(plays) <= cap:
+        return plays
+    n = len(plays)
+    tags = np.fromiter((p.tag for p in plays), np.uint32, n)
+    packed = np.fromiter((p.packed for p in plays), np.uint64, n)
+    wilds = (tags >> _TAG_SHIFTS[6]) & _TAG_MASKS[6]
+    order = np.lexsort((packed, wilds))
+    _, first = np.unique(tags[order] & _NOT_WILDS, return_index=True)
+    keep = np.sort(order[first])
+    if keep.shape[0] > cap:
+        top = ((tags[keep] >> _TAG_SHIFTS[1]) & _TAG_MASKS[1]).astype(np.int64)
+        size = ((tags[keep] >> _TAG_SHIFTS[5]) & _TAG_MASKS[5]).astype(np.int64)
+        keep = np.sort(keep[np.lexsort((-size, top, wilds[keep]))[:cap]])
+    return [plays[i] for i in keep]
 
 
 # -- greedy's choice, vectorised ---------------------------------------------------------------
@@ -427,6 +451,26 @@ def bundle(paths: list[Any], out: Any, meta: list[dict[str, Any]] | None = None)
         for preset in (first, *others):
             arrays.update({f"{preset}.{k}": v for k, v in info.items()})
     np.savez_compressed(out, **cast(dict[str, Any], arrays))
+
+
+def unbundle(path: Any, folder: Any) -> list[Any]:
+    """The networks of a :func:`bundle` file written back as :meth:`MLP.save` files in
+    ``folder`` (one a network, named after its first preset, with its meta data: what
+    :func:`bundle` reads), so a bundle can be made again with some networks replaced."""
+    from pathlib import Path
+
+    nets = load(path)
+    meta = metadata(path)
+    out = []
+    done: set[int] = set()
+    for preset, net in nets.items():
+        if id(net) in done:
+            continue
+        done.add(id(net))
+        dest = Path(folder) / f"{preset}.npz"
+        net.save(dest, **meta[preset])
+        out.append(dest)
+    return out
 
 
 def load(path: Any = None) -> dict[str, MLP]:
