@@ -43,6 +43,16 @@ def test_solve_from_1_and_4_threads_is_identical() -> None:
     assert threaded == alone * 2
 
 
+def test_parallel_solves_from_4_threads() -> None:
+    # each call splits its root over 2 threads of its own: 8 search threads at once, and
+    # every call still gives one thread's value and optimal plays
+    states = positions(5, 1)
+    alone = [(sol.value, sol.best) for sol in (solve(s, threads=1) for s in states)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda s: solve(s, threads=2), states * 2))
+    assert [(sol.value, sol.best) for sol in got] == alone * 2
+
+
 def test_one_searcher_shared_by_threads() -> None:
     states = [s for s in positions() if s.rules == Rules.preset("baibian")]
 
