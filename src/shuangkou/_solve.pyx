@@ -355,7 +355,7 @@ import threading
 from libc.stdint cimport uint16_t
 
 from _budget cimport (
-    SK_RUNNING, SK_STOP_WORK, SkBudget, budget_init, budget_poll, budget_raise, budget_tick,
+    SK_RUNNING, SK_STOP_SIGNAL, SK_STOP_WORK, SkBudget, budget_init, budget_poll, budget_raise, budget_tick,
 )
 from shuangkou._generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport SK_CTZ64, SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
@@ -466,6 +466,11 @@ cdef enum:
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
     SV_PARTNER = 128            # ``Search.passes``: the child's seat to act is a partner
     SV_CHUNK = 1024             # nodes a thread of a parallel search claims at a time
+    SV_DROPPED = 16             # ``budget.stop``: another thread valued the move first
+    SV_FREE = 0                 # a root move's state (``RootJob.state``): not taken yet,
+    SV_TAKEN = 1                # being searched,
+    SV_WRITING = 2              # valued, its value being written,
+    SV_DONE = 3                 # valued
     SV_MAX_THREADS = 64         # ``threads`` at most
 
 
@@ -515,6 +520,10 @@ ctypedef struct Search:
                                 # forced passes made without a node (SV_F_FORCED)
     SkBudget budget             # nodes (budget.work), the time limit and Ctrl-C
     Shared* shared              # a parallel search's shared budget (NULL: this one alone)
+    long long* watch            # the state of the root move being searched (parallel only):
+                                # once another thread has valued it, this search is dropped
+    bint reverse                # a helper on a move another thread searches: its first node's
+                                # moves in reverse order (it covers what that thread does last)
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
@@ -1099,6 +1108,9 @@ cdef bint sv_claim(Search* s) noexcept nogil:
     cdef long long got, grant
     if sv_ld(&sh.stop) != SK_RUNNING:
         return False
+    if s.watch != NULL and sv_ld(s.watch) >= SV_WRITING:
+        s.budget.stop = SV_DROPPED      # not the call's stop: this thread goes on elsewhere
+        return False
     got = sv_fetch_add(&sh.claimed, SV_CHUNK)
     grant = SV_CHUNK if sh.max_work == 0 else min(<long long>SV_CHUNK, sh.max_work - got)
     if grant <= 0:
@@ -1119,6 +1131,8 @@ cdef bint sv_more_work(Search* s) noexcept nogil:
             s.budget.stop = SK_RUNNING
             return True
         s.budget.work -= 1      # the refused tick searched nothing: nodes stay ≤ the limit
+        if s.budget.stop == SV_DROPPED:
+            return False
     sv_cas(&s.shared.stop, SK_RUNNING, s.budget.stop)
     return False
 
@@ -1251,6 +1265,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
             st, s.words[start + i], s.tags[start + i], seat)
+        if s.reverse and start == 0:    # a helper's first node (its stack starts empty)
+            s.keys[start + i] = -s.keys[start + i]
     if etc:
         v = sv_etc_probe(s, alpha, beta, depth, start, n, &best_code, &exact)
         if v >= beta:
@@ -1332,12 +1348,13 @@ ctypedef struct RootJob:
     int n
     int depth
     int32_t top                 # the most any move can reach (the finishing orders), or SV_INF
+    int32_t guess               # the first move's MTD(f) guess (the table's value)
     bint all_values
     long long next              # the next index of ``order`` to claim (atomic)
     long long best              # the best exact value so far (atomic; −SV_INF: none yet)
     long long running           # helper threads still searching (atomic)
     int32_t* values             # per move: exact, or an upper bound below ``best``
-    uint8_t* done               # per move: searched to the end
+    long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE (atomic)
     Shared shared
 
 
@@ -1369,27 +1386,67 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     return v
 
 
-cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
-    """Claim the root's moves one at a time and value each against the best so far, until
-    none is left or the search stops. Every thread of a parallel search runs it: a move that
-    reaches the best value read when it started is valued exactly, so every optimal move has
-    its exact value whichever thread took which move (docs/solver.md "Threads")."""
-    cdef long long k, b
-    cdef int i
+cdef bint sv_root_task(Search* s, RootJob* j, int i, bint helping) noexcept nogil:
+    """Value root move ``i`` (``helping``: one another thread is searching, with the first
+    node's moves in reverse order) and record it unless another thread did first; then that
+    thread's search of it is dropped (``s.watch``). False when the call stops."""
     cdef int32_t v
-    while not s.stopped:
-        k = sv_fetch_add(&j.next, 1)
-        if k >= j.n:
-            break
-        i = j.order[k]
-        v = sv_root_move(s, j, i, False, <int32_t>sv_ld(&j.best))
-        if s.stopped:
-            break
+    cdef long long b
+    s.watch = &j.state[i] if s.shared != NULL else NULL
+    s.reverse = helping
+    v = sv_root_move(s, j, i, i == j.order[0],
+                     j.guess if i == j.order[0] else <int32_t>sv_ld(&j.best))
+    s.watch = NULL
+    s.reverse = False
+    if s.stopped:
+        if s.budget.stop != SV_DROPPED:
+            return False
+        s.stopped = False               # the other thread's value stands: go on
+        s.budget.stop = SK_RUNNING
+        return True
+    if sv_cas(&j.state[i], SV_TAKEN, SV_WRITING):
         j.values[i] = v
-        j.done[i] = 1
         b = sv_ld(&j.best)
         while v > b and not sv_cas(&j.best, b, v):
             b = sv_ld(&j.best)
+        sv_st(&j.state[i], SV_DONE)     # after ``best``: the others' window is up to date
+    return True
+
+
+cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
+    """A thread's part of the root: once the first move is valued (its value is the others'
+    window), claim the moves left one at a time and value each against the best so far; with
+    none left to claim, help with one another thread is still searching (the first to finish
+    records it). Every thread of a parallel search runs it: a move that reaches the best value
+    read when it started is valued exactly, so every optimal move has its exact value whichever
+    thread took which move (docs/solver.md "Threads")."""
+    cdef long long k, st
+    cdef int i, m
+    cdef bint busy
+    while True:
+        i = -1
+        if sv_ld(&j.state[j.order[0]]) == SV_DONE and sv_ld(&j.next) < j.n:
+            k = sv_fetch_add(&j.next, 1)
+            if k < j.n:
+                i = j.order[k]
+                sv_st(&j.state[i], SV_TAKEN)
+                if not sv_root_task(s, j, i, False):
+                    return
+                continue
+        busy = False
+        for m in range(j.n):            # the earliest move still being searched
+            st = sv_ld(&j.state[j.order[m]])
+            if st == SV_TAKEN:
+                i = j.order[m]
+                break
+            busy = busy or st == SV_WRITING
+        if i >= 0:
+            if not sv_root_task(s, j, i, True):
+                return
+        elif busy or sv_ld(&j.next) < j.n:
+            sv_pause()                  # a value being written, or the first move's
+        else:
+            return
 
 
 cdef void sv_wait(Search* s, RootJob* j) noexcept nogil:
@@ -1669,28 +1726,24 @@ cdef class Searcher:
         j.tags = <uint32_t*>malloc(n * sizeof(uint32_t))
         j.order = <int*>malloc(n * sizeof(int))
         j.values = <int32_t*>calloc(n, sizeof(int32_t))
-        j.done = <uint8_t*>calloc(n, sizeof(uint8_t))
+        j.state = <long long*>calloc(n, sizeof(long long))
         try:
             if (j.words == NULL or j.tags == NULL or j.order == NULL or j.values == NULL
-                    or j.done == NULL):
+                    or j.state == NULL):
                 raise MemoryError()
             for i in range(n):
                 j.words[i] = s.words[i]
                 j.tags[i] = s.tags[i]
                 j.order[i] = order[i]
-            # the first move alone (its exact value is the others' window), then the rest
-            with nogil:
-                v = sv_root_move(s, &j, j.order[0], True, guess)
-            if not s.stopped:
-                j.values[j.order[0]] = v
-                j.done[j.order[0]] = 1
-                j.best = v
-                j.next = 1
-                helpers = min(threads, n - 1) - 1
-                if helpers > 0:
-                    self._parallel(&j, helpers, max_nodes)
-                else:
-                    with nogil:
+            j.guess = guess
+            j.next = 1
+            j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
+            helpers = min(threads, n) - 1
+            if helpers > 0:
+                self._parallel(&j, helpers, max_nodes)
+            else:
+                with nogil:
+                    if sv_root_task(s, &j, j.order[0], False):
                         sv_root_loop(s, &j)
             budget_raise(&s.budget)
             self.helped = 0
@@ -1702,15 +1755,15 @@ cdef class Searcher:
                 s.budget.work += self.helpers[k].budget.work
             if s.oom:
                 raise MemoryError()
-            values = [j.values[i] if j.done[i] else None for i in range(n)]
-            stopped = not all(j.done[i] for i in range(n))
+            values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
+            stopped = not all(j.state[i] == SV_DONE for i in range(n))
             optimal = [] if stopped else [i for i in order if j.values[i] == j.best]
         finally:
             free(j.words)
             free(j.tags)
             free(j.order)
             free(j.values)
-            free(j.done)
+            free(j.state)
         s.top = 0
         if optimal:
             sv_store(s, sv_bucket(s, key), key, values[optimal[0]], optimal[0] + 1,
@@ -1718,15 +1771,16 @@ cdef class Searcher:
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
 
     cdef int _parallel(self, RootJob* j, int helpers, long long max_nodes) except -1:
-        """The root's moves after the first, split over this thread and ``helpers`` helper
-        threads (Python threads, each searching without the GIL over the shared table; one
-        shared budget: ``sv_more_work``). Returns once every helper is done with the job."""
+        """The root's moves split over this thread and ``helpers`` helper threads (Python
+        threads, each searching without the GIL over the shared table; one shared budget:
+        ``sv_more_work``): this thread takes the first move, the helpers help with it until
+        its value opens the others. Returns once every helper is done with the job."""
         cdef Search* s = &self.s
         cdef Search* h
         cdef int k, started = 0
         self._ensure_helpers(helpers)
         j.shared.max_work = max_nodes
-        j.shared.claimed = s.budget.work        # the first move's nodes
+        j.shared.claimed = 0
         j.shared.stop = SK_RUNNING
         s.shared = &j.shared
         for k in range(helpers + 1):
@@ -1761,10 +1815,16 @@ cdef class Searcher:
         finally:
             sv_fetch_add(&j.running, started - helpers)
             with nogil:
-                sv_root_loop(s, j)
+                if not s.stopped and sv_root_task(s, j, j.order[0], False):
+                    sv_root_loop(s, j)
                 sv_wait(s, j)
             self.job = NULL
             s.shared = NULL
+        if s.budget.stop == SK_STOP_SIGNAL:
+            # KeyboardInterrupt is pending (the caller raises it): no Python call may run.
+            # The helpers are past their last touch of the job (``running`` is 0): they end
+            # on their own.
+            return 0
         for t in pool:
             t.join()
         return 0
