@@ -61,8 +61,12 @@ def plain_minimax(state: RefState) -> tuple[int, int]:
     return best, nodes
 
 
+Run = tuple[float, int, int, int | None, float]
+"""One search: CPU s, nodes, forced moves, value (None if capped), wall s."""
+
+
 def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
-           tt_bits: int | None = None, threads: int = 1) -> tuple[float, int, int, int | None, float]:
+           tt_bits: int | None = None, threads: int = 1) -> Run:
     """One exact root search: (CPU seconds of every thread, nodes, forced moves, value or None
     if capped, wall seconds)."""
     s = _solve.Searcher(state, "score", tt_bits or default_tt_bits(), "hand_count", techniques)
@@ -86,8 +90,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in a.sizes:
-            runs: dict[int, list[tuple[float, int, int, int | None, float]]] = {
-                t: [] for t in a.threads}
+            runs: dict[int, list[Run]] = {t: [] for t in a.threads}
             for seed in range(a.positions):     # each position with each count in turn
                 state = position(rules, n, seed)
                 for t in a.threads:
