@@ -61,21 +61,24 @@ def plain_minimax(state: RefState) -> tuple[int, int]:
     return best, nodes
 
 
-Run = tuple[float, int, int, int | None, float]
-"""One search: CPU s, nodes, forced moves, value (None if capped), wall s."""
+Run = tuple[float, int, int, int | None, float, int]
+"""One search: CPU s, nodes, forced moves, value (None if capped), wall s, the nodes of the
+busiest thread (its span: the wall time of the search on idle cores, in nodes)."""
 
 
 def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
            tt_bits: int | None = None, threads: int = 1) -> Run:
-    """One exact root search: (CPU seconds of every thread, nodes, forced moves, value or None
-    if capped, wall seconds)."""
+    """One exact root search (see ``Run``)."""
     s = _solve.Searcher(state, "score", tt_bits or default_tt_bits(), "hand_count", techniques)
     s.set_position(state)
     t, w = time.process_time(), time.perf_counter()
     _, values, optimal, nodes, stopped, _ = s.root_values(cap, seconds, _solve.EXACT_DEPTH,
                                                           False, threads)
     dt, dw = time.process_time() - t, time.perf_counter() - w
-    return dt, nodes, s.forced, None if stopped else values[optimal[0]], dw
+    # the helpers share the rest alike (within a few %): the busiest is the calling thread or
+    # the helpers' mean, whichever searched more
+    span = max(nodes - s.helper_nodes, -(-s.helper_nodes // max(threads - 1, 1)))
+    return dt, nodes, s.forced, None if stopped else values[optimal[0]], dw, span
 
 
 def time_to_exact(a: argparse.Namespace) -> None:
@@ -87,6 +90,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
           f"{'wall med':>9} {'CPU med':>8}")
     total_nodes, total_time = 0, 0.0
     walls: dict[int, list[float]] = {t: [] for t in a.threads}
+    spans: dict[int, list[int]] = {t: [] for t in a.threads}
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in a.sizes:
@@ -101,6 +105,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
                 times = [r[0] if t == 1 else r[4] for r in rs]
                 nodes = [r[1] for r in rs]
                 walls[t] += [r[4] for r in rs]
+                spans[t] += [r[5] for r in rs]
                 if t == 1:
                     total_nodes += sum(nodes)
                     total_time += sum(times)
@@ -118,6 +123,9 @@ def time_to_exact(a: argparse.Namespace) -> None:
     for t in a.threads:
         print(f"wall, {t} thread(s): {sum(walls[t]):.2f} s in all"
               + (f" ({sum(walls[1]) / max(sum(walls[t]), 1e-9):.2f}x of one thread's)"
+                 if 1 in a.threads and t != 1 else "")
+              + f"; span {sum(spans[t]):,} nodes"
+              + (f" ({sum(spans[1]) / max(sum(spans[t]), 1):.2f}x fewer than one thread's)"
                  if 1 in a.threads and t != 1 else ""))
 
 
