@@ -350,6 +350,7 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 # only in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
 # enhanced transposition cut-off and the R8 bounds from the finishing orders still possible.
 
+import _thread
 import threading
 
 from libc.stdint cimport uint16_t
@@ -1615,8 +1616,11 @@ cdef class Searcher:
 
     def _help(self, int k):
         """A helper thread's part of the parallel root search under way (``self.job``)."""
-        cdef Search* h = &self.helpers[k]
+        cdef Search* h
         cdef RootJob* j = self.job
+        if j == NULL or not 0 <= k < self.nhelpers:
+            raise RuntimeError("no parallel search is under way for this helper")
+        h = &self.helpers[k]
         with nogil:
             sv_root_loop(h, j)
             sv_fetch_add(&j.running, -1)    # its last touch of the job
@@ -1801,32 +1805,28 @@ cdef class Searcher:
             if not sv_claim(h):
                 h.budget.stop = SK_STOP_WORK
                 h.stopped = True
-        j.running = helpers
         self.job = j
-        pool = [threading.Thread(target=self._help, args=(k,), daemon=True)
-                for k in range(helpers)]
+        # _thread: a start that runs no Python code in this thread (threading.Thread.start
+        # waits on an Event, where Ctrl-C could strike after the thread began): each helper
+        # counted in ``running`` was started, and the job lives until ``running`` is 0 again
         try:
-            for t in pool:
-                t.start()
-                started += 1
+            for k in range(helpers):
+                sv_fetch_add(&j.running, 1)
+                try:
+                    _thread.start_new_thread(self._help, (k,))
+                except BaseException:
+                    sv_fetch_add(&j.running, -1)    # not started
+                    raise
         except BaseException:
-            sv_st(&j.shared.stop, SK_STOP_WORK)     # no thread: every thread stops
+            sv_st(&j.shared.stop, SK_STOP_WORK)     # every thread stops
             raise
         finally:
-            sv_fetch_add(&j.running, started - helpers)
             with nogil:
                 if not s.stopped and sv_root_task(s, j, j.order[0], False):
                     sv_root_loop(s, j)
                 sv_wait(s, j)
             self.job = NULL
             s.shared = NULL
-        if s.budget.stop == SK_STOP_SIGNAL:
-            # KeyboardInterrupt is pending (the caller raises it): no Python call may run.
-            # The helpers are past their last touch of the job (``running`` is 0): they end
-            # on their own.
-            return 0
-        for t in pool:
-            t.join()
         return 0
 
     def principal_variation(self, int first, int value, int max_length=1000):
