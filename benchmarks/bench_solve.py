@@ -6,10 +6,12 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --rules baibian --sizes 5 6 7     # time to exact
     python benchmarks/bench_solve.py --ablation --sizes 6 --positions 10  # technique table
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
+    python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
 
 A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
 nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
-is noisy; node counts do not depend on load); the search is single-threaded. Each solve is
+is noisy; node counts do not depend on load) and, for the search on several threads
+(``--threads``: each position searched with each count in turn), wall seconds too. Each solve is
 capped (``--cap`` nodes, ``--seconds`` CPU) so a run stays short; a capped position counts as
 unsolved and its time as the cap's. Under pytest (pytest-benchmark) ``test_bench_*`` times one
 small fixed workload.
@@ -59,40 +61,72 @@ def plain_minimax(state: RefState) -> tuple[int, int]:
     return best, nodes
 
 
+Run = tuple[float, int, int, int | None, float, int]
+"""One search: CPU s, nodes, forced moves, value (None if capped), wall s, the nodes of the
+busiest thread (its span: the wall time of the search on idle cores, in nodes)."""
+
+
 def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
-           tt_bits: int | None = None) -> tuple[float, int, int, int | None]:
-    """One exact root search: (CPU seconds, nodes, forced moves, value or None if capped)."""
+           tt_bits: int | None = None, threads: int = 1) -> Run:
+    """One exact root search (see ``Run``)."""
     s = _solve.Searcher(state, "score", tt_bits or default_tt_bits(), "hand_count", techniques)
     s.set_position(state)
-    t = time.process_time()
-    _, values, optimal, nodes, stopped, _ = s.root_values(cap, seconds, _solve.EXACT_DEPTH)
-    dt = time.process_time() - t
-    return dt, nodes, s.forced, None if stopped else values[optimal[0]]
+    t, w = time.process_time(), time.perf_counter()
+    _, values, optimal, nodes, stopped, _ = s.root_values(cap, seconds, _solve.EXACT_DEPTH,
+                                                          False, threads)
+    dt, dw = time.process_time() - t, time.perf_counter() - w
+    # the helpers share the rest alike (within a few %): the busiest is the calling thread or
+    # the helpers' mean, whichever searched more
+    span = max(nodes - s.helper_nodes, -(-s.helper_nodes // max(threads - 1, 1)))
+    return dt, nodes, s.forced, None if stopped else values[optimal[0]], dw, span
 
 
 def time_to_exact(a: argparse.Namespace) -> None:
     print(f"exact solve, {a.positions} seeded positions a size; each capped at {a.cap:,} nodes "
           f"and {a.seconds:g} s (a capped one counts as unsolved, at the cap's time)")
-    print(f"{'preset':<9} {'cards':>5} {'exact':>6} {'<=1 s':>6} {'<=10 s':>7} "
-          f"{'median s':>9} {'worst s':>9} {'median nodes':>13} {'Mnodes/s':>9}")
+    print("times: CPU s with one thread, wall s with more (the search's own clock)")
+    print(f"{'preset':<9} {'cards':>5} {'thr':>3} {'exact':>6} {'<=1 s':>6} {'<=10 s':>7} "
+          f"{'median s':>9} {'worst s':>9} {'median nodes':>13} {'Mnodes/s':>9} "
+          f"{'wall med':>9} {'CPU med':>8}")
     total_nodes, total_time = 0, 0.0
+    walls: dict[int, list[float]] = {t: [] for t in a.threads}
+    spans: dict[int, list[int]] = {t: [] for t in a.threads}
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in a.sizes:
-            runs = [search(position(rules, n, seed), a.cap, a.seconds)
-                    for seed in range(a.positions)]
-            times = [r[0] for r in runs]
-            nodes = [r[1] for r in runs]
-            total_nodes += sum(nodes)
-            total_time += sum(times)
-            exact = [r for r in runs if r[3] is not None]
-            rate = sum(nodes) / max(sum(times), 1e-9) / 1e6
-            print(f"{preset:<9} {n:>5} {len(exact):>3}/{len(runs):<2} "
-                  f"{sum(r[0] <= 1 for r in exact):>6} {sum(r[0] <= 10 for r in exact):>7} "
-                  f"{statistics.median(times):>9.3f} {max(times):>9.3f} "
-                  f"{int(statistics.median(nodes)):>13,} {rate:>9.2f}", flush=True)
-    print(f"\nall: {total_nodes:,} nodes in {total_time:.2f} CPU s = "
-          f"{total_nodes / max(total_time, 1e-9) / 1e6:.2f} M nodes/s")
+            runs: dict[int, list[Run]] = {t: [] for t in a.threads}
+            for seed in range(a.positions):     # each position with each count in turn
+                state = position(rules, n, seed)
+                for t in a.threads:
+                    runs[t].append(search(state, a.cap, a.seconds, threads=t))
+            for t in a.threads:
+                rs = runs[t]
+                # the time that counts: CPU alone, wall when the threads share the work
+                times = [r[0] if t == 1 else r[4] for r in rs]
+                nodes = [r[1] for r in rs]
+                walls[t] += [r[4] for r in rs]
+                spans[t] += [r[5] for r in rs]
+                if t == 1:
+                    total_nodes += sum(nodes)
+                    total_time += sum(times)
+                exact = [x for x, r in zip(times, rs) if r[3] is not None]
+                rate = sum(nodes) / max(sum(r[0] for r in rs), 1e-9) / 1e6
+                print(f"{preset:<9} {n:>5} {t:>3} {len(exact):>3}/{len(rs):<2} "
+                      f"{sum(x <= 1 for x in exact):>6} {sum(x <= 10 for x in exact):>7} "
+                      f"{statistics.median(times):>9.3f} {max(times):>9.3f} "
+                      f"{int(statistics.median(nodes)):>13,} {rate:>9.2f} "
+                      f"{statistics.median(r[4] for r in rs):>9.3f} "
+                      f"{statistics.median(r[0] for r in rs):>8.3f}", flush=True)
+    if 1 in a.threads:
+        print(f"\nall, one thread: {total_nodes:,} nodes in {total_time:.2f} CPU s = "
+              f"{total_nodes / max(total_time, 1e-9) / 1e6:.2f} M nodes/s")
+    for t in a.threads:
+        print(f"wall, {t} thread(s): {sum(walls[t]):.2f} s in all"
+              + (f" ({sum(walls[1]) / max(sum(walls[t]), 1e-9):.2f}x of one thread's)"
+                 if 1 in a.threads and t != 1 else "")
+              + f"; span {sum(spans[t]):,} nodes"
+              + (f" ({sum(spans[1]) / max(sum(spans[t]), 1):.2f}x fewer than one thread's)"
+                 if 1 in a.threads and t != 1 else ""))
 
 
 def ablation(a: argparse.Namespace) -> None:
@@ -158,6 +192,8 @@ def main() -> None:
     ap.add_argument("--cap", type=int, default=200_000_000, help="nodes a solve at most")
     ap.add_argument("--seconds", type=float, default=0.0,
                     help="wall seconds a solve at most (0: none; node caps are load-free)")
+    ap.add_argument("--threads", nargs="+", type=int, default=[1],
+                    help="threads a search (each position with each count in turn)")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
     a = ap.parse_args()

@@ -1,26 +1,32 @@
-"""The solver from threads (issue #18): solve() gives identical solutions from 1 and 4 threads
-(each call owns its searcher), and one Searcher shared by 4 threads serialises its calls (its
-lock) and gives the results it gives alone."""
+"""The solver and threads. From callers' threads (issue #18): solve() gives identical solutions
+from 1 and 4 threads (each call owns its searcher), and one Searcher shared by 4 threads
+serialises its calls (its lock) and gives the results it gives alone. Within one call
+(issue #19, docs/solver.md "Threads"): solve(threads=N) splits the root's moves over N threads
+sharing one lockless table and one budget, and gives the value, the optimal plays and every
+exact value of one thread, with a principal variation that replays to that value."""
 
 from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from shuangkou import Hand, Rules, State, solve
+from shuangkou.errors import ArgumentError
 from shuangkou.solve import searcher
 from tests.conftest import PRESET_NAMES
 
 
-def positions() -> list[State]:
-    """Seeded 4-cards-a-seat deals of every preset (each solves in a few thousand nodes)."""
+def positions(cards: int = 4, seeds: int = 3) -> list[State]:
+    """Seeded ``cards``-a-seat deals of every preset (4 cards: a few thousand nodes each)."""
     out = []
     for preset in PRESET_NAMES:
         rules = Rules.preset(preset)
-        for seed in range(3):
+        for seed in range(seeds):
             deck = list(range(108))
             random.Random(f"threads-{preset}-{seed}").shuffle(deck)
-            hands = [Hand.from_cards(deck[4 * s : 4 * s + 4]) for s in range(4)]
+            hands = [Hand.from_cards(deck[cards * s : cards * s + cards]) for s in range(4)]
             out.append(State.from_position(rules, hands, seed % 4))
     return out
 
@@ -31,10 +37,20 @@ def summary(sol: object) -> tuple[object, ...]:
 
 def test_solve_from_1_and_4_threads_is_identical() -> None:
     states = positions()
-    alone = [summary(solve(s, tt_bits=16)) for s in states]
+    alone = [summary(solve(s, tt_bits=16, threads=1)) for s in states]
     with ThreadPoolExecutor(4) as pool:
-        threaded = list(pool.map(lambda s: summary(solve(s, tt_bits=16)), states * 2))
+        threaded = list(pool.map(lambda s: summary(solve(s, tt_bits=16, threads=1)), states * 2))
     assert threaded == alone * 2
+
+
+def test_parallel_solves_from_4_threads() -> None:
+    # each call splits its root over 2 threads of its own: 8 search threads at once, and
+    # every call still gives one thread's value and optimal plays
+    states = positions(5, 1)
+    alone = [(sol.value, sol.best) for sol in (solve(s, threads=1) for s in states)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda s: solve(s, threads=2), states * 2))
+    assert [(sol.value, sol.best) for sol in got] == alone * 2
 
 
 def test_one_searcher_shared_by_threads() -> None:
@@ -59,3 +75,63 @@ def test_one_searcher_shared_by_threads() -> None:
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(task, states * 4))
     assert got == alone * 4
+
+
+def replays_to(state: State, pv: tuple[object, ...], seat: int, value: int) -> bool:
+    """The principal variation, played out, ends the deal at ``value`` for ``seat``'s team."""
+    line = state.copy()
+    for p in pv:
+        line.play(p)  # type: ignore[arg-type]
+    result = line.result
+    assert line.is_over and result is not None
+    return sum(u if (t ^ seat) & 1 == 0 else -u for t, u in enumerate(result.units)) == value
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_give_the_solution_of_one_thread(threads: int) -> None:
+    # 5 and 6 cards a seat (thousands to a million nodes): big enough for the helpers to
+    # take root moves, and every exact value must be the one thread's
+    helped = 0
+    for state in positions(5, 2) + positions(6, 1):
+        one = solve(state, all_values=True, threads=1)
+        many = solve(state, all_values=True, threads=threads)
+        assert one.exact and many.exact
+        assert (many.value, many.best, many.values) == (one.value, one.best, one.values)
+        assert many.value is not None and replays_to(state, many.pv, many.seat, many.value)
+        # without all_values: the same value and optimal plays; a non-optimal play's value
+        # is an upper bound below the best (which bound depends on the threads' timing)
+        fast = solve(state, threads=threads)
+        assert (fast.value, fast.best) == (one.value, one.best)
+        assert fast.value is not None
+        for play, v in fast.values:
+            assert v is not None and (v == fast.value) == (play in fast.best)
+            assert v <= fast.value and dict(one.values)[play] <= v
+        assert replays_to(state, fast.pv, fast.seat, fast.value)
+        sr = searcher(state, tt_bits=20)
+        sr.set_position(state)
+        *_, nodes, stopped, _ = sr.root_values(0, 0.0, threads=threads)
+        assert not stopped and 0 <= sr.helper_nodes <= nodes
+        helped += sr.helper_nodes > 0
+    assert helped >= 4     # the helpers did take moves (not only the calling thread)
+
+
+def test_threads_share_one_node_budget() -> None:
+    state = positions(9, 1)[1]      # 百变, 9 cards a seat: far past the limits below
+    for limit in (5_000, 200_000):
+        sol = solve(state, max_nodes=limit, threads=2)
+        assert not sol.exact and sol.value is None and 0 < sol.nodes <= limit + 1
+    sr = searcher(state, tt_bits=16)
+    sr.set_position(state)
+    *_, nodes, stopped, _ = sr.root_values(300_000, 0.0, threads=2)
+    assert stopped and nodes <= 300_001 and sr.helper_nodes > 0
+
+
+def test_threads_is_checked() -> None:
+    state = positions()[0]
+    for bad in (0, -1, 1.5, True, "2", 65):
+        with pytest.raises(ArgumentError, match="threads"):
+            solve(state, threads=bad)  # type: ignore[arg-type]
+    sr = searcher(state)
+    sr.set_position(state)
+    with pytest.raises(ArgumentError, match="threads"):
+        sr.root_values(0, 0.0, threads=0)

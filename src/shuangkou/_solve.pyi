@@ -47,6 +47,7 @@ def chainless(hand: int, flags: int) -> bool:
 
 EXACT_DEPTH: int
 MAX_DEPTH: int
+MAX_THREADS: int
 TECHNIQUES: dict[str, int]
 OBJECTIVES: dict[str, int]
 EVALUATIONS: dict[str, int]
@@ -67,10 +68,12 @@ class Searcher:
     @property
     def hash(self) -> int: ...
     @property
+    def helper_nodes(self) -> int: ...
+    @property
     def forced(self) -> int: ...
     def root_values(
         self, max_nodes: int = ..., time_limit: float = ..., depth: int = ...,
-        all_values: bool = ...,
+        all_values: bool = ..., threads: int = ...,
     ) -> tuple[list[tuple[int, int]], list[int | None], list[int], int, bool, bool]: ...
     def principal_variation(
         self, first: int, value: int, max_length: int = ...

@@ -350,11 +350,14 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 # only in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
 # enhanced transposition cut-off and the R8 bounds from the finishing orders still possible.
 
+import _thread
 import threading
 
 from libc.stdint cimport uint16_t
 
-from _budget cimport SkBudget, budget_init, budget_raise, budget_tick
+from _budget cimport (
+    SK_RUNNING, SK_STOP_SIGNAL, SK_STOP_WORK, SkBudget, budget_init, budget_poll, budget_raise, budget_tick,
+)
 from shuangkou._generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport SK_CTZ64, SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
 from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ, sk_classify
@@ -384,10 +387,49 @@ cdef extern from *:
         (void)p; (void)n;
     #endif
     }
+    /* Relaxed atomics: the table's words and the parallel root's counters, shared by the
+       threads of one call (docs/solver.md "Threads"). An aligned 64-bit load or store is one
+       access on every 64-bit target; a torn entry (two writers) fails its key check. */
+    #if defined(_WIN32)
+    #include <windows.h>
+    static void sv_pause(void) { Sleep(1); }
+    #else
+    #include <time.h>
+    static void sv_pause(void) { struct timespec t = {0, 200000}; nanosleep(&t, NULL); }
+    #endif
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static unsigned long long sv_ld64(const unsigned long long* p) {
+        return *(const volatile unsigned long long*)p; }
+    static void sv_st64(unsigned long long* p, unsigned long long v) {
+        *(volatile unsigned long long*)p = v; }
+    static long long sv_ld(const long long* p) { return *(const volatile long long*)p; }
+    static void sv_st(long long* p, long long v) { *(volatile long long*)p = v; }
+    static long long sv_fetch_add(long long* p, long long v) {
+        return _InterlockedExchangeAdd64((volatile long long*)p, v); }
+    static int sv_cas(long long* p, long long expect, long long v) {
+        return _InterlockedCompareExchange64((volatile long long*)p, v, expect) == expect; }
+    #else
+    #define sv_ld64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define sv_st64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    #define sv_ld(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+    #define sv_st(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+    #define sv_fetch_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+    static int sv_cas(long long* p, long long expect, long long v) {
+        return __atomic_compare_exchange_n(p, &expect, v, 0, __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST); }
+    #endif
     """
     void sv_prefetch(const void* p) noexcept nogil
     int sv_log2(unsigned long long x) noexcept nogil
     void sv_huge_pages(void* p, size_t n) noexcept nogil
+    void sv_pause() noexcept nogil
+    uint64_t sv_ld64(const uint64_t* p) noexcept nogil
+    void sv_st64(uint64_t* p, uint64_t v) noexcept nogil
+    long long sv_ld(const long long* p) noexcept nogil
+    void sv_st(long long* p, long long v) noexcept nogil
+    long long sv_fetch_add(long long* p, long long v) noexcept nogil
+    bint sv_cas(long long* p, long long expect, long long v) noexcept nogil
 
 cdef enum:
     SV_INF = 1 << 28
@@ -424,14 +466,37 @@ cdef enum:
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
     SV_PARTNER = 128            # ``Search.passes``: the child's seat to act is a partner
+    SV_CHUNK = 1024             # nodes a thread of a parallel search claims at a time
+    SV_DROPPED = 16             # ``budget.stop``: another thread valued the move first
+    SV_FREE = 0                 # a root move's state (``RootJob.state``): not taken yet,
+    SV_TAKEN = 1                # being searched,
+    SV_WRITING = 2              # valued, its value being written,
+    SV_DONE = 3                 # valued
+    SV_MAX_THREADS = 64         # ``threads`` at most
 
 
-ctypedef struct TTEntry:
-    uint64_t key
+ctypedef struct TTData:
     int32_t value
     uint16_t best               # 0: none; else 1 + index of the move in generation order
     uint8_t depth               # SV_TT_EXACT, or the depth of a search that met a horizon
     uint8_t meta                # flag (SV_LOWER/UPPER/EXACT; 0: empty) | log2(work) << 2
+
+
+ctypedef struct TTEntry:
+    # Lockless (Hyatt and Mann's XOR trick): the threads of a parallel search share the table
+    # without a lock. ``data`` packs a TTData (value in the low 32 bits, best, depth, meta),
+    # ``check`` is key ^ data: an entry half written by one thread and half by another fails
+    # the check and reads as a miss, never as another position's bound.
+    uint64_t check
+    uint64_t data
+
+
+ctypedef struct Shared:
+    # What the threads of one parallel root search share (docs/solver.md "Threads"), owned by
+    # the call (on its stack; the helpers are joined before it returns). Atomics only.
+    long long claimed           # nodes handed out to the threads, in chunks of SV_CHUNK
+    long long max_work          # the call's node limit (0: none)
+    long long stop              # SK_RUNNING, or why a thread stopped: every thread stops
 
 
 ctypedef struct Search:
@@ -455,6 +520,11 @@ ctypedef struct Search:
     long long forced            # nodes with a single move (a forced pass or play), and
                                 # forced passes made without a node (SV_F_FORCED)
     SkBudget budget             # nodes (budget.work), the time limit and Ctrl-C
+    Shared* shared              # a parallel search's shared budget (NULL: this one alone)
+    long long* watch            # the state of the root move being searched (parallel only):
+                                # once another thread has valued it, this search is dropped
+    bint reverse                # a helper on a move another thread searches: its first node's
+                                # moves in reverse order (it covers what that thread does last)
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
@@ -511,13 +581,24 @@ cdef inline TTEntry* sv_bucket(Search* s, uint64_t key) noexcept nogil:
     return s.tt + (key & s.bucket_mask)
 
 
-cdef inline TTEntry* sv_probe(Search* s, TTEntry* b, uint64_t key) noexcept nogil:
-    """The entry of ``key`` in bucket ``b``, or NULL."""
+cdef inline void sv_unpack(uint64_t d, TTData* e) noexcept nogil:
+    e.value = <int32_t><uint32_t>(d & 0xFFFFFFFFULL)
+    e.best = <uint16_t>(d >> 32)
+    e.depth = <uint8_t>(d >> 48)
+    e.meta = <uint8_t>(d >> 56)
+
+
+cdef inline bint sv_probe(Search* s, TTEntry* b, uint64_t key, TTData* e) noexcept nogil:
+    """The entry of ``key`` in bucket ``b`` read into ``e`` (a copy: another thread may
+    overwrite the slot meanwhile); False if there is none."""
     cdef int i
+    cdef uint64_t d
     for i in range(s.ways):
-        if b[i].key == key and b[i].meta & 3:
-            return &b[i]
-    return NULL
+        d = sv_ld64(&b[i].data)
+        if (sv_ld64(&b[i].check) ^ d) == key and (d >> 56) & 3:
+            sv_unpack(d, e)
+            return True
+    return False
 
 
 cdef inline bint sv_chainless(uint64_t h, uint32_t flags) noexcept nogil:
@@ -611,7 +692,7 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     return h
 
 
-cdef inline bint sv_usable(const TTEntry* e, int depth) noexcept nogil:
+cdef inline bint sv_usable(const TTData* e, int depth) noexcept nogil:
     """An entry's bound holds for a search of ``depth``: it is exact, or from a search at
     least as deep (an exact search, deeper than SV_MAX_DEPTH, takes exact entries only)."""
     return e.depth == SV_TT_EXACT or (depth <= SV_MAX_DEPTH and e.depth >= depth)
@@ -624,17 +705,21 @@ cdef inline void sv_store(Search* s, TTEntry* b, uint64_t key, int32_t value, lo
     costly results stay; with one way, always replace). ``depth`` SV_TT_EXACT: no horizon."""
     cdef TTEntry* e = b
     cdef int i
+    cdef uint64_t d, least = sv_ld64(&b[0].data) >> 58
     for i in range(s.ways):
-        if b[i].key == key or not (b[i].meta & 3):
+        d = sv_ld64(&b[i].data)
+        if (sv_ld64(&b[i].check) ^ d) == key or not ((d >> 56) & 3):
             e = &b[i]
             break
-        if (b[i].meta >> 2) < (e.meta >> 2):
+        if (d >> 58) < least:
             e = &b[i]
-    e.key = key
-    e.value = value
-    e.best = <uint16_t>(best if 0 <= best <= 0xFFFF else 0)
-    e.depth = <uint8_t>(depth if depth <= SV_MAX_DEPTH else SV_TT_EXACT)
-    e.meta = <uint8_t>(flag | (min(sv_log2(<unsigned long long>work + 1), 63) << 2))
+            least = d >> 58
+    d = (<uint64_t><uint32_t>value
+         | <uint64_t>(best if 0 <= best <= 0xFFFF else 0) << 32
+         | <uint64_t>(depth if depth <= SV_MAX_DEPTH else SV_TT_EXACT) << 48
+         | <uint64_t>(flag | (min(sv_log2(<unsigned long long>work + 1), 63) << 2)) << 56)
+    sv_st64(&e.data, d)
+    sv_st64(&e.check, key ^ d)
 
 
 # -- values and horizon evaluations --------------------------------------------------------------
@@ -860,14 +945,15 @@ cdef inline int32_t sv_etc_probe(Search* s, int32_t alpha, int32_t beta, int dep
     index; ``exact``: no horizon behind the bound), or −SV_INF. A child whose entry bounds it
     at most ``alpha`` needs no search either: its bound is kept (``s.known``) as its value."""
     cdef int i, flag
-    cdef TTEntry* ce
+    cdef TTData ce
     cdef int32_t v = 0, up
     exact[0] = True
     for i in range(n):
         if s.ckeys[start + i] == 0:
             continue
-        ce = sv_probe(s, sv_bucket(s, s.ckeys[start + i]), s.ckeys[start + i])
-        if ce == NULL or not sv_usable(ce, depth - 1 - (s.passes[start + i] & SV_PASSES)):
+        if not sv_probe(s, sv_bucket(s, s.ckeys[start + i]), s.ckeys[start + i], &ce):
+            continue
+        if not sv_usable(&ce, depth - 1 - (s.passes[start + i] & SV_PASSES)):
             continue
         v = -SV_INF
         up = SV_INF
@@ -1016,6 +1102,42 @@ cdef inline bint sv_can_beat(Search* s, uint64_t hand, uint32_t table) noexcept 
     return s.beat_has[slot]
 
 
+cdef bint sv_claim(Search* s) noexcept nogil:
+    """A thread of a parallel search claims its next SV_CHUNK nodes (fewer at the end) of the
+    shared budget; False when none is left or another thread stopped (``Shared.stop``)."""
+    cdef Shared* sh = s.shared
+    cdef long long got, grant
+    if sv_ld(&sh.stop) != SK_RUNNING:
+        return False
+    if s.watch != NULL and sv_ld(s.watch) >= SV_WRITING:
+        s.budget.stop = SV_DROPPED      # not the call's stop: this thread goes on elsewhere
+        return False
+    got = sv_fetch_add(&sh.claimed, SV_CHUNK)
+    grant = SV_CHUNK if sh.max_work == 0 else min(<long long>SV_CHUNK, sh.max_work - got)
+    if grant <= 0:
+        return False
+    s.budget.max_work += grant
+    return True
+
+
+cdef bint sv_more_work(Search* s) noexcept nogil:
+    """After ``budget_tick`` stopped ``s``: a thread of a parallel search whose chunk of nodes
+    ran out claims the next (True: go on). Otherwise it stops, and so does every other thread
+    (``Shared.stop``, read at each claim: within SV_CHUNK nodes): one node budget, one time
+    limit, one Ctrl-C for the whole call."""
+    if s.shared == NULL:
+        return False
+    if s.budget.stop == SK_STOP_WORK:
+        if sv_claim(s):
+            s.budget.stop = SK_RUNNING
+            return True
+        s.budget.work -= 1      # the refused tick searched nothing: nodes stay ≤ the limit
+        if s.budget.stop == SV_DROPPED:
+            return False
+    sv_cas(&s.shared.stop, SK_RUNNING, s.budget.stop)
+    return False
+
+
 cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
     """Forced passes without a node (SV_F_FORCED): while the seat to act faces a play it
     cannot beat (no play of ``sk_legal``'s), it passes: its only move, so the position's value
@@ -1024,7 +1146,9 @@ cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
     it did with a node for each pass)."""
     if not s.features & SV_F_FORCED:
         return depth
-    while depth > 0 and st.table and not sv_can_beat(s, st.hand[st.to_act], st.table):
+    # not once the deal is over: no seat is to act (to_act −1 would index before the hands)
+    while (depth > 0 and not st.over and st.table
+           and not sv_can_beat(s, st.hand[st.to_act], st.table)):
         sk_pass(st)
         s.forced += 1
         depth -= 1
@@ -1070,10 +1194,10 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef bint has_key = s.has_key
     cdef int32_t lo, hi
     cdef TTEntry* b
-    cdef TTEntry* e
+    cdef TTData e
     cdef SkUndo u
     s.has_key = False
-    if budget_tick(&s.budget):
+    if budget_tick(&s.budget) and not sv_more_work(s):
         s.stopped = True
     if s.stopped:
         return 0
@@ -1099,9 +1223,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     start = s.top
     if not has_key:     # the probe waits for memory: generate the moves meanwhile
         n = sv_moves(s, st)
-    e = sv_probe(s, b, key)
-    if e != NULL:
-        if sv_usable(e, depth) and (
+    if sv_probe(s, b, key, &e):
+        if sv_usable(&e, depth) and (
                 (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
                 or ((e.meta & 3) == SV_UPPER and e.value <= alpha)):
             if e.depth != SV_TT_EXACT:
@@ -1143,6 +1266,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
             st, s.words[start + i], s.tags[start + i], seat)
+        if s.reverse and start == 0:    # a helper's first node (its stack starts empty)
+            s.keys[start + i] = -s.keys[start + i]
     if etc:
         v = sv_etc_probe(s, alpha, beta, depth, start, n, &best_code, &exact)
         if v >= beta:
@@ -1213,10 +1338,175 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     return best
 
 
+# -- the root, alone or split over threads (docs/solver.md "Root", "Threads") -------------------
+ctypedef struct RootJob:
+    # One root search's moves and results, owned by the call; its threads claim the moves in
+    # ``order`` one at a time (``next``) and share ``best``, the best exact value so far.
+    SkState root
+    uint64_t* words             # the root's moves (a copy: each thread has its own stack)
+    uint32_t* tags
+    int* order                  # the moves in the order they are tried
+    int n
+    int depth
+    int32_t top                 # the most any move can reach (the finishing orders), or SV_INF
+    int32_t guess               # the first move's MTD(f) guess (the table's value)
+    bint all_values
+    long long next              # the next index of ``order`` to claim (atomic)
+    long long best              # the best exact value so far (atomic; −SV_INF: none yet)
+    long long running           # helper threads still searching (atomic)
+    int32_t* values             # per move: exact, or an upper bound below ``best``
+    long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE (atomic)
+    Shared shared
+
+
+cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
+                                 int32_t guess) noexcept nogil:
+    """Move ``i`` of the root: its exact value when it is the first (MTD(f) from ``guess``) or
+    all values are asked for; else a null window at the best value so far (``guess``): its
+    exact value if it reaches it, else an upper bound below it. ``s.stopped``: no value."""
+    cdef SkState st = j.root
+    cdef int seat = st.to_act, d
+    cdef int32_t v, best = guess
+    sv_apply(&st, j.words[i], j.tags[i])
+    d = sv_advance(s, &st, j.depth - 1)
+    if (j.all_values or first) and s.features & SV_F_MTDF:
+        return sv_mtdf(s, &st, seat, guess, d)
+    if j.all_values or first:
+        return sv_child(s, &st, seat, -SV_INF, SV_INF, d)
+    # a null window: does the move reach best? (else v bounds it, < best)
+    v = sv_child(s, &st, seat, best - 1, best, d)
+    if v >= best and not s.stopped:
+        if best >= j.top:       # nothing beats best: v is best
+            v = best
+        else:                   # does it pass best? then its exact value
+            v = sv_child(s, &st, seat, best, best + 1, d)
+            if v > best and not s.stopped:
+                v = sv_mtdf(s, &st, seat, v, d)
+            elif not s.stopped:
+                v = best
+    return v
+
+
+cdef bint sv_root_task(Search* s, RootJob* j, int i, bint helping) noexcept nogil:
+    """Value root move ``i`` (``helping``: one another thread is searching, with the first
+    node's moves in reverse order) and record it unless another thread did first; then that
+    thread's search of it is dropped (``s.watch``). False when the call stops."""
+    cdef int32_t v
+    cdef long long b
+    s.watch = &j.state[i] if s.shared != NULL else NULL
+    s.reverse = helping
+    v = sv_root_move(s, j, i, i == j.order[0],
+                     j.guess if i == j.order[0] else <int32_t>sv_ld(&j.best))
+    s.watch = NULL
+    s.reverse = False
+    if s.stopped:
+        if s.budget.stop != SV_DROPPED:
+            return False
+        s.stopped = False               # the other thread's value stands: go on
+        s.budget.stop = SK_RUNNING
+        return True
+    if sv_cas(&j.state[i], SV_TAKEN, SV_WRITING):
+        j.values[i] = v
+        b = sv_ld(&j.best)
+        while v > b and not sv_cas(&j.best, b, v):
+            b = sv_ld(&j.best)
+        sv_st(&j.state[i], SV_DONE)     # after ``best``: the others' window is up to date
+    return True
+
+
+cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
+    """A thread's part of the root: once the first move is valued (its value is the others'
+    window), claim the moves left one at a time and value each against the best so far; with
+    none left to claim, help with one another thread is still searching (the first to finish
+    records it). Every thread of a parallel search runs it: a move that reaches the best value
+    read when it started is valued exactly, so every optimal move has its exact value whichever
+    thread took which move (docs/solver.md "Threads")."""
+    cdef long long k, st
+    cdef int i, m
+    cdef bint busy
+    while True:
+        i = -1
+        if sv_ld(&j.state[j.order[0]]) == SV_DONE and sv_ld(&j.next) < j.n:
+            k = sv_fetch_add(&j.next, 1)
+            if k < j.n:
+                i = j.order[k]
+                sv_st(&j.state[i], SV_TAKEN)
+                if not sv_root_task(s, j, i, False):
+                    return
+                continue
+        busy = False
+        for m in range(j.n):            # the earliest move still being searched
+            st = sv_ld(&j.state[j.order[m]])
+            if st == SV_TAKEN:
+                i = j.order[m]
+                break
+            busy = busy or st == SV_WRITING
+        if i >= 0:
+            if not sv_root_task(s, j, i, True):
+                return
+        elif busy or sv_ld(&j.next) < j.n:
+            sv_pause()                  # a value being written, or the first move's
+        else:
+            return
+
+
+cdef void sv_wait(Search* s, RootJob* j) noexcept nogil:
+    """The calling thread, done with its moves, waits for the helpers to finish theirs,
+    polling its budget meanwhile (Ctrl-C and the time limit stop every thread)."""
+    while sv_ld(&j.running) > 0:
+        if not s.stopped and budget_poll(&s.budget):
+            s.stopped = True
+            sv_cas(&j.shared.stop, SK_RUNNING, s.budget.stop)
+        sv_pause()
+
+
+cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
+    """``h``: a helper thread's search over ``s``'s table, with its own move stack, caches and
+    decomposition memo (never shared); False if out of memory (``sv_free(h)`` either way)."""
+    memset(h, 0, sizeof(Search))
+    h.p = s.p
+    h.objective = s.objective
+    h.features = s.features
+    h.tt = s.tt
+    h.bucket_mask = s.bucket_mask
+    h.ways = s.ways
+    h.evaluation = s.evaluation
+    h.top_single = s.top_single
+    return sv_alloc(h)
+
+
+cdef bint sv_alloc(Search* s) noexcept nogil:
+    """The move stack and the decomposition memo of ``s``; False if out of memory."""
+    s.cap = SV_STACK0
+    s.words = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
+    s.tags = <uint32_t*>calloc(s.cap, sizeof(uint32_t))
+    s.keys = <int32_t*>calloc(s.cap, sizeof(int32_t))
+    s.order = <int32_t*>calloc(s.cap, sizeof(int32_t))
+    s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
+    s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
+    s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
+    return (deco_init(&s.deco, 16) and s.words != NULL and s.tags != NULL and s.keys != NULL
+            and s.order != NULL and s.ckeys != NULL and s.known != NULL and s.passes != NULL)
+
+
+cdef void sv_free(Search* s) noexcept nogil:
+    """Free what ``sv_alloc`` took (not the table: the main search owns it)."""
+    free(s.words)
+    free(s.tags)
+    free(s.keys)
+    free(s.order)
+    free(s.ckeys)
+    free(s.known)
+    free(s.passes)
+    deco_free(&s.deco)
+
+
 EXACT_DEPTH = SV_EXACT_DEPTH
 """The depth of an exact search (longer than any deal: it never meets a horizon)."""
 MAX_DEPTH = SV_MAX_DEPTH
 """The deepest depth-limited search."""
+MAX_THREADS = SV_MAX_THREADS
+"""The most threads a root search may use."""
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
@@ -1246,6 +1536,10 @@ cdef class Searcher:
     parallel without the GIL."""
 
     cdef Search s
+    cdef Search* helpers        # the helper threads' searches over the same table (lazily)
+    cdef int nhelpers
+    cdef long long helped       # nodes the helper threads searched in the last root search
+    cdef RootJob* job           # the parallel root search under way (its helpers read it)
     cdef SkState root
     cdef bint has_root
     cdef readonly object rules
@@ -1288,33 +1582,48 @@ cdef class Searcher:
         self.s.tt = <TTEntry*>((<size_t>self.s.tt_block + align - 1) & ~(<size_t>(align - 1)))
         if size >= SV_HUGE:
             sv_huge_pages(self.s.tt, size)
-        self.s.cap = SV_STACK0
-        self.s.words = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
-        self.s.tags = <uint32_t*>calloc(self.s.cap, sizeof(uint32_t))
-        self.s.keys = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
-        self.s.order = <int32_t*>calloc(self.s.cap, sizeof(int32_t))
-        self.s.ckeys = <uint64_t*>calloc(self.s.cap, sizeof(uint64_t))
-        self.s.known = <int64_t*>calloc(self.s.cap, sizeof(int64_t))
-        self.s.passes = <uint8_t*>calloc(self.s.cap, sizeof(uint8_t))
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
-        ok = deco_init(&self.s.deco, 16)
-        if (not ok or self.s.tt_block == NULL or self.s.words == NULL or self.s.tags == NULL
-                or self.s.keys == NULL or self.s.order == NULL or self.s.ckeys == NULL
-                or self.s.known == NULL or self.s.passes == NULL):
+        if not sv_alloc(&self.s) or self.s.tt_block == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
+        cdef int k
         free(self.s.tt_block)
-        free(self.s.words)
-        free(self.s.tags)
-        free(self.s.keys)
-        free(self.s.order)
-        free(self.s.ckeys)
-        free(self.s.known)
-        free(self.s.passes)
-        deco_free(&self.s.deco)
+        sv_free(&self.s)
+        for k in range(self.nhelpers):
+            sv_free(&self.helpers[k])
+        free(self.helpers)
+
+    cdef int _ensure_helpers(self, int count) except -1:
+        """``count`` helper searches over this table (made once, kept for later calls)."""
+        cdef Search* h
+        cdef int k
+        if count <= self.nhelpers:
+            return 0
+        h = <Search*>realloc(self.helpers, count * sizeof(Search))
+        if h == NULL:
+            raise MemoryError()
+        self.helpers = h
+        while self.nhelpers < count:
+            k = self.nhelpers
+            ok = sv_helper_init(&self.helpers[k], &self.s)
+            self.nhelpers += 1      # freed by __dealloc__ whether or not it succeeded
+            if not ok:
+                raise MemoryError()
+        return 0
+
+    def _help(self, int k):
+        """A helper thread's part of the parallel root search under way (``self.job``)."""
+        cdef Search* h
+        cdef RootJob* j = self.job
+        if j == NULL or not 0 <= k < self.nhelpers:
+            raise RuntimeError("no parallel search is under way for this helper")
+        h = &self.helpers[k]
+        with nogil:
+            sv_root_loop(h, j)
+            sv_fetch_add(&j.running, -1)    # its last touch of the job
 
     def _ready(self):
         if self.lock is None:
@@ -1335,13 +1644,19 @@ cdef class Searcher:
         return self.root.hash
 
     @property
+    def helper_nodes(self) -> int:
+        """Nodes the helper threads searched in the last root search (0 with one thread);
+        included in its ``nodes``."""
+        return self.helped
+
+    @property
     def forced(self) -> int:
         """Forced moves of the last search: nodes with a single move, and the forced passes
         made without a node (the cut-off's look-ahead at each child counts those too)."""
         return self.s.forced
 
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
-                    bint all_values=False):
+                    bint all_values=False, int threads=1):
         """Search the root's moves (plays in generation order, then pass as ``(0, 0)``).
         ``max_nodes`` (0: none) and ``time_limit`` (seconds, 0: none) bound the search;
         Ctrl-C raises KeyboardInterrupt (checked every few ms without the GIL held).
@@ -1351,7 +1666,13 @@ cdef class Searcher:
         tested against it: ``values[i]`` is then an upper bound for a move that is not optimal.
         ``optimal`` lists the indices of the moves reaching the best value. Moves not searched
         when a limit stopped the search have value ``None``; ``horizon`` says whether a
-        depth-limited evaluation entered any value."""
+        depth-limited evaluation entered any value.
+
+        ``threads`` > 1 splits an exact search's root moves over that many threads sharing
+        the table (docs/solver.md "Threads"): the same value, optimal moves and exact values,
+        in less wall time; ``nodes`` counts every thread's, and a non-optimal move's upper
+        bound may differ from one thread's. A depth-limited search runs on one thread (its
+        values depend on the table's contents: one thread keeps them reproducible)."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
@@ -1359,19 +1680,21 @@ cdef class Searcher:
                                                     or depth == SV_EXACT_DEPTH):
             raise ArgumentError("root_values: max_nodes, time_limit >= 0 and depth in "
                                 f"1..{SV_MAX_DEPTH} or EXACT_DEPTH")
+        if not 1 <= threads <= SV_MAX_THREADS:
+            raise ArgumentError(f"threads must be in 1..{SV_MAX_THREADS}, got {threads}")
         with self.lock:
-            return self._root_values(max_nodes, time_limit, depth, all_values)
+            return self._root_values(max_nodes, time_limit, depth, all_values,
+                                     threads if depth == SV_EXACT_DEPTH else 1)
 
     cdef _root_values(self, long long max_nodes, double time_limit, int depth,
-                      bint all_values):
+                      bint all_values, int threads):
         cdef Search* s = &self.s
         cdef SkState st = self.root
-        cdef SkUndo u
-        cdef int seat = st.to_act, n, i, d
-        cdef int32_t v, best = -SV_INF, guess = 0, lo = 0, top = SV_INF
+        cdef int seat = st.to_act, n, i, k, helpers = 0
+        cdef int32_t v = 0, guess = 0, lo = 0
         cdef uint64_t key
-        cdef bint first = True
-        cdef TTEntry* e
+        cdef TTData e
+        cdef RootJob j
         if st.over or seat < 0:
             raise ArgumentError("state: the deal is over: there is no move to search")
         budget_init(&s.budget, max_nodes, time_limit)
@@ -1381,6 +1704,7 @@ cdef class Searcher:
         s.chainfree = False
         s.bombfree = False
         s.has_key = False
+        s.shared = NULL
         s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
@@ -1389,53 +1713,121 @@ cdef class Searcher:
         moves = [(s.words[i], s.tags[i]) for i in range(n)]
         keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
         key = sv_tt_key(s, &st, sv_all_chainless(s, &st))
-        e = sv_probe(s, sv_bucket(s, key), key)
-        if e != NULL and 0 < e.best <= <uint32_t>n:
+        if sv_probe(s, sv_bucket(s, key), key, &e) and 0 < e.best <= <uint32_t>n:
             keys[e.best - 1] = 1 << 30
             guess = e.value
-        values = [None] * n
-        optimal = []
+        order = sorted(range(n), key=lambda q: -keys[q])
+        memset(&j, 0, sizeof(RootJob))
+        j.root = st
+        j.n = n
+        j.depth = depth
+        j.all_values = all_values
+        j.top = SV_INF
+        j.best = -SV_INF
         if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
-            sv_order_bounds(s, &st, seat, &lo, &top)
-        sk_save(&st, &u)
-        for i in sorted(range(n), key=lambda j: -keys[j]):
-            with nogil:
-                sv_apply(&st, s.words[i], s.tags[i])
-                d = sv_advance(s, &st, depth - 1)
-                if (all_values or first) and s.features & SV_F_MTDF:
-                    v = sv_mtdf(s, &st, seat, guess if first else best, d)
-                elif all_values or first:
-                    v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
-                else:
-                    # a null window: does the move reach best? (else v bounds it, < best)
-                    v = sv_child(s, &st, seat, best - 1, best, d)
-                    if v >= best and not s.stopped:
-                        if best >= top:     # nothing beats best: v is best
-                            v = best
-                        else:               # does it pass best? then its exact value
-                            v = sv_child(s, &st, seat, best, best + 1, d)
-                            if v > best and not s.stopped:
-                                v = sv_mtdf(s, &st, seat, v, d)
-                            elif not s.stopped:
-                                v = best
-                sk_restore(&st, &u)
+            sv_order_bounds(s, &st, seat, &lo, &j.top)
+        j.words = <uint64_t*>malloc(n * sizeof(uint64_t))
+        j.tags = <uint32_t*>malloc(n * sizeof(uint32_t))
+        j.order = <int*>malloc(n * sizeof(int))
+        j.values = <int32_t*>calloc(n, sizeof(int32_t))
+        j.state = <long long*>calloc(n, sizeof(long long))
+        try:
+            if (j.words == NULL or j.tags == NULL or j.order == NULL or j.values == NULL
+                    or j.state == NULL):
+                raise MemoryError()
+            for i in range(n):
+                j.words[i] = s.words[i]
+                j.tags[i] = s.tags[i]
+                j.order[i] = order[i]
+            j.guess = guess
+            j.next = 1
+            j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
+            helpers = min(threads, n) - 1
+            if helpers > 0:
+                self._parallel(&j, helpers, max_nodes)
+            else:
+                with nogil:
+                    if sv_root_task(s, &j, j.order[0], False):
+                        sv_root_loop(s, &j)
             budget_raise(&s.budget)
+            self.helped = 0
+            for k in range(helpers):
+                self.helped += self.helpers[k].budget.work
+                s.oom = s.oom or self.helpers[k].oom
+                s.horizon = s.horizon or self.helpers[k].horizon
+                s.forced += self.helpers[k].forced
+                s.budget.work += self.helpers[k].budget.work
             if s.oom:
                 raise MemoryError()
-            if s.stopped:
-                break
-            values[i] = v
-            first = False
-            if v > best:
-                best = v
-                optimal = [i]
-            elif v == best:
-                optimal.append(i)
+            values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
+            stopped = not all(j.state[i] == SV_DONE for i in range(n))
+            optimal = [] if stopped else [i for i in order if j.values[i] == j.best]
+        finally:
+            free(j.words)
+            free(j.tags)
+            free(j.order)
+            free(j.values)
+            free(j.state)
         s.top = 0
-        if optimal and not s.stopped:
-            sv_store(s, sv_bucket(s, key), key, best, optimal[0] + 1,
+        if optimal:
+            sv_store(s, sv_bucket(s, key), key, values[optimal[0]], optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
-        return moves, values, optimal, s.budget.work, bool(s.stopped), bool(s.horizon)
+        return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
+
+    cdef int _parallel(self, RootJob* j, int helpers, long long max_nodes) except -1:
+        """The root's moves split over this thread and ``helpers`` helper threads (Python
+        threads, each searching without the GIL over the shared table; one shared budget:
+        ``sv_more_work``): this thread takes the first move, the helpers help with it until
+        its value opens the others. Returns once every helper is done with the job."""
+        cdef Search* s = &self.s
+        cdef Search* h
+        cdef int k, started = 0
+        self._ensure_helpers(helpers)
+        j.shared.max_work = max_nodes
+        j.shared.claimed = 0
+        j.shared.stop = SK_RUNNING
+        s.shared = &j.shared
+        for k in range(helpers + 1):
+            h = s if k == helpers else &self.helpers[k]
+            if k < helpers:
+                h.budget = s.budget             # the same deadline
+                h.budget.work = 0
+                h.forced = 0
+                h.stopped = False
+                h.oom = False
+                h.horizon = False
+                h.chainfree = False
+                h.bombfree = False
+                h.has_key = False
+                h.top = 0
+                h.shared = &j.shared
+            h.budget.max_work = h.budget.work   # from now on, chunks of the shared budget
+            if not sv_claim(h):
+                h.budget.stop = SK_STOP_WORK
+                h.stopped = True
+        self.job = j
+        # _thread: a start that runs no Python code in this thread (threading.Thread.start
+        # waits on an Event, where Ctrl-C could strike after the thread began): each helper
+        # counted in ``running`` was started, and the job lives until ``running`` is 0 again
+        try:
+            for k in range(helpers):
+                sv_fetch_add(&j.running, 1)
+                try:
+                    _thread.start_new_thread(self._help, (k,))
+                except BaseException:
+                    sv_fetch_add(&j.running, -1)    # not started
+                    raise
+        except BaseException:
+            sv_st(&j.shared.stop, SK_STOP_WORK)     # every thread stops
+            raise
+        finally:
+            with nogil:
+                if not s.stopped and sv_root_task(s, j, j.order[0], False):
+                    sv_root_loop(s, j)
+                sv_wait(s, j)
+            self.job = NULL
+            s.shared = NULL
+        return 0
 
     def principal_variation(self, int first, int value, int max_length=1000):
         """The line from the root playing move ``first`` (an index of :meth:`root_values`),
@@ -1454,7 +1846,7 @@ cdef class Searcher:
         cdef uint32_t hint
         cdef uint64_t key
         cdef bint found
-        cdef TTEntry* e
+        cdef TTData e
         budget_init(&s.budget, 0, 0.0)      # no limit; Ctrl-C still stops it
         s.stopped = False
         s.chainfree = False
@@ -1478,8 +1870,7 @@ cdef class Searcher:
                 raise MemoryError()
             s.top = n
             key = sv_tt_key(s, &st, sv_all_chainless(s, &st))
-            e = sv_probe(s, sv_bucket(s, key), key)
-            hint = e.best if e != NULL else 0
+            hint = e.best if sv_probe(s, sv_bucket(s, key), key, &e) else 0
             order = sorted(range(n), key=lambda j: (<uint32_t>(j + 1)) != hint)
             found = False
             sk_save(&st, &u)
