@@ -1460,6 +1460,18 @@ cdef void sv_wait(Search* s, RootJob* j) noexcept nogil:
         sv_pause()
 
 
+cdef inline void sv_fresh(Search* s) noexcept nogil:
+    """What one search of a root starts from, on the calling thread and on every helper: no
+    counts, no stop, no horizon met, chain- and bomb-freedom untested, no key, empty stack."""
+    s.forced = 0
+    s.stopped = False
+    s.horizon = False
+    s.chainfree = False
+    s.bombfree = False
+    s.has_key = False
+    s.top = 0
+
+
 cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
     """``h``: a helper thread's search over ``s``'s table, with its own move stack, caches and
     decomposition memo (never shared); False if out of memory (``sv_free(h)`` either way)."""
@@ -1698,14 +1710,8 @@ cdef class Searcher:
         if st.over or seat < 0:
             raise ArgumentError("state: the deal is over: there is no move to search")
         budget_init(&s.budget, max_nodes, time_limit)
-        s.forced = 0
-        s.stopped = False
-        s.horizon = False
-        s.chainfree = False
-        s.bombfree = False
-        s.has_key = False
+        sv_fresh(s)
         s.shared = NULL
-        s.top = 0
         n = sv_moves(s, &st)
         if n < 0:
             raise MemoryError()
@@ -1792,14 +1798,8 @@ cdef class Searcher:
             if k < helpers:
                 h.budget = s.budget             # the same deadline
                 h.budget.work = 0
-                h.forced = 0
-                h.stopped = False
+                sv_fresh(h)
                 h.oom = False
-                h.horizon = False
-                h.chainfree = False
-                h.bombfree = False
-                h.has_key = False
-                h.top = 0
                 h.shared = &j.shared
             h.budget.max_work = h.budget.work   # from now on, chunks of the shared budget
             if not sv_claim(h):
