@@ -207,6 +207,34 @@ def test_ctrl_c_stops_a_long_simulation_promptly(threads):
     assert "interrupted" in text and "Traceback" not in text
 
 
+_INTERRUPT_LOOP = """
+import os, random, signal, sys, threading
+import shuangkou as sk
+random.seed(7)
+for k in range(25):
+    timer = threading.Timer(random.uniform(0.02, 0.3), os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        sk.simulate(100_000_000, "baibian", threads=2)
+        sys.exit("a 100-million-deal run finished")
+    except KeyboardInterrupt:
+        timer.join()
+    assert threading.active_count() == 1, threading.enumerate()  # every worker joined
+assert sk.simulate(64, "baibian", threads=2, seed=3) == sk.simulate(64, "baibian", seed=3)
+print("ok")
+"""
+
+
+def test_ctrl_c_at_any_moment_of_a_threaded_simulation_stops_it():
+    # 25 interrupts at random moments of two-thread runs (100 M deals in chunks of 8,192: the
+    # caller is waiting on ~12,000 chunks). Each must stop the run and join its workers; with
+    # concurrent.futures.wait the interrupt could land while it held some futures' locks, and
+    # the run then hung in shutdown (about one interrupt in 30).
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPT_LOOP], capture_output=True,
+                          text=True, timeout=60, preexec_fn=default_sigint)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
 def test_illegal_play_error_is_a_value_error():
     assert issubclass(IllegalPlayError, ValueError) and issubclass(ArgumentError, ValueError)
 

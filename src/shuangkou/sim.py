@@ -48,8 +48,9 @@ from __future__ import annotations
 
 import math
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -706,6 +707,59 @@ def _progress_bar(total: int, progress: bool | Any, desc: str) -> Any:
     return progress  # a caller-made bar with update()
 
 
+def _run_on_threads(params: dict[str, Any], seed64: int, start: int,
+                    jobs: list[tuple[int, int]], out: dict[str, np.ndarray], threads: int,
+                    bar: Any) -> None:
+    """Play ``jobs`` (chunks of deal indices) on ``threads`` workers, each running the GIL-free
+    kernel loop and writing its chunks' rows into ``out``.
+
+    Workers take the next chunk from a shared iterator and report each finished chunk on a queue;
+    the calling thread only reads that queue (and updates the bar). It never holds a lock a worker
+    needs, so a Ctrl-C landing anywhere in it stops the run: the workers finish their current
+    chunk (at most 8,192 deals) and take no more. (``concurrent.futures.wait`` over thousands of
+    futures locks each one in turn; a KeyboardInterrupt between those acquires left locks held,
+    and the next worker to finish a chunk blocked on one forever: the run hung on Ctrl-C.)
+    """
+    chunks = iter(jobs)
+    take = threading.Lock()
+    stop = threading.Event()
+    reports: queue.SimpleQueue[int | BaseException | None] = queue.SimpleQueue()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                with take:
+                    job = next(chunks, None)
+                if job is None:
+                    break
+                s, c = job
+                _sim.run(params, seed64, start + s, c, out, s)
+                reports.put(c)
+        except BaseException as exc:  # handed to the caller, who raises it
+            reports.put(exc)
+        finally:
+            reports.put(None)  # this worker is done
+
+    workers = [threading.Thread(target=work, name=f"shuangkou-sim-{k}", daemon=True)
+               for k in range(min(threads, len(jobs)))]
+    for w in workers:
+        w.start()
+    try:
+        running = len(workers)
+        while running:
+            item = reports.get()
+            if item is None:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            elif bar is not None:
+                bar.update(item)
+    finally:
+        stop.set()  # Ctrl-C or a failed chunk: the queued chunks are not started
+        for w in workers:
+            w.join()
+
+
 def simulate(
     n: int,
     rules: Rules | str = "baibian",
@@ -746,23 +800,7 @@ def simulate(
                     if bar is not None:
                         bar.update(c)
             else:
-                with ThreadPoolExecutor(threads, thread_name_prefix="shuangkou-sim") as ex:
-                    pending = {}
-                    try:  # from the first submit: a Ctrl-C while queueing cancels the queue too
-                        for s, c in jobs:
-                            pending[ex.submit(_sim.run, params, seed64, start + s, c, out, s)] = c
-                        while pending:
-                            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                            for f in done:
-                                f.result()
-                                if bar is not None:
-                                    bar.update(pending[f])
-                                del pending[f]
-                    except BaseException:
-                        # Ctrl-C (or a failed chunk): drop the queued chunks, so leaving the
-                        # `with` waits only for the running ones (≤ 8192 deals each).
-                        ex.shutdown(wait=False, cancel_futures=True)
-                        raise
+                _run_on_threads(params, seed64, start, jobs, out, threads, bar)
         else:
             fns = _python_policies(pols)
             on_game = any(isinstance(p, with_game) for p in pols)
