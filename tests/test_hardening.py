@@ -235,6 +235,36 @@ def test_ctrl_c_at_any_moment_of_a_threaded_simulation_stops_it():
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
+def test_ctrl_c_at_a_terminal_stops_an_arena_and_its_workers():
+    # A terminal's Ctrl-C reaches the whole process group: the workers must not print
+    # tracebacks, and the parent terminates them (a chunk of PIMC pairs runs for minutes).
+    cmd = [sys.executable, "-m", "shuangkou", "arena", "pimc", "greedy", "--rules", "classic",
+           "--deals", "1000", "--processes", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=default_sigint)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(1), "")))
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120.0
+        while "0/1000" not in "".join(err):  # the bar is drawn just before the pool starts
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(err)
+            time.sleep(0.05)
+        time.sleep(2.0)  # the workers are playing
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        reader.join(timeout=30)
+    text = "".join(err)
+    assert proc.returncode == 130, text
+    assert "interrupted" in text and "Traceback" not in text and "KeyboardInterrupt" not in text
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):  # no worker left in the group
+        os.killpg(proc.pid, 0)
+
+
 def test_illegal_play_error_is_a_value_error():
     assert issubclass(IllegalPlayError, ValueError) and issubclass(ArgumentError, ValueError)
 

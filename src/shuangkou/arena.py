@@ -21,9 +21,10 @@ A bot is named as :func:`shuangkou.bots.make` knows it, with options after a col
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,10 @@ class _Timed:
         choice = self.bot(view, plays, rng)
         self.times.append(time.process_time() - t)
         return choice
+
+
+def _chunk_job(job: tuple[str, str, Rules, int, int, int]) -> dict[str, Any]:
+    return _chunk(*job)
 
 
 def _chunk(a: str, b: str, rules: str | Rules, seed: int, start: int, count: int) -> dict[str, Any]:
@@ -179,16 +184,23 @@ def duel(a: str, b: str, rules: Rules | str = "baibian", pairs: int = 1000, *, s
                 if bar is not None:
                     bar.update(c)
         else:
-            with ProcessPoolExecutor(procs) as ex:
-                futures = [ex.submit(_chunk, a, b, r, seed, s, c) for s, c in jobs]
-                try:
-                    for f in as_completed(futures):
-                        parts.append(f.result())
-                        if bar is not None:
-                            bar.update(parts[-1]["margins"].shape[0])
-                except BaseException:
-                    ex.shutdown(wait=False, cancel_futures=True)
-                    raise
+            # Workers ignore SIGINT: a Ctrl-C at a terminal reaches the whole process group, and
+            # only this process should answer it (no worker tracebacks); it then terminates them,
+            # as a chunk of PIMC pairs can run for minutes.
+            pool = multiprocessing.Pool(procs, initializer=signal.signal,
+                                        initargs=(signal.SIGINT, signal.SIG_IGN))
+            try:
+                for part in pool.imap_unordered(_chunk_job,
+                                                [(a, b, r, seed, s, c) for s, c in jobs]):
+                    parts.append(part)
+                    if bar is not None:
+                        bar.update(part["margins"].shape[0])
+                pool.close()
+            except BaseException:
+                pool.terminate()  # Ctrl-C or a failed chunk: the other chunks stop now
+                raise
+            finally:
+                pool.join()
     finally:
         if bar is not None:
             bar.close()
