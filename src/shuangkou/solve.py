@@ -445,9 +445,9 @@ def solve(
     table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits`).
     ``threads``: the exact search's root moves are split over that many threads sharing the
     table (``None``: :data:`THREADS`, read at the call; docs/solver.md "Threads"): the value,
-    the optimal plays and every exact value are those of one thread, ``nodes`` counts every thread's (it varies
-    from run to run with more than one), and ``max_nodes``, ``time_limit`` and Ctrl-C bound
-    all of them together."""
+    the optimal plays and every exact value are those of one thread, ``nodes`` counts every
+    thread's (it varies from run to run with more than one), and ``max_nodes``,
+    ``time_limit`` and Ctrl-C bound all of them together."""
     state = as_state(position)
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
