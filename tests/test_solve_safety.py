@@ -106,6 +106,7 @@ def test_time_limit_gives_an_anytime_answer() -> None:
     assert small.exact and small.value == 8 and small.guess == small.best[0]
 
 
+@pytest.mark.usefixtures("sigint_raises")  # even when the suite runs with SIGINT ignored
 def test_ctrl_c_stops_a_search_within_a_second() -> None:
     state = deal("qianbian", 9, 5)
     main = threading.main_thread().ident
@@ -115,7 +116,7 @@ def test_ctrl_c_stops_a_search_within_a_second() -> None:
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            solve(state, max_nodes=None)
+            solve(state, max_nodes=None)    # solve.THREADS threads: two on two cores
     finally:
         timer.cancel()
     assert time.monotonic() - t < 1.3

@@ -353,6 +353,8 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 import _thread
 import threading
 
+from cpython.exc cimport PyErr_CheckSignals, PyErr_Occurred
+
 from libc.stdint cimport uint16_t
 
 from _budget cimport (
@@ -1460,6 +1462,16 @@ cdef void sv_wait(Search* s, RootJob* j) noexcept nogil:
         sv_pause()
 
 
+cdef int sv_no_signal_pending() except -1:
+    """With the GIL, after a parallel root search: raise what a signal handler raised on this
+    (the calling, main) thread, pending or not yet run. Only this thread runs Python's signal
+    handlers, and its budget is not the one every stop goes through (a helper may end the
+    search while this thread waits or spins), so no result leaves the call once Ctrl-C came."""
+    if PyErr_Occurred() != NULL:
+        return -1
+    return PyErr_CheckSignals()
+
+
 cdef inline void sv_fresh(Search* s) noexcept nogil:
     """What one search of a root starts from, on the calling thread and on every helper: no
     counts, no stop, no horizon met, chain- and bomb-freedom untested, no key, empty stack."""
@@ -1756,6 +1768,8 @@ cdef class Searcher:
                     if sv_root_task(s, &j, j.order[0], False):
                         sv_root_loop(s, &j)
             budget_raise(&s.budget)
+            if helpers > 0:
+                sv_no_signal_pending()
             self.helped = 0
             for k in range(helpers):
                 self.helped += self.helpers[k].budget.work

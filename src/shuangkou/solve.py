@@ -406,11 +406,11 @@ class Solution:
         )
 
 
-THREADS = 1
-""":func:`solve`'s threads by default: one for now. Two are the better default on a machine of
-two or more cores (docs/solver.md "Threads": on 40 7-card positions the busiest thread
-searched 1.83× fewer nodes than one thread, for 3% more in all), but with two the Ctrl-C test
-(tests/test_solve_safety.py) failed in the full suite (not alone): pass ``threads=2``."""
+THREADS = min(2, os.cpu_count() or 1)
+""":func:`solve`'s threads by default: two on a machine of two or more cores (docs/solver.md
+"Threads": on 40 7-card positions the busiest thread searched 1.83× fewer nodes than one
+thread, for 3% more in all), one on a single core. Read at each call: assign it to change the
+default of every later call."""
 
 
 ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
@@ -426,7 +426,7 @@ def solve(
     *,
     all_values: bool = False,
     tt_bits: int | None = None,
-    threads: int = THREADS,
+    threads: int | None = None,
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
     :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released
@@ -444,16 +444,17 @@ def solve(
     in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
     table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits`).
     ``threads``: the exact search's root moves are split over that many threads sharing the
-    table (default :data:`THREADS`; docs/solver.md "Threads"): the value, the optimal plays
-    and every exact value are those of one thread, ``nodes`` counts every thread's (it varies
-    from run to run with more than one), and ``max_nodes``, ``time_limit`` and Ctrl-C bound
-    all of them together."""
+    table (``None``: :data:`THREADS`, read at the call; docs/solver.md "Threads"): the value,
+    the optimal plays and every exact value are those of one thread, ``nodes`` counts every
+    thread's (it varies from run to run with more than one), and ``max_nodes``,
+    ``time_limit`` and Ctrl-C bound all of them together."""
     state = as_state(position)
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
     seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
     bits = default_tt_bits() if tt_bits is None else as_int(tt_bits, "tt_bits", 4, 34)
-    workers = as_int(threads, "threads", 1, _solve.MAX_THREADS)
+    workers = as_int(THREADS if threads is None else threads, "threads", 1,
+                     _solve.MAX_THREADS)
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
     s = searcher(state, objective, bits)
