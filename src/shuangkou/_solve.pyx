@@ -1739,6 +1739,12 @@ cdef class Searcher:
         return self.root.hash
 
     @property
+    def table_key(self) -> int:
+        """The root's transposition-table key (``sv_tt_key``: relative ranks, shortened gaps
+        or the engine's hash, as the searcher's techniques say; tests)."""
+        return sv_tt_key(&self.s, &self.root, sv_all_chainless(&self.s, &self.root))
+
+    @property
     def helper_nodes(self) -> int:
         """Nodes the helper threads searched in the last root search (0 with one thread);
         included in its ``nodes``."""
