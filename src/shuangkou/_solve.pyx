@@ -460,8 +460,7 @@ cdef enum:
     SV_F_ETC = 64               # enhanced transposition cut-off: children's entries probed first
     SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
     SV_F_FORCED = 256           # forced passes made without a node of their own
-    SV_F_GAPS = 512             # table keys with long gaps shortened while chains can be formed
-    SV_F_ALL = 989
+    SV_F_ALL = 477
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
@@ -649,74 +648,6 @@ cdef inline bint sv_all_chainless(Search* s, const SkState* st) noexcept nogil:
     return True
 
 
-cdef inline uint64_t sv_gap_key(Search* s, const SkState* st) noexcept nogil:
-    """The table key of ``st`` while chains can still be formed (SV_F_GAPS): long runs of
-    sequence ranks nobody holds shortened, so positions that differ only in how long such a
-    gap is share one entry.
-
-    With ``w`` the most wild cards any one hand holds (R3), a play of a sequence kind (R2) has
-    a card at each of its ranks, so it covers at most ``w`` ranks nobody holds at either end
-    and crosses no gap of more than ``w``. Shortening an inner gap of the ranks 3..A to
-    ``w + 1`` ranks, and the gap below the lowest held rank to ``w``, is then an isomorphism of
-    the game: every hand's plays map one to one (the ranks a wild stands for keep their
-    distance from the held ranks they extend), in order of tops (R3's biggest reading, R4/R5),
-    and R8 scores no rank. The gap above the highest held rank limits how far sequences go up
-    (no rank above A): its length, capped at ``w``, is part of the key. The 2 and the jokers
-    keep their places (never in a sequence); the table's top counts as held, so the plays that
-    beat it map to those that beat its renumbered reading. Built like ``sv_tt_key``'s
-    relative key, with a different salt."""
-    cdef uint64_t nat[4]
-    cdef uint64_t occupied = 0, held, drop = 0, low, tag, h
-    cdef uint64_t seq = 0xFFFFFFFFFFFFULL     # the sequence ranks 3..A (R2): nibbles 0..11
-    cdef int t, r, top, w = 0, wt, run = 0, keep, above = 0
-    cdef bint inner = False
-    for t in range(4):
-        nat[t] = st.hand[t] & seq
-        occupied |= nat[t]
-        wt = 0
-        if s.p.flags & FLAG_WILD_SJ:
-            wt += nib(st.hand[t], 13)
-        if s.p.flags & FLAG_WILD_BJ:
-            wt += nib(st.hand[t], 14)
-        if wt > w:
-            w = wt
-    tag = st.table
-    top = tag_top(tag) if tag else 15
-    held = (occupied | occupied >> 1 | occupied >> 2 | occupied >> 3) & SK_NIB1 & seq
-    if top < 12:
-        held |= (<uint64_t>1) << (4 * top)
-    for r in range(12):     # the ranks to drop: the low end of each gap past its kept length
-        if held >> (4 * r) & 1:
-            keep = w + 1 if inner else w
-            if run > keep:
-                drop |= (((<uint64_t>1) << (4 * (run - keep))) - 1) << (4 * (r - run))
-            run = 0
-            inner = True
-        else:
-            run += 1
-    if inner:           # the gap above the highest held rank (all twelve empty: no sequence)
-        above = run if run < w else w
-    drop &= SK_NIB1
-    if top < 12:        # the table's top, renumbered: less the dropped ranks below it
-        tag -= <uint32_t>nib_sum(drop & (((<uint64_t>1) << (4 * top)) - 1)) << 4
-    while drop:         # squeeze each dropped rank out, the highest first (no hand holds it)
-        r = high_rank(drop)
-        low = ((<uint64_t>1) << (4 * r)) - 1
-        for t in range(4):
-            nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
-        drop &= low
-    h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
-         + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0xC3A5C85C97CB3127ULL)
-         + sk_mix(<uint64_t>above ^ 0x2545F4914F6CDD1DULL))
-    for t in range(4):      # the 2 and the jokers keep their places
-        h += sk_mix((nat[t] | (st.hand[t] & ~seq)) * 0x9E3779B97F4A7C15ULL + <uint64_t>t)
-    for r in range(st.nplaces):
-        h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
-    for r in range(st.nbombs):
-        h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
-    return h
-
-
 cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noexcept nogil:
     """The table key of ``st``. ``chainfree``: ``sv_all_chainless(s, st)`` (known from the
     parent or tested).
@@ -733,8 +664,6 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     cdef uint64_t occupied = 0, held, gaps, low, tag, h
     cdef int t, r, top
     if not (s.features & SV_F_RELATIVE and chainfree):
-        if s.features & SV_F_GAPS:
-            return sv_gap_key(s, st)
         return st.hash
     for t in range(4):
         nat[t] = st.hand[t] & SK_NAT_MASK
@@ -1606,7 +1535,7 @@ OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
-              "forced": SV_F_FORCED, "gaps": SV_F_GAPS}
+              "forced": SV_F_FORCED}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
@@ -1737,12 +1666,6 @@ cdef class Searcher:
     def hash(self) -> int:
         """The root's Zobrist hash (the engine's)."""
         return self.root.hash
-
-    @property
-    def table_key(self) -> int:
-        """The root's transposition-table key (``sv_tt_key``: relative ranks, shortened gaps
-        or the engine's hash, as the searcher's techniques say; tests)."""
-        return sv_tt_key(&self.s, &self.root, sv_all_chainless(&self.s, &self.root))
 
     @property
     def helper_nodes(self) -> int:
