@@ -88,6 +88,9 @@ def time_to_exact(a: argparse.Namespace) -> None:
     print(f"{'preset':<9} {'cards':>5} {'thr':>3} {'exact':>6} {'<=1 s':>6} {'<=10 s':>7} "
           f"{'median s':>9} {'worst s':>9} {'median nodes':>13} {'Mnodes/s':>9} "
           f"{'wall med':>9} {'CPU med':>8}")
+    techniques = [t for t in _solve.TECHNIQUES if t not in a.without] if a.without else None
+    if a.without:
+        print(f"techniques off: {', '.join(a.without)}")
     total_nodes, total_time = 0, 0.0
     walls: dict[int, list[float]] = {t: [] for t in a.threads}
     spans: dict[int, list[int]] = {t: [] for t in a.threads}
@@ -98,7 +101,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
             for seed in range(a.positions):     # each position with each count in turn
                 state = position(rules, n, seed)
                 for t in a.threads:
-                    runs[t].append(search(state, a.cap, a.seconds, threads=t))
+                    runs[t].append(search(state, a.cap, a.seconds, techniques, threads=t))
             for t in a.threads:
                 rs = runs[t]
                 # the time that counts: CPU alone, wall when the threads share the work
@@ -194,6 +197,8 @@ def main() -> None:
                     help="wall seconds a solve at most (0: none; node caps are load-free)")
     ap.add_argument("--threads", nargs="+", type=int, default=[1],
                     help="threads a search (each position with each count in turn)")
+    ap.add_argument("--without", nargs="+", default=[], choices=list(_solve.TECHNIQUES),
+                    help="techniques turned off (the time-to-exact tables)")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
     a = ap.parse_args()
