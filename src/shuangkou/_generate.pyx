@@ -646,7 +646,8 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int l
     cdef bint fits
     if lfix:
         tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
-        fits = n + nib_sum(tops) <= s.cap  # indices n .. n + tops − 1 < cap
+        # indices n .. n + tops − 1 < cap: a top a rank 3..A, counted only when the room is less
+        fits = n + R_ACE + 1 <= s.cap or n + nib_sum(tops) <= s.cap
         while tops:
             t = high_rank(tops)
             tops ^= unit(t)
