@@ -180,30 +180,46 @@ def test_cli_out_is_checked_before_the_run(tmp_path, capsys):
     assert existing.read_bytes() != b"keep me"
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_ctrl_c_stops_a_long_simulation_promptly(threads):
-    # The progress bar (stderr) tells when deals are being played: the signal is sent only once
-    # the bar has counted some, so a loaded machine's slow start cannot make it land in imports.
-    cmd = [sys.executable, "-m", "shuangkou", "simulate", "-n", "100000000",
-           "--threads", str(threads)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+def _interrupt_cli(args: list[str], ready: str, settle: float = 0.0, group: bool = False
+                   ) -> tuple[int, str, int]:
+    """Run ``shuangkou ARGS``, send SIGINT once its stderr (the progress bar) matches ``ready``
+    and ``settle`` more seconds have passed — to the process, or to its whole process group as
+    a terminal does — and return its exit code, its stderr and its pid (its group's id).
+    Waiting on the bar means a loaded machine's slow start cannot make the signal land in
+    imports."""
+    proc = subprocess.Popen([sys.executable, "-m", "shuangkou", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=group,
                             preexec_fn=default_sigint)  # as typed at a terminal, even under nohup
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(1), "")))
     reader.start()
     try:
         deadline = time.monotonic() + 120.0
-        while not re.search(r"\| *[1-9][0-9]*/100000000", "".join(err)):
+        while not re.search(ready, "".join(err)):
             assert proc.poll() is None and time.monotonic() < deadline, "".join(err)
             time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
+        time.sleep(settle)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
-            proc.kill()
+            if group:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
         reader.join(timeout=30)
-    text = "".join(err)
-    assert proc.returncode == 130, text
+    return proc.returncode, "".join(err), proc.pid
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_a_long_simulation_promptly(threads):
+    # the signal goes once the bar has counted some deals
+    rc, text, _ = _interrupt_cli(["simulate", "-n", "100000000", "--threads", str(threads)],
+                                 r"\| *[1-9][0-9]*/100000000")
+    assert rc == 130, text
     assert "interrupted" in text and "Traceback" not in text
 
 
@@ -238,31 +254,15 @@ def test_ctrl_c_at_any_moment_of_a_threaded_simulation_stops_it():
 def test_ctrl_c_at_a_terminal_stops_an_arena_and_its_workers():
     # A terminal's Ctrl-C reaches the whole process group: the workers must not print
     # tracebacks, and the parent terminates them (a chunk of PIMC pairs runs for minutes).
-    cmd = [sys.executable, "-m", "shuangkou", "arena", "pimc", "greedy", "--rules", "classic",
-           "--deals", "1000", "--processes", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=default_sigint)
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(1), "")))
-    reader.start()
-    try:
-        deadline = time.monotonic() + 120.0
-        while "0/1000" not in "".join(err):  # the bar is drawn just before the pool starts
-            assert proc.poll() is None and time.monotonic() < deadline, "".join(err)
-            time.sleep(0.05)
-        time.sleep(2.0)  # the workers are playing
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        reader.join(timeout=30)
-    text = "".join(err)
-    assert proc.returncode == 130, text
+    # The bar is drawn just before the pool starts; two seconds later the workers are playing.
+    rc, text, group = _interrupt_cli(["arena", "pimc", "greedy", "--rules", "classic", "--deals",
+                                      "1000", "--processes", "2"], "0/1000", settle=2.0,
+                                     group=True)
+    assert rc == 130, text
     assert "interrupted" in text and "Traceback" not in text and "KeyboardInterrupt" not in text
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):  # no worker left in the group
-        os.killpg(proc.pid, 0)
+        os.killpg(group, 0)
 
 
 def test_illegal_play_error_is_a_value_error():
