@@ -32,6 +32,7 @@ that is fast again was the machine's, not the bot's.
 from __future__ import annotations
 
 import argparse
+import heapq
 import itertools
 import json
 import os
@@ -107,17 +108,20 @@ def slowest(preset: str, pairs: int, seed: int) -> None:
     bot, greedy = bots.make("default", rules), bots.make("greedy", rules)
     rng = SplitMix64(seed)
     times: list[float] = []
-    where: list[str] = []
+    slow: list[tuple[float, int, State]] = []  # the five slowest: (ms, decision, position)
     for i in range(pairs):
         for team in (0, 1):
             st = State.deal(rules, deal_seed(seed, i))
             while (seat := st.to_act) is not None:
                 plays = st.legal(bot.wilds)
                 if seat % 2 == team:
+                    before = st.copy()  # the whole deal so far: PIMC samples from its view
                     t = time.process_time()
                     choice = bot(st.view(seat), plays, rng)
                     times.append(1000 * (time.process_time() - t))
-                    where.append(str(st))
+                    heapq.heappush(slow, (times[-1], len(times), before))
+                    if len(slow) > 5:
+                        heapq.heappop(slow)
                 else:
                     choice = greedy(st.view(seat), list(plays), rng) if len(plays) else None
                 st.pass_() if choice is None else st.play(choice)
@@ -125,16 +129,15 @@ def slowest(preset: str, pairs: int, seed: int) -> None:
     print(f"{preset}: {len(ms):,} decisions of default ({pairs} pairs against greedy), CPU ms "
           f"median {np.median(ms):.2f}, 99.9th percentile {np.percentile(ms, 99.9):.2f}, "
           f"worst {ms.max():.2f}")
-    for k in np.argsort(-ms)[:5]:
-        st = State.parse(where[k], rules)
+    for took, _, st in sorted(slow, reverse=True):
         view, plays = st.view(st.to_act), st.legal(bot.wilds)
         again = []
         for _ in range(5):
             t = time.process_time()
             bot(view, plays, rng)
             again.append(1000 * (time.process_time() - t))
-        print(f"  {ms[k]:6.2f} ms, again {np.median(again):.2f} ms (median of 5), "
-              f"{len(plays)} plays: {where[k]}")
+        print(f"  {took:6.2f} ms, again {np.median(again):.2f} ms (median of 5), "
+              f"{len(plays)} plays: {st}")
 
 
 def main() -> None:

@@ -178,7 +178,14 @@ def test_the_pimc_bot_is_its_fallback_until_the_worlds_are_solved() -> None:
         b = simulate(3, preset, (bots.make(fallback, preset), "greedy"), seed=2).arrays
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
     assert bots.make("pimc", "classic", fallback="none").wilds == "all"
-    assert bots.make("pimc", "classic", fallback="default").wilds == "fewest"
+    # fallback="default": PIMC_FALLBACK's bot where the default is PIMC itself (the presets),
+    # else the default (other rules: learned)
+    house = Rules.preset("jj").replace(name="house")
+    for rules, fallback in (("classic", "heuristic"), (house, "learned")):
+        a = simulate(2, rules, (bots.make("pimc", rules, fallback="default", max_cards=0),
+                                "greedy"), seed=3).arrays
+        b = simulate(2, rules, (bots.make(fallback, rules), "greedy"), seed=3).arrays
+        assert all(np.array_equal(a[k], b[k]) for k in a)
     for bad in ("pimc", "x"):
         with pytest.raises(ValueError, match="fallback"):
             bots.make("pimc", "classic", fallback=bad)

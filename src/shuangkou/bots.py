@@ -41,13 +41,15 @@ from .solve import _breaks, pimc_policy
 
 __all__ = ["BOTS", "DEFAULT", "Bot", "HeuristicBot", "LearnedBot", "make"]
 
+_PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.018}
+"""PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
+every search stopped 18 ms into the decision (then the fallback decides)."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    "classic": ("heuristic", {}), "baibian": ("learned", {}), "jj": ("learned", {}),
-    "qianbian": ("learned", {}),
-}
+    preset: ("pimc", _PIMC_20MS) for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
-deals (docs/bots.md, "Results")."""
+deals (docs/bots.md, "Results"): PIMC over :data:`PIMC_FALLBACK`, bounded. Its moves are
+reproducible for a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
@@ -273,17 +275,20 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
+    ``fallback="default"``: the default bot, or :data:`PIMC_FALLBACK`'s where the default is
+    PIMC itself (every preset today).
     ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
     (``"rollout"`` or ``"hand_count"``)."""
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
-    fallback = fallback or PIMC_FALLBACK.get(rules.name, "heuristic")
     maker, settings = _default(rules) if fallback == "default" else (fallback, {})
+    if maker == "pimc" and fallback == "default" or not fallback:
+        # no fallback, or the default, which is itself PIMC over this table's bot
+        maker, settings = PIMC_FALLBACK.get(rules.name, "heuristic"), {}
     if maker not in _MAKERS or maker == "pimc":
-        raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}"
-                         + (f" (the default here is {maker})" if fallback == "default" else ""))
-    prior = _MAKERS[maker](fallback, rules, **settings)
+        raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
+    prior = _MAKERS[maker](maker, rules, **settings)
     return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                         fallback=prior, **options), prior.wilds)
 
