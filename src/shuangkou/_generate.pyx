@@ -99,6 +99,12 @@ cdef extern from *:
     #endif
     static SK_NOINLINE SK_SCALAR void sk_gen_one_rank(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_sequences(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_seq_answers(const SkGen* g, SkOut* o);
+    /* inlined into both (leads, answers) with how a constant, as when leads alone used them */
+    static SK_ALWAYS_INLINE void sk_seq_windows(SkOut* s, int wall, uint64_t m, int width,
+        unsigned int kind, int lmin, int lfix, int tmin, int how);
+    static SK_ALWAYS_INLINE void sk_seq_window(SkOut* s, uint64_t base, int d, int budget,
+        int lo, int t, unsigned int tag, int how);
     /* inlined once per emitting mode, a constant there */
     static SK_ALWAYS_INLINE void sk_one_rank_all(const SkGen* g, SkOut* o, int how);
     static SK_NOINLINE void sk_gen_chain_bombs(const SkGen* g, SkOut* o);
@@ -553,8 +559,8 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
-cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, int t,
-                            uint32_t tag, int how) noexcept nogil:
+cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int budget, int lo,
+                                            int t, uint32_t tag, int how) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
     ``d`` cards; taking up to ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks
     r1 ≤ r2 ≤ …, each the lowest set bit of a mask of the ranks still holding one) turns them
@@ -630,36 +636,51 @@ cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int 
         x[j] = x[j - 1] - u
 
 
-cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
+cdef inline void seq_runs_answer(Out* s, uint64_t full, int width, uint32_t kind, int lfix,
+                                 int tmin) noexcept nogil:
+    """The sequences of a hand without wilds answering one of length ``lfix``: one set a top
+    t ≥ ``tmin`` whose ``lfix`` ranks down all hold ≥ W (``full``), tops from A down. When
+    they all fit they are stored from the lowest top up into their slots counted from the
+    end (ctz, and the set is one word shifted to its top), else one bound check a store."""
+    cdef uint64_t tops = run_tops(full, lfix) & ~(unit(tmin) - 1), word
+    cdef uint64_t base = <uint64_t>width * (SK_NIB1 & (unit(lfix) - 1))  # the set topped lfix − 1
+    cdef uint32_t tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
+    cdef int t, b, sh = 4 * (lfix - 1)
+    cdef long long n = s.n, i, count
+    # indices n .. n + tops − 1 < cap: a top a rank 3..A, counted only when the room is less
+    if n + R_ACE + 1 <= s.cap or n + nib_sum(tops) <= s.cap:
+        count = nib_sum(tops)
+        i = n + count
+        while tops:
+            b = SK_CTZ64(tops)  # 4 × the top: the tag's top field is at bit 4
+            tops &= tops - 1
+            i -= 1
+            s.words[i] = base << (b - sh)
+            s.tags[i] = tag | (<uint32_t>b << 2)
+        s.n = n + count
+        return
+    while tops:
+        t = high_rank(tops)
+        tops ^= unit(t)
+        word = base << (4 * t - sh)
+        store(s.words, s.tags, n, s.cap, word, tag | (<uint32_t>t << 4))
+        n += 1
+    s.n = n
+
+
+cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin,
                           int tmin) noexcept nogil:
     """The sequences of a hand without wilds, from its run table: the windows are the
     stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
     rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
     down all full) takes the lengths from lmin up to the stretch's bottom, one store a
     length: the set grows by W cards of the next rank down; the next top's shortest set is
-    this one's shifted down a rank. Answering (one length ``lfix``), each top is one set."""
+    this one's shifted down a rank."""
     cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
     cdef uint64_t wide = <uint64_t>width * SK_NIB1
     cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
     cdef int t, lmax, lo, bottom, tlow, length
-    cdef long long n = s.n
-    cdef bint fits
-    if lfix:
-        tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
-        # indices n .. n + tops − 1 < cap: a top a rank 3..A, counted only when the room is less
-        fits = n + R_ACE + 1 <= s.cap or n + nib_sum(tops) <= s.cap
-        while tops:
-            t = high_rank(tops)
-            tops ^= unit(t)
-            word = wide & ((unit(t) << 4) - unit(t - lfix + 1))
-            if fits:
-                s.words[n] = word
-                s.tags[n] = tag | (<uint32_t>t << 4)
-            else:
-                store(s.words, s.tags, n, s.cap, word, tag | (<uint32_t>t << 4))
-            n += 1
-        s.n = n
-        return
+    cdef long long n
     while tops:
         if out_done(s):
             return
@@ -673,7 +694,7 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int l
         lo = t - lmin + 1
         first = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
         while t >= tlow:
-            lmax = lfix if lfix else t - bottom + 1
+            lmax = t - bottom + 1
             word = first
             step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
             tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
@@ -698,8 +719,9 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int l
             lo -= 1
 
 
-cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t kind,
-                             int lmin, int lfix, int tmin, int how) noexcept nogil:
+cdef inline void seq_windows "sk_seq_windows"(Out* s, int wall, uint64_t m, int width,
+                                              uint32_t kind, int lmin, int lfix, int tmin,
+                                              int how) noexcept nogil:
     """The sequences of width W with wilds: top t from A down, length ascending, every window
     lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
     rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
@@ -751,14 +773,9 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
         t -= 1
 
 
-cdef void gen_sequences "sk_gen_sequences"(const Gen* gen, Out* out) noexcept nogil:
-    """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
-    kind and length with a higher top."""
-    sequences(gen, out)
-
-
-cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
-    cdef int width, kind, tmin, lfix, lmin, how
+cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
+    """Straights, pair chains, triple chains (R2), width by width, every length: leading."""
+    cdef int width, kind, lmin, how
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
     how = SEQ_ONE if o.fewest or g.ws == 0 or g.wb == 0 else SEQ_SPLITS
@@ -766,22 +783,35 @@ cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
         kind = K_STRAIGHT + width - 1
-        lfix = 0
-        tmin = 0
-        if g.mode == GEN_PLAIN:
-            if g.tkind != kind:
-                continue
-            lfix = g.tlen
-            tmin = g.ttop + 1
-        lmin = lfix if lfix else (5 if width == 1 else 3)
+        lmin = 5 if width == 1 else 3
         if g.wall == 0:
-            seq_runs(o, full, width, kind, lmin, lfix, tmin)
+            seq_runs(o, full, width, kind, lmin, 0)
         elif how == SEQ_ONE:
-            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_ONE)
+            seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_ONE)
         else:
-            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_SPLITS)
+            seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_SPLITS)
         if out_done(o):
             return
+
+
+cdef void gen_seq_answers "sk_gen_seq_answers"(const Gen* g, Out* o) noexcept nogil:
+    """Answering a sequence (R4): only the table's kind (its width W) and length, with a
+    higher top. A function of its own: in :func:`gen_sequences`' loop a variable width would
+    cost the leads' loop its per-width specialisation."""
+    cdef int width = g.tkind - K_STRAIGHT + 1, kind = g.tkind
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint64_t m = ranks_ge(nat, 1)
+    if g.wall == 0:
+        seq_runs_answer(o, ranks_ge(nat, width), width, kind, g.tlen, g.ttop + 1)
+        return
+    if width >= 2:  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
+        m += ranks_ge(nat, 2)
+        if width == 3:
+            m += ranks_ge(nat, 3)
+    if o.fewest or g.ws == 0 or g.wb == 0:
+        seq_windows(o, g.wall, m, width, kind, g.tlen, g.tlen, g.ttop + 1, SEQ_ONE)
+    else:
+        seq_windows(o, g.wall, m, width, kind, g.tlen, g.tlen, g.ttop + 1, SEQ_SPLITS)
 
 
 # -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
@@ -974,8 +1004,11 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
                              or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
         gen_jokers(&g, &o)
     gen_one_rank(&g, &o)
-    if not out_done(&o) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
-        gen_sequences(&g, &o)
+    if not out_done(&o):
+        if g.mode == GEN_LEAD:
+            gen_sequences(&g, &o)
+        elif g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT:
+            gen_seq_answers(&g, &o)
     if not out_done(&o) and flags & FLAG_STARS:
         gen_chain_bombs(&g, &o)
     return o.n
