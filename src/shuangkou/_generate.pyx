@@ -98,6 +98,7 @@ cdef extern from *:
     #define SK_SCALAR
     #endif
     static SK_NOINLINE SK_SCALAR void sk_gen_one_rank(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_one_rank_answer(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_sequences(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_seq_answers(const SkGen* g, SkOut* o);
     /* inlined into both (leads, answers) with how a constant, as when leads alone used them */
@@ -204,22 +205,55 @@ cdef void joker_splits(int few, int ws, int wb) noexcept nogil:
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
-cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
-    cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
+cdef extern from *:
+    """
+    /* The jokers-only plays of every hand, per (wild BJ, stars: (flags >> 1) & 3, fewest,
+       small jokers, big jokers in hand): SK_JOKERS_N[...] of them, SK_JOKERS[...][i] their
+       cards word and tag, in the generators' order. Filled once at import. */
+    typedef struct { unsigned long long word; unsigned int tag; } SkJoker;
+    static SkJoker SK_JOKERS[4][2][3][3][8];
+    static int SK_JOKERS_N[4][2][3][3];
+    """
+    ctypedef struct SkJoker:
+        uint64_t word
+        uint32_t tag
+    SkJoker SK_JOKERS[4][2][3][3][8]
+    int SK_JOKERS_N[4][2][3][3]
+
+
+cdef void fill_jokers() noexcept nogil:
+    """``SK_JOKERS``: every subset of the hand's jokers that is a play, read naturally
+    (:func:`jokers_tag`), small jokers then big ones ascending; ``fewest`` drops SJ BJ (a
+    pair of SJ with 1 wild, which SJ SJ beats to it) and SJ BJ BJ (三王, SJ SJ BJ) when the
+    hand holds two small jokers."""
+    cdef int fb, few, hs, hb, s, b, n
     cdef uint32_t tag
-    for s in range(hs + 1):
-        for b in range(hb + 1):
-            if s + b == 0:
-                continue
-            # answering a single or a pair: only that size, or three or four jokers, can beat it
-            if g.mode == GEN_PLAIN and s + b != g.tsize and s + b < 3:
-                continue
-            # fewest: SJ BJ (pair of SJ, 1 wild) loses to SJ SJ; SJ BJ BJ (三王) to SJ SJ BJ
-            if g.fewest and hs == 2 and s == 1 and b >= 1:
-                continue
-            tag = jokers_tag(s, b, g.flags)
-            if tag and sk_beats(tag, g.table, g.flags):
-                out_put(o, (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ), tag)
+    for fb in range(4):
+        for few in range(2):
+            for hs in range(3):
+                for hb in range(3):
+                    n = 0
+                    for s in range(hs + 1):
+                        for b in range(hb + 1):
+                            if s + b == 0 or (few and hs == 2 and s == 1 and b >= 1):
+                                continue
+                            tag = jokers_tag(s, b, <uint32_t>(fb << 1))
+                            if tag:
+                                SK_JOKERS[fb][few][hs][hb][n].word = (
+                                    (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ))
+                                SK_JOKERS[fb][few][hs][hb][n].tag = tag
+                                n += 1
+                    SK_JOKERS_N[fb][few][hs][hb] = n
+
+
+cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
+    """The jokers-only plays of the hand that beat the table, from its row of ``SK_JOKERS``."""
+    cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), i
+    cdef int fb = (g.flags >> 1) & 3, few = g.fewest != 0
+    cdef const SkJoker* e = SK_JOKERS[fb][few][hs][hb]
+    for i in range(SK_JOKERS_N[fb][few][hs][hb]):
+        if sk_beats(e[i].tag, g.table, g.flags):
+            out_put(o, e[i].word, e[i].tag)
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
@@ -240,6 +274,8 @@ cdef extern from *:
     typedef struct { unsigned int tag; unsigned char nat, wild; } SkOneRank;
     static SkOneRank SK_ONE_RANK[2][810];
     static unsigned short SK_ONE_RANK_FIRST[2][5][9][14];
+    /* per stars: the row of 8 naturals, no wild, shifted so that [k] is the set of k */
+    static const SkOneRank* SK_NAT_ROW[2];
     /* inlined leading and answering (constants there) */
     static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t plain,
         int psize, uint64_t bombs, int nmin, int rmin, const SkOneRank* table);
@@ -250,6 +286,7 @@ cdef extern from *:
         uint8_t wild
     SkOneRank SK_ONE_RANK[2][810]
     uint16_t SK_ONE_RANK_FIRST[2][5][9][14]
+    const SkOneRank* SK_NAT_ROW[2]
 
 
 cdef void fill_tables() noexcept nogil:
@@ -260,7 +297,7 @@ cdef void fill_tables() noexcept nogil:
     n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
     ascending (``fewest``: only the largest k); the tag is that of rank 0, without and with
     the bomb's stars. ``SK_JN``/``SK_JW``: the joker splits of every (fewest, wild small
-    jokers, wild big jokers) (:func:`joker_splits`)."""
+    jokers, wild big jokers) (:func:`joker_splits`). ``SK_JOKERS``: :func:`fill_jokers`."""
     cdef int few, wall, h, n, k, kmax, stars, i = 0
     for few in range(2):
         for wall in range(5):
@@ -279,10 +316,13 @@ cdef void fill_tables() noexcept nogil:
                             SK_ONE_RANK[stars][i].wild = <uint8_t>(n - k)
                         i += 1
                         k += 1
+    for stars in range(2):
+        SK_NAT_ROW[stars] = &SK_ONE_RANK[stars][SK_ONE_RANK_FIRST[0][0][8][1] - 1]
     for few in range(2):
         for h in range(3):
             for n in range(3):
                 joker_splits(few, h, n)
+    fill_jokers()
 
 
 fill_tables()
@@ -456,20 +496,16 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
         nmin = 1
         bombs = ranks_holding(nat, 1 - g.wall)
     elif g.mode == GEN_BOMB:
-        while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
-            nmin += 1
+        nmin = bomb_nmin(g, stars_on)
         if g.tkind == K_BOMB and g.tsize == nmin:
             rmin = g.ttop + 1
         bombs = (ranks_holding(nat, nmin - g.wall) & ~(unit(rmin) - 1)) | ranks_holding(
             nat, nmin + 1 - g.wall)
     else:
         bombs = ranks_holding(nat, 4 - g.wall)
-    if how == ONE_NO_WILD:  # rank 0's row of 8 naturals: the sets of 1..8 naturals, one each
-        if g.mode == GEN_LEAD:  # (constants: a loop of its own)
-            one_rank_naturals(o, nat, 0, 0, bombs, 1, 0, &table[first[14 * 8 + 1] - 1])
-        else:
-            one_rank_naturals(o, nat, plain, psize, bombs, nmin, rmin,
-                              &table[first[14 * 8 + 1] - 1])
+    if how == ONE_NO_WILD:  # leading (answers: gen_one_rank_answer); rank 0's row of 8
+        # naturals: the sets of 1..8 naturals, one each
+        one_rank_naturals(o, nat, 0, 0, bombs, 1, 0, &table[first[14 * 8 + 1] - 1])
         return
     todo = plain | bombs
     while todo:
@@ -484,6 +520,41 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
             if nr <= 12 and one_rank_sets(o, table, r, first[14 * h + nr], first[14 * h + 13],
                                           how):  # h + wall ≥ nr: the masks above
                 return
+
+
+cdef inline int bomb_nmin(const Gen* g, int stars_on) noexcept nogil:
+    """The fewest cards of a one-rank bomb of rank 2 beating the table (a bomb, key
+    ``g.tkey``; 13: none). Its key grows with its size (R5), and a size below the table's
+    stars (with stars) or its cards (classic) never beats: the search starts there."""
+    cdef int nmin = <int>(g.tkey >> 11) if stars_on else <int>(g.tkey >> 4)
+    if nmin < 4:
+        nmin = 4
+    elif nmin > 13:
+        nmin = 13
+    while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
+        nmin += 1
+    return nmin
+
+
+cdef void gen_one_rank_answer "sk_gen_one_rank_answer"(const Gen* g, Out* o) noexcept nogil:
+    """:func:`one_rank_all` answering without wilds: the table's size over higher ranks if
+    it is a single, pair or triple, and the bombs that beat it, from the one row of 1..8
+    naturals (``SK_NAT_ROW``). A function of its own: the set-up of the general case (table
+    rows by fewest and wilds, the emitting mode) is most of an answer's one-rank cost."""
+    cdef int psize = 0, nmin = 4, rmin = 0
+    cdef int stars_on = (g.flags & FLAG_STARS) != 0
+    cdef uint64_t nat = g.hand & SK_NAT_MASK, plain = 0, bombs
+    if g.mode == GEN_PLAIN:
+        if g.tkind <= 2:
+            psize = g.tkind + 1
+            plain = ranks_ge(nat, psize) & ~(unit(g.ttop + 1) - 1)
+        bombs = ranks_ge(nat, 4)
+    else:
+        nmin = bomb_nmin(g, stars_on)
+        if g.tkind == K_BOMB and g.tsize == nmin:
+            rmin = g.ttop + 1
+        bombs = (ranks_holding(nat, nmin) & ~(unit(rmin) - 1)) | ranks_holding(nat, nmin + 1)
+    one_rank_naturals(o, nat, plain, psize, bombs, nmin, rmin, SK_NAT_ROW[stars_on])
 
 
 cdef void gen_one_rank "sk_gen_one_rank"(const Gen* g, Out* o) noexcept nogil:
@@ -1003,7 +1074,10 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     if hand >> SHIFT_SJ and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
                              or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
         gen_jokers(&g, &o)
-    gen_one_rank(&g, &o)
+    if g.wall == 0 and g.mode != GEN_LEAD:
+        gen_one_rank_answer(&g, &o)
+    else:
+        gen_one_rank(&g, &o)
     if not out_done(&o):
         if g.mode == GEN_LEAD:
             gen_sequences(&g, &o)
