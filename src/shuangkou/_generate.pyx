@@ -277,8 +277,8 @@ cdef extern from *:
     /* per stars: the row of 8 naturals, no wild, shifted so that [k] is the set of k */
     static const SkOneRank* SK_NAT_ROW[2];
     /* inlined leading and answering (constants there) */
-    static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t plain,
-        int psize, uint64_t bombs, int nmin, int rmin, const SkOneRank* table);
+    static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t bombs,
+        const SkOneRank* table);
     """
     ctypedef struct SkOneRank:
         uint32_t tag
@@ -375,59 +375,30 @@ cdef inline bint one_rank_sets(Out* o, const SkOneRank* table, int r, int i, int
     return o.stop
 
 
-cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, uint64_t plain, int psize,
-                                   uint64_t bombs, int nmin, int rmin,
-                                   const SkOneRank* table) noexcept nogil:
-    """The one-rank sets of a hand without wilds (R2, R3): rank by rank, ``psize`` naturals
-    of it if ``plain`` holds the rank, then, if ``bombs`` does, every size from ``nmin``
-    (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``: leading, every size
-    of every rank in ``bombs``. ``table[k]`` holds the reading of k naturals of rank 0. The
-    call's plays (at most one a rank of ``plain`` plus the naturals of the ranks of ``bombs``;
-    never more than ``ONE_RANK_MOST``, the test that usually decides) are bounds checked once
-    when they fit, each play otherwise."""
-    cdef uint64_t todo = plain | bombs, u, word, below
+cdef inline bint one_rank_fits(const Out* o, uint64_t nat, uint64_t plain,
+                               uint64_t bombs) noexcept nogil:
+    """The one-rank sets of a hand without wilds fit the buffer: at most one a rank of
+    ``plain`` plus the naturals of the ranks of ``bombs``, never more than ``ONE_RANK_MOST``.
+    The constant bound first (~20 instructions fewer a call when the buffer has room), the
+    exact count when it has less."""
+    return o.n + ONE_RANK_MOST <= o.cap or o.n + nib_sum(plain + (nat & bombs * 15)) <= o.cap
+
+
+cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, uint64_t bombs,
+                                                          const SkOneRank* table) noexcept nogil:
+    """The one-rank sets of a hand without wilds, leading (R2, R3): rank by rank of
+    ``bombs``, every size from 1 to all its naturals (``table[k]``: the reading of k naturals
+    of rank 0), bounds checked once when they fit, each play otherwise."""
+    cdef uint64_t u, word
     cdef uint64_t* words = o.words
     cdef uint32_t* tags = o.tags
     cdef long long n = o.n
-    cdef uint32_t rt, ptag
-    cdef int r, b, h, k, lo, p
-    # indices n .. n + that − 1 < cap; the constant bound first (~20 instructions fewer a call
-    # when the buffer has room), the exact count when it has less
-    if n + ONE_RANK_MOST <= o.cap or n + nib_sum(plain + (nat & bombs * 15)) <= o.cap:
-        if nmin != 1:  # answering: bomb ranks are few, the plain ranks between them one store each
-            ptag = table[psize].tag
-            while True:
-                below = plain & ((bombs & (~bombs + 1)) - 1) if bombs else plain
-                plain ^= below
-                while below:
-                    b = SK_CTZ64(below)  # 4 × the rank: the tag's top field is at bit 4
-                    below &= below - 1
-                    words[n] = <uint64_t>psize << b
-                    tags[n] = ptag | (<uint32_t>b << 2)
-                    n += 1
-                if bombs == 0:
-                    o.n = n
-                    return
-                b = SK_CTZ64(bombs)  # the lowest bomb rank: its plain set, then its bombs
-                bombs &= bombs - 1
-                r = b >> 2
-                u = unit(r)
-                rt = <uint32_t>b << 2
-                if plain & u:
-                    plain ^= u
-                    words[n] = <uint64_t>psize << b
-                    tags[n] = ptag | rt
-                    n += 1
-                lo = nmin if r >= rmin else nmin + 1
-                word = <uint64_t>lo * u
-                for k in range(lo, nib(nat, r) + 1):
-                    words[n] = word
-                    tags[n] = table[k].tag | rt
-                    n += 1
-                    word += u
-        while todo:  # leading: every size of every rank
-            r = SK_CTZ64(todo) >> 2
-            todo &= todo - 1
+    cdef uint32_t rt
+    cdef int r, k
+    if one_rank_fits(o, nat, 0, bombs):
+        while bombs:
+            r = SK_CTZ64(bombs) >> 2
+            bombs &= bombs - 1
             u = unit(r)
             rt = <uint32_t>r << 4
             word = u
@@ -438,6 +409,20 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
                 word += u
         o.n = n
         return
+    one_rank_checked(o, nat, 0, 0, bombs, 1, 0, table)
+
+
+cdef inline void one_rank_checked(Out* o, uint64_t nat, uint64_t plain, int psize,
+                                  uint64_t bombs, int nmin, int rmin,
+                                  const SkOneRank* table) noexcept nogil:
+    """The one-rank sets of a hand without wilds, each store bounds checked: rank by rank,
+    ``psize`` naturals of it if ``plain`` holds the rank, then, if ``bombs`` does, every size
+    from ``nmin`` (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``:
+    leading, every size of every rank in ``bombs``."""
+    cdef uint64_t todo = plain | bombs, u, word
+    cdef long long n = o.n
+    cdef uint32_t rt
+    cdef int r, h, k, lo, p
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
@@ -453,11 +438,11 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
                 lo = nmin if r >= rmin else nmin + 1
             p = (plain & u) != 0
         if p:
-            store(words, tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
+            store(o.words, o.tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
             n += 1
         word = <uint64_t>lo * u
         for k in range(lo, h + 1):
-            store(words, tags, n, o.cap, word, table[k].tag | rt)
+            store(o.words, o.tags, n, o.cap, word, table[k].tag | rt)
             n += 1
             word += u
         if o.stop and n >= o.cap:  # sk_nth has its plays
@@ -505,7 +490,7 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
         bombs = ranks_holding(nat, 4 - g.wall)
     if how == ONE_NO_WILD:  # leading (answers: gen_one_rank_answer); rank 0's row of 8
         # naturals: the sets of 1..8 naturals, one each
-        one_rank_naturals(o, nat, 0, 0, bombs, 1, 0, &table[first[14 * 8 + 1] - 1])
+        one_rank_naturals(o, nat, bombs, &table[first[14 * 8 + 1] - 1])
         return
     todo = plain | bombs
     while todo:
@@ -554,7 +539,41 @@ cdef void gen_one_rank_answer "sk_gen_one_rank_answer"(const Gen* g, Out* o) noe
         if g.tkind == K_BOMB and g.tsize == nmin:
             rmin = g.ttop + 1
         bombs = (ranks_holding(nat, nmin) & ~(unit(rmin) - 1)) | ranks_holding(nat, nmin + 1)
-    one_rank_naturals(o, nat, plain, psize, bombs, nmin, rmin, SK_NAT_ROW[stars_on])
+    cdef uint64_t* words = o.words
+    cdef uint32_t* tags = o.tags
+    cdef long long n = o.n
+    cdef uint64_t below, word
+    cdef uint32_t ptag, tag, dk = make_tag(0, 0, 1, 0, stars_on, 1, 0)
+    cdef int b, k, c, lob = 4 * rmin
+    if not one_rank_fits(o, nat, plain, bombs):
+        one_rank_checked(o, nat, plain, psize, bombs, nmin, rmin, SK_NAT_ROW[stars_on])
+        return
+    ptag = one_rank_tag(0, psize, stars_on)  # (plain is empty when psize is 0)
+    while True:  # bomb ranks are few: the plain ranks up to the next one, then its bombs
+        below = plain & (((bombs & (~bombs + 1)) << 1) - 1) if bombs else plain
+        plain ^= below
+        while below:
+            b = SK_CTZ64(below)  # 4 × the rank: the tag's top field is at bit 4
+            below &= below - 1
+            words[n] = <uint64_t>psize << b
+            tags[n] = ptag | (<uint32_t>b << 2)
+            n += 1
+        if bombs == 0:
+            o.n = n
+            return
+        b = SK_CTZ64(bombs)  # the lowest bomb rank: its sizes from nmin (nmin + 1 below rmin)
+        bombs &= bombs - 1
+        k = nmin + (b < lob)
+        c = <int>((nat >> b) & 15)
+        word = <uint64_t>k << b
+        tag = one_rank_tag(0, k, stars_on) + (<uint32_t>b << 2)  # k ≥ 4: + dk a card
+        while k <= c:
+            words[n] = word
+            tags[n] = tag
+            n += 1
+            word += (<uint64_t>1) << b
+            tag += dk
+            k += 1
 
 
 cdef void gen_one_rank "sk_gen_one_rank"(const Gen* g, Out* o) noexcept nogil:
