@@ -101,6 +101,7 @@ cdef extern from *:
     static SK_NOINLINE SK_SCALAR void sk_gen_one_rank_answer(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_sequences(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_seq_answers(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_seq_runs_answer(const SkGen* g, SkOut* o);
     /* inlined into both (leads, answers) with how a constant, as when leads alone used them */
     static SK_ALWAYS_INLINE void sk_seq_windows(SkOut* s, int wall, uint64_t m, int width,
         unsigned int kind, int lmin, int lfix, int tmin, int how);
@@ -207,18 +208,26 @@ cdef void joker_splits(int few, int ws, int wb) noexcept nogil:
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
 cdef extern from *:
     """
-    /* The jokers-only plays of every hand, per (wild BJ, stars: (flags >> 1) & 3, fewest,
-       small jokers, big jokers in hand): SK_JOKERS_N[...] of them, SK_JOKERS[...][i] their
-       cards word and tag, in the generators' order. Filled once at import. */
+    /* The jokers-only plays of every hand, in the generators' order: row
+       key = (hand >> 52 & 0xFF: SJ and BJ counts) | (flags & 6: wild BJ, stars) << 5 |
+       fewest << 8 holds SK_JOKERS_N[key] plays from SK_JOKERS_AT[key] (cards word, tag).
+       Filled once at import. */
     typedef struct { unsigned long long word; unsigned int tag; } SkJoker;
     static SkJoker SK_JOKERS[4][2][3][3][8];
-    static int SK_JOKERS_N[4][2][3][3];
+    static const SkJoker* SK_JOKERS_AT[512];
+    static unsigned char SK_JOKERS_N[512];
     """
     ctypedef struct SkJoker:
         uint64_t word
         uint32_t tag
     SkJoker SK_JOKERS[4][2][3][3][8]
-    int SK_JOKERS_N[4][2][3][3]
+    const SkJoker* SK_JOKERS_AT[512]
+    uint8_t SK_JOKERS_N[512]
+
+
+cdef inline int jokers_key(uint64_t hand, uint32_t flags, int few) noexcept nogil:
+    """The row of ``SK_JOKERS_AT``/``SK_JOKERS_N`` of a hand (jokers ≤ 2 each: R1)."""
+    return <int>((hand >> SHIFT_SJ) & 0xFF) | <int>(flags & 6) << 5 | few << 8
 
 
 cdef void fill_jokers() noexcept nogil:
@@ -226,7 +235,7 @@ cdef void fill_jokers() noexcept nogil:
     (:func:`jokers_tag`), small jokers then big ones ascending; ``fewest`` drops SJ BJ (a
     pair of SJ with 1 wild, which SJ SJ beats to it) and SJ BJ BJ (三王, SJ SJ BJ) when the
     hand holds two small jokers."""
-    cdef int fb, few, hs, hb, s, b, n
+    cdef int fb, few, hs, hb, s, b, n, key
     cdef uint32_t tag
     for fb in range(4):
         for few in range(2):
@@ -243,17 +252,21 @@ cdef void fill_jokers() noexcept nogil:
                                     (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ))
                                 SK_JOKERS[fb][few][hs][hb][n].tag = tag
                                 n += 1
-                    SK_JOKERS_N[fb][few][hs][hb] = n
+                    key = jokers_key((<uint64_t>hs << SHIFT_SJ) | (<uint64_t>hb << SHIFT_BJ),
+                                     <uint32_t>(fb << 1), few)
+                    SK_JOKERS_AT[key] = SK_JOKERS[fb][few][hs][hb]
+                    SK_JOKERS_N[key] = <uint8_t>n
 
 
 cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
     """The jokers-only plays of the hand that beat the table, from its row of ``SK_JOKERS``."""
-    cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), i
-    cdef int fb = (g.flags >> 1) & 3, few = g.fewest != 0
-    cdef const SkJoker* e = SK_JOKERS[fb][few][hs][hb]
-    for i in range(SK_JOKERS_N[fb][few][hs][hb]):
-        if sk_beats(e[i].tag, g.table, g.flags):
-            out_put(o, e[i].word, e[i].tag)
+    cdef int key = jokers_key(g.hand, g.flags, g.fewest != 0)
+    cdef const SkJoker* e = SK_JOKERS_AT[key]
+    cdef const SkJoker* last = e + SK_JOKERS_N[key]
+    while e < last:
+        if sk_beats(e.tag, g.table, g.flags):
+            out_put(o, e.word, e.tag)
+        e += 1
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
@@ -884,16 +897,22 @@ cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
             return
 
 
+cdef void gen_seq_runs_answer "sk_gen_seq_runs_answer"(const Gen* g, Out* o) noexcept nogil:
+    """Answering a sequence without wilds (R4): the table's width and length, a higher top,
+    from the run table (:func:`seq_runs_answer`). Apart from :func:`gen_seq_answers`, whose
+    window walk needs a stack frame and six saved registers."""
+    cdef int width = g.tkind - K_STRAIGHT + 1
+    seq_runs_answer(o, ranks_ge(g.hand & SK_SEQ_MASK, width), width, g.tkind, g.tlen,
+                    g.ttop + 1)
+
+
 cdef void gen_seq_answers "sk_gen_seq_answers"(const Gen* g, Out* o) noexcept nogil:
-    """Answering a sequence (R4): only the table's kind (its width W) and length, with a
-    higher top. A function of its own: in :func:`gen_sequences`' loop a variable width would
-    cost the leads' loop its per-width specialisation."""
+    """Answering a sequence with wilds (R4): only the table's kind (its width W) and length,
+    with a higher top. A function of its own: in :func:`gen_sequences`' loop a variable width
+    would cost the leads' loop its per-width specialisation."""
     cdef int width = g.tkind - K_STRAIGHT + 1, kind = g.tkind
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
     cdef uint64_t m = ranks_ge(nat, 1)
-    if g.wall == 0:
-        seq_runs_answer(o, ranks_ge(nat, width), width, kind, g.tlen, g.ttop + 1)
-        return
     if width >= 2:  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
         m += ranks_ge(nat, 2)
         if width == 3:
@@ -1069,8 +1088,12 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    o.jn = SK_JN[fewest != 0][g.ws][g.wb]  # ws, wb ≤ 2: valid words (R1)
-    o.jw = SK_JW[fewest != 0][g.ws][g.wb]
+    if g.wall:
+        o.jn = SK_JN[fewest != 0][g.ws][g.wb]  # ws, wb ≤ 2: valid words (R1)
+        o.jw = SK_JW[fewest != 0][g.ws][g.wb]
+    else:  # the one split of no wild (chain bombs of naturals read it), a constant row
+        o.jn = SK_JN[0][0][0]
+        o.jw = SK_JW[0][0][0]
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
@@ -1101,7 +1124,10 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
         if g.mode == GEN_LEAD:
             gen_sequences(&g, &o)
         elif g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT:
-            gen_seq_answers(&g, &o)
+            if g.wall == 0:
+                gen_seq_runs_answer(&g, &o)
+            else:
+                gen_seq_answers(&g, &o)
     if not out_done(&o) and flags & FLAG_STARS:
         gen_chain_bombs(&g, &o)
     return o.n
