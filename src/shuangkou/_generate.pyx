@@ -771,19 +771,22 @@ cdef inline void seq_runs_answer(Out* s, uint64_t full, int width, uint32_t kind
     s.n = n
 
 
-cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin,
-                          int tmin) noexcept nogil:
-    """The sequences of a hand without wilds, from its run table: the windows are the
-    stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
+cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind,
+                          int lmin) noexcept nogil:
+    """The sequences of a hand without wilds, leading, from its run table: the windows are
+    the stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
     rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
-    down all full) takes the lengths from lmin up to the stretch's bottom, one store a
-    length: the set grows by W cards of the next rank down; the next top's shortest set is
-    this one's shifted down a rank."""
-    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
+    down all full) takes the lengths from lmin up to the stretch's bottom. The top T of a
+    stretch stores its c sets, one store a length (the set grows by W cards of the next rank
+    down); each next top's sets are the previous top's but its longest, a rank down: one
+    shift of the word and −16 on the tag each, read back from the buffer."""
+    cdef uint64_t tops = run_tops(full, lmin), gaps, word, step
     cdef uint64_t wide = <uint64_t>width * SK_NIB1
+    cdef uint64_t* words = s.words
+    cdef uint32_t* tags = s.tags
     cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
-    cdef int t, lmax, lo, bottom, tlow, length
-    cdef long long n
+    cdef int t, lo, bottom, tlow, c, i
+    cdef long long n, prev
     while tops:
         if out_done(s):
             return
@@ -791,35 +794,46 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int l
         gaps = ~full & SK_NIB1 & (unit(t) - 1)
         bottom = high_rank(gaps) + 1 if gaps else 0  # the stretch is bottom..t (at least)
         tlow = bottom + lmin - 1
-        if tlow < tmin:
-            tlow = tmin
         tops &= unit(tlow) - 1  # this stretch's tops are t..tlow
+        c = t - tlow + 1  # the sets of top t: lengths lmin..t − bottom + 1
         lo = t - lmin + 1
-        first = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
-        while t >= tlow:
-            lmax = t - bottom + 1
-            word = first
-            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
-            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-            n = s.n
-            if n + (lmax - lmin + 1) <= s.cap:  # indices n .. n + lmax − lmin < cap
-                for length in range(lmin, lmax + 1):
-                    s.words[n] = word
-                    s.tags[n] = tag
-                    n += 1
-                    word += step
-                    step >>= 4
-                    tag += dtag
-                s.n = n
-            else:
-                for length in range(lmin, lmax + 1):
-                    out_put(s, word, tag)
-                    word += step
-                    step >>= 4
-                    tag += dtag
-            first >>= 4
+        word = wide & ((unit(t) << 4) - unit(lo))
+        step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        n = s.n
+        if n + c * (c + 1) // 2 <= s.cap:  # the stretch's indices n .. n + c(c+1)/2 − 1 < cap
+            for i in range(c):
+                words[n + i] = word
+                tags[n + i] = tag
+                word += step
+                step >>= 4
+                tag += dtag
+            prev = n
+            n += c
+            c -= 1
+            while c:
+                for i in range(c):
+                    words[n + i] = words[prev + i] >> 4
+                    tags[n + i] = tags[prev + i] - (1u << 4)
+                prev = n
+                n += c
+                c -= 1
+            s.n = n
+            continue
+        while True:  # top by top, each store checked
+            for i in range(c):
+                out_put(s, word, tag)
+                word += step
+                step >>= 4
+                tag += dtag
+            c -= 1
+            if c == 0:
+                break
             t -= 1
-            lo -= 1
+            lo -= 1  # ≥ bottom ≥ 0: top t − 1 still has a set
+            word = wide & ((unit(t) << 4) - unit(lo))
+            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0
+            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
 
 
 cdef inline void seq_windows "sk_seq_windows"(Out* s, int wall, uint64_t m, int width,
@@ -888,7 +902,7 @@ cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
         kind = K_STRAIGHT + width - 1
         lmin = 5 if width == 1 else 3
         if g.wall == 0:
-            seq_runs(o, full, width, kind, lmin, 0)
+            seq_runs(o, full, width, kind, lmin)
         elif how == SEQ_ONE:
             seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_ONE)
         else:
