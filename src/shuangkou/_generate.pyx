@@ -671,7 +671,7 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
     it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
     d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
-    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3
+    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3, b1, b2, b3
     cdef uint32_t one = <uint32_t>1 << 28
     cdef long long at = s.n
     tag |= <uint32_t>d << 28
@@ -684,6 +684,38 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
     j2 = s.jw[d + 2][0] if budget >= 2 else 0
     j3 = s.jw[d + 3][0] if budget >= 3 else 0
     m1 = held(x0)
+    if how % SEQ_FITS == SEQ_ONE:
+        # one split a set: the set of x − u naturals and the split j is (x | j) − u (u is a
+        # card x holds, j only joker bits), so a level's word is one subtraction
+        b1 = base | j1
+        if budget == 1:  # most windows: one loop without the deeper levels' tests
+            while m1:
+                u1 = m1 & (~m1 + 1)
+                m1 ^= u1
+                seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
+            s.n = at
+            return
+        while m1:
+            u1 = m1 & (~m1 + 1)
+            m1 ^= u1
+            x1 = x0 - u1
+            seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
+            m2 = held(x1) & ~(u1 - 1)
+            b2 = (x1 + guard) | j2
+            while m2:
+                u2 = m2 & (~m2 + 1)
+                m2 ^= u2
+                seq_emit(s, &at, b2 - u2, d + 2, 0, tag + 2 * one, how)
+                if budget < 3:
+                    continue
+                m3 = held(x1 - u2) & ~(u2 - 1)
+                b3 = b2 - u2 - j2 + j3
+                while m3:
+                    u3 = m3 & (~m3 + 1)
+                    m3 ^= u3
+                    seq_emit(s, &at, b3 - u3, d + 3, 0, tag + 3 * one, how)
+        s.n = at
+        return
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
