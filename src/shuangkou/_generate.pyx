@@ -138,6 +138,9 @@ cdef extern from *:
         const uint64_t (*jw)[3]
 
 
+ctypedef uint64_t SplitRow[3]  # SkOut.jw[w]: the joker words of w wild cards
+
+
 ctypedef struct Fewest:
     # best chain bomb per (size, X) of one window: score = 1 + (wilds << 3 | big jokers)
     uint32_t score[FEW_SLOTS]
@@ -350,6 +353,8 @@ cdef enum:
     # the most sets one_rank_naturals makes: a rank's nibble holds ≤ 15, so it has ≤ 15 sizes
     # leading, or its plain set and the sizes from 4 up answering
     ONE_RANK_MOST = 13 * 15
+    # and with wilds, one split a set: ≤ 13 sizes a rank, ≤ 5 natural counts a size (wilds ≤ 4)
+    ONE_RANK_WILD_MOST = 13 * 13 * 5
 
 
 cdef inline bint one_rank_sets(Out* o, const SkOneRank* table, int r, int i, int end,
@@ -463,6 +468,49 @@ cdef inline void one_rank_checked(Out* o, uint64_t nat, uint64_t plain, int psiz
     o.n = n
 
 
+cdef inline void one_rank_split_fits(Out* o, const SkOneRank* table, const uint16_t* first,
+                                     uint64_t hand, uint64_t plain, int psize, uint64_t bombs,
+                                     int nmin, int rmin) noexcept nogil:
+    """:func:`one_rank_all`'s loop with one joker split a set when the buffer has room for
+    ``ONE_RANK_WILD_MOST`` plays: the cursor, the buffers and the splits kept in registers
+    across the ranks, no bound check."""
+    cdef uint64_t todo = plain | bombs, u
+    cdef uint64_t* words = o.words
+    cdef uint32_t* tags = o.tags
+    cdef const SplitRow* jw = o.jw
+    cdef long long n = o.n
+    cdef const SkOneRank* e
+    cdef const SkOneRank* last
+    cdef const uint16_t* row
+    cdef uint32_t rt
+    cdef int b, nr
+    while todo:
+        b = SK_CTZ64(todo)  # 4 × the rank: the tag's top field is at bit 4
+        todo &= todo - 1
+        u = (<uint64_t>1) << b
+        rt = <uint32_t>b << 2
+        row = first + 14 * <int>((hand >> b) & 15)
+        if plain & u:
+            e = table + row[psize]
+            last = table + row[psize + 1]
+            while e < last:
+                words[n] = e.nat * u | jw[e.wild][0]
+                tags[n] = e.tag | rt
+                n += 1
+                e += 1
+        if bombs & u:
+            nr = nmin if b >= 4 * rmin else nmin + 1
+            if nr <= 12:
+                e = table + row[nr]
+                last = table + row[13]
+                while e < last:
+                    words[n] = e.nat * u | jw[e.wild][0]
+                    tags[n] = e.tag | rt
+                    n += 1
+                    e += 1
+    o.n = n
+
+
 cdef inline uint64_t ranks_holding(uint64_t nat, int k) noexcept nogil:
     """:func:`ranks_ge` for any ``k``: every rank holding a natural when k ≤ 1, none when
     k > 8 (R1)."""
@@ -506,6 +554,9 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
         one_rank_naturals(o, nat, bombs, &table[first[14 * 8 + 1] - 1])
         return
     todo = plain | bombs
+    if how == ONE_SPLIT and o.n + ONE_RANK_WILD_MOST <= o.cap:  # indices n .. < cap
+        one_rank_split_fits(o, table, first, g.hand, plain, psize, bombs, nmin, rmin)
+        return
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
