@@ -470,14 +470,16 @@ cdef inline void one_rank_checked(Out* o, uint64_t nat, uint64_t plain, int psiz
 
 cdef inline void one_rank_split_fits(Out* o, const SkOneRank* table, const uint16_t* first,
                                      uint64_t hand, uint64_t plain, int psize, uint64_t bombs,
-                                     int nmin, int rmin) noexcept nogil:
-    """:func:`one_rank_all`'s loop with one joker split a set when the buffer has room for
-    ``ONE_RANK_WILD_MOST`` plays: the cursor, the buffers and the splits kept in registers
-    across the ranks, no bound check."""
+                                     int nmin, int rmin, int how) noexcept nogil:
+    """:func:`one_rank_all`'s loop with wilds when the buffer has room for all the plays
+    (``ONE_RANK_WILD_MOST`` sets, each with one joker split, ``ONE_SPLIT``, or up to three,
+    ``ONE_SPLITS``): the cursor, the buffers and the splits kept in registers across the
+    ranks, no bound check."""
     cdef uint64_t todo = plain | bombs, u
     cdef uint64_t* words = o.words
     cdef uint32_t* tags = o.tags
     cdef const SplitRow* jw = o.jw
+    cdef const int* jn = o.jn
     cdef long long n = o.n
     cdef const SkOneRank* e
     cdef const SkOneRank* last
@@ -493,22 +495,35 @@ cdef inline void one_rank_split_fits(Out* o, const SkOneRank* table, const uint1
         if plain & u:
             e = table + row[psize]
             last = table + row[psize + 1]
-            while e < last:
-                words[n] = e.nat * u | jw[e.wild][0]
-                tags[n] = e.tag | rt
-                n += 1
-                e += 1
+            n = one_rank_run(words, tags, n, e, last, u, rt, jw, jn, how)
         if bombs & u:
             nr = nmin if b >= 4 * rmin else nmin + 1
             if nr <= 12:
-                e = table + row[nr]
-                last = table + row[13]
-                while e < last:
-                    words[n] = e.nat * u | jw[e.wild][0]
-                    tags[n] = e.tag | rt
-                    n += 1
-                    e += 1
+                n = one_rank_run(words, tags, n, table + row[nr], table + row[13], u, rt, jw,
+                                 jn, how)
     o.n = n
+
+
+cdef inline long long one_rank_run(uint64_t* words, uint32_t* tags, long long n,
+                                   const SkOneRank* e, const SkOneRank* last, uint64_t u,
+                                   uint32_t rt, const SplitRow* jw, const int* jn,
+                                   int how) noexcept nogil:
+    """Store the sets ``e`` .. ``last`` of one rank (``u``: one card of it, ``rt``: its tag
+    top) from index ``n``, each once per joker split (``ONE_SPLITS``) or once; the new
+    cursor."""
+    cdef int k
+    while e < last:
+        if how == ONE_SPLITS:
+            for k in range(jn[e.wild]):
+                words[n] = e.nat * u | jw[e.wild][k]
+                tags[n] = e.tag | rt
+                n += 1
+        else:
+            words[n] = e.nat * u | jw[e.wild][0]
+            tags[n] = e.tag | rt
+            n += 1
+        e += 1
+    return n
 
 
 cdef inline uint64_t ranks_holding(uint64_t nat, int k) noexcept nogil:
@@ -555,7 +570,10 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
         return
     todo = plain | bombs
     if how == ONE_SPLIT and o.n + ONE_RANK_WILD_MOST <= o.cap:  # indices n .. < cap
-        one_rank_split_fits(o, table, first, g.hand, plain, psize, bombs, nmin, rmin)
+        one_rank_split_fits(o, table, first, g.hand, plain, psize, bombs, nmin, rmin, how)
+        return
+    if how == ONE_SPLITS and o.n + 3 * ONE_RANK_WILD_MOST <= o.cap:  # ≤ 3 splits a set
+        one_rank_split_fits(o, table, first, g.hand, plain, psize, bombs, nmin, rmin, how)
         return
     while todo:
         r = SK_CTZ64(todo) >> 2
