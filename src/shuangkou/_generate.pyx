@@ -1181,6 +1181,17 @@ cdef void gen_chain_bombs "sk_gen_chain_bombs"(const Gen* g, Out* o) noexcept no
                 few.n_used = 0
 
 
+cdef inline bint chain_window_possible(uint64_t hand, int wall) noexcept nogil:
+    """A necessary condition for a chain bomb (R2), before the call and the SWAR window test
+    of :func:`gen_chain_bombs`, which most hands fail: three consecutive ranks of 3..A each lacking at most ``wall``
+    cards to hold 4, i.e. holding ≥ 4 − wall naturals (with ≥ 4 wilds any rank can)."""
+    cdef uint64_t q
+    if wall >= 4:
+        return True
+    q = ranks_holding(hand & SK_SEQ_MASK, 4 - wall)
+    return (q & (q >> 4) & (q >> 8)) != 0
+
+
 # -- the entry points -------------------------------------------------------------------------
 cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
                               uint64_t* words, uint32_t* tags, long long cap,
@@ -1243,8 +1254,9 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
                 gen_seq_runs_answer(&g, &o)
             else:
                 gen_seq_answers(&g, &o)
-    if not out_done(&o) and flags & FLAG_STARS:
-        gen_chain_bombs(&g, &o)
+    if flags & FLAG_STARS:  # (tested first: classic answers compile as without the rest)
+        if not out_done(&o) and chain_window_possible(hand, g.wall):
+            gen_chain_bombs(&g, &o)
     return o.n
 
 
