@@ -13,14 +13,15 @@ writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total
 
 Every card set is emitted exactly once per reading, by construction rather than by dedup:
 
-* jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
+* jokers-only sets (R3: read naturally) – at most 8 of them, classified at import into a
+  row per (jokers in hand, flags, fewest) (``fill_jokers``);
 * one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
   a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
   splits (``fill_tables``); without wilds, a rank's sets are its naturals, one store each;
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
   sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows come
-  from the run table of ranks holding ≥ W (bit masks), stretch by stretch, one store a
-  (top, length); with wilds, prefix sums of the cards each rank lacks
+  from the run table of ranks holding ≥ W (bit masks), stretch by stretch: the top's sets
+  one store a length, each lower top's the previous top's a rank down; with wilds, prefix sums of the cards each rank lacks
   give each top's longest window, and a window's wild choices walk nibble masks of the ranks
   still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
