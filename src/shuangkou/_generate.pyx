@@ -13,14 +13,15 @@ writes the first ``min(total, cap)`` plays (cards word, tag) and returns ``total
 
 Every card set is emitted exactly once per reading, by construction rather than by dedup:
 
-* jokers-only sets (R3: read naturally) – at most 8 of them, classified one by one;
+* jokers-only sets (R3: read naturally) – at most 8 of them, classified at import into a
+  row per (jokers in hand, flags, fewest) (``fill_jokers``);
 * one natural rank + wilds – single / pair / triple / X相 bomb, by size (R2, R3), over the ranks
   a nibble mask says can hold one, each rank's sets read from a table of (naturals, wilds)
   splits (``fill_tables``); without wilds, a rank's sets are its naturals, one store each;
 * sequences (straight, pair chain, triple chain) – per (width W, length L, top t) window the
   sets with ≤ W naturals per rank, wilds filling the rest. Without wilds the windows come
-  from the run table of ranks holding ≥ W (bit masks), stretch by stretch, one store a
-  (top, length); with wilds, prefix sums of the cards each rank lacks
+  from the run table of ranks holding ≥ W (bit masks), stretch by stretch: the top's sets
+  one store a length, each lower top's the previous top's a rank down; with wilds, prefix sums of the cards each rank lacks
   give each top's longest window, and a window's wild choices walk nibble masks of the ranks
   still holding a card. The set's canonical top (R3.2) is
   ``min(A, lowest natural + L − 1)``, so a window with top t < A only takes sets holding a
@@ -98,7 +99,15 @@ cdef extern from *:
     #define SK_SCALAR
     #endif
     static SK_NOINLINE SK_SCALAR void sk_gen_one_rank(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_one_rank_answer(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_sequences(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_seq_answers(const SkGen* g, SkOut* o);
+    static SK_NOINLINE SK_SCALAR void sk_gen_seq_runs_answer(const SkGen* g, SkOut* o);
+    /* inlined into both (leads, answers) with how a constant, as when leads alone used them */
+    static SK_ALWAYS_INLINE void sk_seq_windows(SkOut* s, int wall, uint64_t m, int width,
+        unsigned int kind, int lmin, int lfix, int tmin, int how);
+    static SK_ALWAYS_INLINE void sk_seq_window(SkOut* s, uint64_t base, int d, int budget,
+        int lo, int t, unsigned int tag, int how);
     /* inlined once per emitting mode, a constant there */
     static SK_ALWAYS_INLINE void sk_one_rank_all(const SkGen* g, SkOut* o, int how);
     static SK_NOINLINE void sk_gen_chain_bombs(const SkGen* g, SkOut* o);
@@ -128,6 +137,9 @@ cdef extern from *:
         uint32_t flags
         const int* jn
         const uint64_t (*jw)[3]
+
+
+ctypedef uint64_t SplitRow[3]  # SkOut.jw[w]: the joker words of w wild cards
 
 
 ctypedef struct Fewest:
@@ -198,22 +210,67 @@ cdef void joker_splits(int few, int ws, int wb) noexcept nogil:
 
 
 # -- jokers only (R3: read naturally) ----------------------------------------------------------
-cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
-    cdef int hs = nib(g.hand, R_SJ), hb = nib(g.hand, R_BJ), s, b
+cdef extern from *:
+    """
+    /* The jokers-only plays of every hand, in the generators' order: row
+       key = (hand >> 52 & 0xFF: SJ and BJ counts) | (flags & 6: wild BJ, stars) << 5 |
+       fewest << 8 holds SK_JOKERS_N[key] plays from SK_JOKERS_AT[key] (cards word, tag).
+       Filled once at import. */
+    typedef struct { unsigned long long word; unsigned int tag; } SkJoker;
+    static SkJoker SK_JOKERS[4][2][3][3][8];
+    static const SkJoker* SK_JOKERS_AT[512];
+    static unsigned char SK_JOKERS_N[512];
+    """
+    ctypedef struct SkJoker:
+        uint64_t word
+        uint32_t tag
+    SkJoker SK_JOKERS[4][2][3][3][8]
+    const SkJoker* SK_JOKERS_AT[512]
+    uint8_t SK_JOKERS_N[512]
+
+
+cdef inline int jokers_key(uint64_t hand, uint32_t flags, int few) noexcept nogil:
+    """The row of ``SK_JOKERS_AT``/``SK_JOKERS_N`` of a hand (jokers ≤ 2 each: R1)."""
+    return <int>((hand >> SHIFT_SJ) & 0xFF) | <int>(flags & 6) << 5 | few << 8
+
+
+cdef void fill_jokers() noexcept nogil:
+    """``SK_JOKERS``: every subset of the hand's jokers that is a play, read naturally
+    (:func:`jokers_tag`), small jokers then big ones ascending; ``fewest`` drops SJ BJ (a
+    pair of SJ with 1 wild, which SJ SJ beats to it) and SJ BJ BJ (三王, SJ SJ BJ) when the
+    hand holds two small jokers."""
+    cdef int fb, few, hs, hb, s, b, n, key
     cdef uint32_t tag
-    for s in range(hs + 1):
-        for b in range(hb + 1):
-            if s + b == 0:
-                continue
-            # answering a single or a pair: only that size, or three or four jokers, can beat it
-            if g.mode == GEN_PLAIN and s + b != g.tsize and s + b < 3:
-                continue
-            # fewest: SJ BJ (pair of SJ, 1 wild) loses to SJ SJ; SJ BJ BJ (三王) to SJ SJ BJ
-            if g.fewest and hs == 2 and s == 1 and b >= 1:
-                continue
-            tag = jokers_tag(s, b, g.flags)
-            if tag and sk_beats(tag, g.table, g.flags):
-                out_put(o, (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ), tag)
+    for fb in range(4):
+        for few in range(2):
+            for hs in range(3):
+                for hb in range(3):
+                    n = 0
+                    for s in range(hs + 1):
+                        for b in range(hb + 1):
+                            if s + b == 0 or (few and hs == 2 and s == 1 and b >= 1):
+                                continue
+                            tag = jokers_tag(s, b, <uint32_t>(fb << 1))
+                            if tag:
+                                SK_JOKERS[fb][few][hs][hb][n].word = (
+                                    (<uint64_t>s << SHIFT_SJ) | (<uint64_t>b << SHIFT_BJ))
+                                SK_JOKERS[fb][few][hs][hb][n].tag = tag
+                                n += 1
+                    key = jokers_key((<uint64_t>hs << SHIFT_SJ) | (<uint64_t>hb << SHIFT_BJ),
+                                     <uint32_t>(fb << 1), few)
+                    SK_JOKERS_AT[key] = SK_JOKERS[fb][few][hs][hb]
+                    SK_JOKERS_N[key] = <uint8_t>n
+
+
+cdef void gen_jokers "sk_gen_jokers"(const Gen* g, Out* o) noexcept nogil:
+    """The jokers-only plays of the hand that beat the table, from its row of ``SK_JOKERS``."""
+    cdef int key = jokers_key(g.hand, g.flags, g.fewest != 0)
+    cdef const SkJoker* e = SK_JOKERS_AT[key]
+    cdef const SkJoker* last = e + SK_JOKERS_N[key]
+    while e < last:
+        if sk_beats(e.tag, g.table, g.flags):
+            out_put(o, e.word, e.tag)
+        e += 1
 
 
 # -- one natural rank: single, pair, triple, X相 bomb (R2, R3) ----------------------------------
@@ -234,9 +291,11 @@ cdef extern from *:
     typedef struct { unsigned int tag; unsigned char nat, wild; } SkOneRank;
     static SkOneRank SK_ONE_RANK[2][810];
     static unsigned short SK_ONE_RANK_FIRST[2][5][9][14];
+    /* per stars: the row of 8 naturals, no wild, shifted so that [k] is the set of k */
+    static const SkOneRank* SK_NAT_ROW[2];
     /* inlined leading and answering (constants there) */
-    static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t plain,
-        int psize, uint64_t bombs, int nmin, int rmin, const SkOneRank* table);
+    static SK_ALWAYS_INLINE void sk_one_rank_naturals(SkOut* o, uint64_t nat, uint64_t bombs,
+        const SkOneRank* table);
     """
     ctypedef struct SkOneRank:
         uint32_t tag
@@ -244,6 +303,7 @@ cdef extern from *:
         uint8_t wild
     SkOneRank SK_ONE_RANK[2][810]
     uint16_t SK_ONE_RANK_FIRST[2][5][9][14]
+    const SkOneRank* SK_NAT_ROW[2]
 
 
 cdef void fill_tables() noexcept nogil:
@@ -254,7 +314,7 @@ cdef void fill_tables() noexcept nogil:
     n cards made of k naturals of the rank and n − k wilds (1 ≤ k ≤ h), by size n, then k
     ascending (``fewest``: only the largest k); the tag is that of rank 0, without and with
     the bomb's stars. ``SK_JN``/``SK_JW``: the joker splits of every (fewest, wild small
-    jokers, wild big jokers) (:func:`joker_splits`)."""
+    jokers, wild big jokers) (:func:`joker_splits`). ``SK_JOKERS``: :func:`fill_jokers`."""
     cdef int few, wall, h, n, k, kmax, stars, i = 0
     for few in range(2):
         for wall in range(5):
@@ -273,10 +333,13 @@ cdef void fill_tables() noexcept nogil:
                             SK_ONE_RANK[stars][i].wild = <uint8_t>(n - k)
                         i += 1
                         k += 1
+    for stars in range(2):
+        SK_NAT_ROW[stars] = &SK_ONE_RANK[stars][SK_ONE_RANK_FIRST[0][0][8][1] - 1]
     for few in range(2):
         for h in range(3):
             for n in range(3):
                 joker_splits(few, h, n)
+    fill_jokers()
 
 
 fill_tables()
@@ -291,6 +354,8 @@ cdef enum:
     # the most sets one_rank_naturals makes: a rank's nibble holds ≤ 15, so it has ≤ 15 sizes
     # leading, or its plain set and the sizes from 4 up answering
     ONE_RANK_MOST = 13 * 15
+    # and with wilds, one split a set: ≤ 13 sizes a rank, ≤ 5 natural counts a size (wilds ≤ 4)
+    ONE_RANK_WILD_MOST = 13 * 13 * 5
 
 
 cdef inline bint one_rank_sets(Out* o, const SkOneRank* table, int r, int i, int end,
@@ -329,59 +394,30 @@ cdef inline bint one_rank_sets(Out* o, const SkOneRank* table, int r, int i, int
     return o.stop
 
 
-cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, uint64_t plain, int psize,
-                                   uint64_t bombs, int nmin, int rmin,
-                                   const SkOneRank* table) noexcept nogil:
-    """The one-rank sets of a hand without wilds (R2, R3): rank by rank, ``psize`` naturals
-    of it if ``plain`` holds the rank, then, if ``bombs`` does, every size from ``nmin``
-    (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``: leading, every size
-    of every rank in ``bombs``. ``table[k]`` holds the reading of k naturals of rank 0. The
-    call's plays (at most one a rank of ``plain`` plus the naturals of the ranks of ``bombs``;
-    never more than ``ONE_RANK_MOST``, the test that usually decides) are bounds checked once
-    when they fit, each play otherwise."""
-    cdef uint64_t todo = plain | bombs, u, word, below
+cdef inline bint one_rank_fits(const Out* o, uint64_t nat, uint64_t plain,
+                               uint64_t bombs) noexcept nogil:
+    """The one-rank sets of a hand without wilds fit the buffer: at most one a rank of
+    ``plain`` plus the naturals of the ranks of ``bombs``, never more than ``ONE_RANK_MOST``.
+    The constant bound first (~20 instructions fewer a call when the buffer has room), the
+    exact count when it has less."""
+    return o.n + ONE_RANK_MOST <= o.cap or o.n + nib_sum(plain + (nat & bombs * 15)) <= o.cap
+
+
+cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, uint64_t bombs,
+                                                          const SkOneRank* table) noexcept nogil:
+    """The one-rank sets of a hand without wilds, leading (R2, R3): rank by rank of
+    ``bombs``, every size from 1 to all its naturals (``table[k]``: the reading of k naturals
+    of rank 0), bounds checked once when they fit, each play otherwise."""
+    cdef uint64_t u, word
     cdef uint64_t* words = o.words
     cdef uint32_t* tags = o.tags
     cdef long long n = o.n
-    cdef uint32_t rt, ptag
-    cdef int r, b, h, k, lo, p
-    # indices n .. n + that − 1 < cap; the constant bound first (~20 instructions fewer a call
-    # when the buffer has room), the exact count when it has less
-    if n + ONE_RANK_MOST <= o.cap or n + nib_sum(plain + (nat & bombs * 15)) <= o.cap:
-        if nmin != 1:  # answering: bomb ranks are few, the plain ranks between them one store each
-            ptag = table[psize].tag
-            while True:
-                below = plain & ((bombs & (~bombs + 1)) - 1) if bombs else plain
-                plain ^= below
-                while below:
-                    b = SK_CTZ64(below)  # 4 × the rank: the tag's top field is at bit 4
-                    below &= below - 1
-                    words[n] = <uint64_t>psize << b
-                    tags[n] = ptag | (<uint32_t>b << 2)
-                    n += 1
-                if bombs == 0:
-                    o.n = n
-                    return
-                b = SK_CTZ64(bombs)  # the lowest bomb rank: its plain set, then its bombs
-                bombs &= bombs - 1
-                r = b >> 2
-                u = unit(r)
-                rt = <uint32_t>b << 2
-                if plain & u:
-                    plain ^= u
-                    words[n] = <uint64_t>psize << b
-                    tags[n] = ptag | rt
-                    n += 1
-                lo = nmin if r >= rmin else nmin + 1
-                word = <uint64_t>lo * u
-                for k in range(lo, nib(nat, r) + 1):
-                    words[n] = word
-                    tags[n] = table[k].tag | rt
-                    n += 1
-                    word += u
-        while todo:  # leading: every size of every rank
-            r = SK_CTZ64(todo) >> 2
-            todo &= todo - 1
+    cdef uint32_t rt
+    cdef int r, k
+    if one_rank_fits(o, nat, 0, bombs):
+        while bombs:
+            r = SK_CTZ64(bombs) >> 2
+            bombs &= bombs - 1
             u = unit(r)
             rt = <uint32_t>r << 4
             word = u
@@ -392,6 +428,20 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
                 word += u
         o.n = n
         return
+    one_rank_checked(o, nat, 0, 0, bombs, 1, 0, table)
+
+
+cdef inline void one_rank_checked(Out* o, uint64_t nat, uint64_t plain, int psize,
+                                  uint64_t bombs, int nmin, int rmin,
+                                  const SkOneRank* table) noexcept nogil:
+    """The one-rank sets of a hand without wilds, each store bounds checked: rank by rank,
+    ``psize`` naturals of it if ``plain`` holds the rank, then, if ``bombs`` does, every size
+    from ``nmin`` (``nmin + 1`` below rank ``rmin``) to all its naturals; ``nmin = 1``:
+    leading, every size of every rank in ``bombs``."""
+    cdef uint64_t todo = plain | bombs, u, word
+    cdef long long n = o.n
+    cdef uint32_t rt
+    cdef int r, h, k, lo, p
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
@@ -407,16 +457,74 @@ cdef inline void one_rank_naturals "sk_one_rank_naturals"(Out* o, uint64_t nat, 
                 lo = nmin if r >= rmin else nmin + 1
             p = (plain & u) != 0
         if p:
-            store(words, tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
+            store(o.words, o.tags, n, o.cap, <uint64_t>psize * u, table[psize].tag | rt)
             n += 1
         word = <uint64_t>lo * u
         for k in range(lo, h + 1):
-            store(words, tags, n, o.cap, word, table[k].tag | rt)
+            store(o.words, o.tags, n, o.cap, word, table[k].tag | rt)
             n += 1
             word += u
         if o.stop and n >= o.cap:  # sk_nth has its plays
             break
     o.n = n
+
+
+cdef inline void one_rank_split_fits(Out* o, const SkOneRank* table, const uint16_t* first,
+                                     uint64_t hand, uint64_t plain, int psize, uint64_t bombs,
+                                     int nmin, int rmin, int how) noexcept nogil:
+    """:func:`one_rank_all`'s loop with wilds when the buffer has room for all the plays
+    (``ONE_RANK_WILD_MOST`` sets, each with one joker split, ``ONE_SPLIT``, or up to three,
+    ``ONE_SPLITS``): the cursor, the buffers and the splits kept in registers across the
+    ranks, no bound check."""
+    cdef uint64_t todo = plain | bombs, u
+    cdef uint64_t* words = o.words
+    cdef uint32_t* tags = o.tags
+    cdef const SplitRow* jw = o.jw
+    cdef const int* jn = o.jn
+    cdef long long n = o.n
+    cdef const SkOneRank* e
+    cdef const SkOneRank* last
+    cdef const uint16_t* row
+    cdef uint32_t rt
+    cdef int b, nr
+    while todo:
+        b = SK_CTZ64(todo)  # 4 × the rank: the tag's top field is at bit 4
+        todo &= todo - 1
+        u = (<uint64_t>1) << b
+        rt = <uint32_t>b << 2
+        row = first + 14 * <int>((hand >> b) & 15)
+        if plain & u:
+            e = table + row[psize]
+            last = table + row[psize + 1]
+            n = one_rank_run(words, tags, n, e, last, u, rt, jw, jn, how)
+        if bombs & u:
+            nr = nmin if b >= 4 * rmin else nmin + 1
+            if nr <= 12:
+                n = one_rank_run(words, tags, n, table + row[nr], table + row[13], u, rt, jw,
+                                 jn, how)
+    o.n = n
+
+
+cdef inline long long one_rank_run(uint64_t* words, uint32_t* tags, long long n,
+                                   const SkOneRank* e, const SkOneRank* last, uint64_t u,
+                                   uint32_t rt, const SplitRow* jw, const int* jn,
+                                   int how) noexcept nogil:
+    """Store the sets ``e`` .. ``last`` of one rank (``u``: one card of it, ``rt``: its tag
+    top) from index ``n``, each once per joker split (``ONE_SPLITS``) or once; the new
+    cursor."""
+    cdef int k
+    while e < last:
+        if how == ONE_SPLITS:
+            for k in range(jn[e.wild]):
+                words[n] = e.nat * u | jw[e.wild][k]
+                tags[n] = e.tag | rt
+                n += 1
+        else:
+            words[n] = e.nat * u | jw[e.wild][0]
+            tags[n] = e.tag | rt
+            n += 1
+        e += 1
+    return n
 
 
 cdef inline uint64_t ranks_holding(uint64_t nat, int k) noexcept nogil:
@@ -450,22 +558,24 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
         nmin = 1
         bombs = ranks_holding(nat, 1 - g.wall)
     elif g.mode == GEN_BOMB:
-        while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
-            nmin += 1
+        nmin = bomb_nmin(g, stars_on)
         if g.tkind == K_BOMB and g.tsize == nmin:
             rmin = g.ttop + 1
         bombs = (ranks_holding(nat, nmin - g.wall) & ~(unit(rmin) - 1)) | ranks_holding(
             nat, nmin + 1 - g.wall)
     else:
         bombs = ranks_holding(nat, 4 - g.wall)
-    if how == ONE_NO_WILD:  # rank 0's row of 8 naturals: the sets of 1..8 naturals, one each
-        if g.mode == GEN_LEAD:  # (constants: a loop of its own)
-            one_rank_naturals(o, nat, 0, 0, bombs, 1, 0, &table[first[14 * 8 + 1] - 1])
-        else:
-            one_rank_naturals(o, nat, plain, psize, bombs, nmin, rmin,
-                              &table[first[14 * 8 + 1] - 1])
+    if how == ONE_NO_WILD:  # leading (answers: gen_one_rank_answer); rank 0's row of 8
+        # naturals: the sets of 1..8 naturals, one each
+        one_rank_naturals(o, nat, bombs, &table[first[14 * 8 + 1] - 1])
         return
     todo = plain | bombs
+    if how == ONE_SPLIT and o.n + ONE_RANK_WILD_MOST <= o.cap:  # indices n .. < cap
+        one_rank_split_fits(o, table, first, g.hand, plain, psize, bombs, nmin, rmin, how)
+        return
+    if how == ONE_SPLITS and o.n + 3 * ONE_RANK_WILD_MOST <= o.cap:  # ≤ 3 splits a set
+        one_rank_split_fits(o, table, first, g.hand, plain, psize, bombs, nmin, rmin, how)
+        return
     while todo:
         r = SK_CTZ64(todo) >> 2
         todo &= todo - 1
@@ -478,6 +588,75 @@ cdef inline void one_rank_all "sk_one_rank_all"(const Gen* g, Out* o, int how) n
             if nr <= 12 and one_rank_sets(o, table, r, first[14 * h + nr], first[14 * h + 13],
                                           how):  # h + wall ≥ nr: the masks above
                 return
+
+
+cdef inline int bomb_nmin(const Gen* g, int stars_on) noexcept nogil:
+    """The fewest cards of a one-rank bomb of rank 2 beating the table (a bomb, key
+    ``g.tkey``; 13: none). Its key grows with its size (R5), and a size below the table's
+    stars (with stars) or its cards (classic) never beats: the search starts there."""
+    cdef int nmin = <int>(g.tkey >> 11) if stars_on else <int>(g.tkey >> 4)
+    if nmin < 4:
+        nmin = 4
+    elif nmin > 13:
+        nmin = 13
+    while nmin <= 12 and bomb_key(one_rank_tag(12, nmin, stars_on), g.flags) <= g.tkey:
+        nmin += 1
+    return nmin
+
+
+cdef void gen_one_rank_answer "sk_gen_one_rank_answer"(const Gen* g, Out* o) noexcept nogil:
+    """:func:`one_rank_all` answering without wilds: the table's size over higher ranks if
+    it is a single, pair or triple, and the bombs that beat it, from the one row of 1..8
+    naturals (``SK_NAT_ROW``). A function of its own: the set-up of the general case (table
+    rows by fewest and wilds, the emitting mode) is most of an answer's one-rank cost."""
+    cdef int psize = 0, nmin = 4, rmin = 0
+    cdef int stars_on = (g.flags & FLAG_STARS) != 0
+    cdef uint64_t nat = g.hand & SK_NAT_MASK, plain = 0, bombs
+    if g.mode == GEN_PLAIN:
+        if g.tkind <= 2:
+            psize = g.tkind + 1
+            plain = ranks_ge(nat, psize) & ~(unit(g.ttop + 1) - 1)
+        bombs = ranks_ge(nat, 4)
+    else:
+        nmin = bomb_nmin(g, stars_on)
+        if g.tkind == K_BOMB and g.tsize == nmin:
+            rmin = g.ttop + 1
+        bombs = (ranks_holding(nat, nmin) & ~(unit(rmin) - 1)) | ranks_holding(nat, nmin + 1)
+    cdef uint64_t* words = o.words
+    cdef uint32_t* tags = o.tags
+    cdef long long n = o.n
+    cdef uint64_t below, word
+    cdef uint32_t ptag, tag, dk = make_tag(0, 0, 1, 0, stars_on, 1, 0)
+    cdef int b, k, c, lob = 4 * rmin
+    if not one_rank_fits(o, nat, plain, bombs):
+        one_rank_checked(o, nat, plain, psize, bombs, nmin, rmin, SK_NAT_ROW[stars_on])
+        return
+    ptag = one_rank_tag(0, psize, stars_on)  # (plain is empty when psize is 0)
+    while True:  # bomb ranks are few: the plain ranks up to the next one, then its bombs
+        below = plain & (((bombs & (~bombs + 1)) << 1) - 1) if bombs else plain
+        plain ^= below
+        while below:
+            b = SK_CTZ64(below)  # 4 × the rank: the tag's top field is at bit 4
+            below &= below - 1
+            words[n] = <uint64_t>psize << b
+            tags[n] = ptag | (<uint32_t>b << 2)
+            n += 1
+        if bombs == 0:
+            o.n = n
+            return
+        b = SK_CTZ64(bombs)  # the lowest bomb rank: its sizes from nmin (nmin + 1 below rmin)
+        bombs &= bombs - 1
+        k = nmin + (b < lob)
+        c = <int>((nat >> b) & 15)
+        word = <uint64_t>k << b
+        tag = one_rank_tag(0, k, stars_on) + (<uint32_t>b << 2)  # k ≥ 4: + dk a card
+        while k <= c:
+            words[n] = word
+            tags[n] = tag
+            n += 1
+            word += (<uint64_t>1) << b
+            tag += dk
+            k += 1
 
 
 cdef void gen_one_rank "sk_gen_one_rank"(const Gen* g, Out* o) noexcept nogil:
@@ -553,8 +732,8 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
-cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, int t,
-                            uint32_t tag, int how) noexcept nogil:
+cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int budget, int lo,
+                                            int t, uint32_t tag, int how) noexcept nogil:
     """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
     ``d`` cards; taking up to ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks
     r1 ≤ r2 ≤ …, each the lowest set bit of a mask of the ranks still holding one) turns them
@@ -562,7 +741,7 @@ cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, in
     it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
     d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
     cdef uint64_t guard = unit(lo) if t < R_ACE else 0
-    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3
+    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3, b1, b2, b3
     cdef uint32_t one = <uint32_t>1 << 28
     cdef long long at = s.n
     tag |= <uint32_t>d << 28
@@ -575,6 +754,38 @@ cdef inline void seq_window(Out* s, uint64_t base, int d, int budget, int lo, in
     j2 = s.jw[d + 2][0] if budget >= 2 else 0
     j3 = s.jw[d + 3][0] if budget >= 3 else 0
     m1 = held(x0)
+    if how % SEQ_FITS == SEQ_ONE:
+        # one split a set: the set of x − u naturals and the split j is (x | j) − u (u is a
+        # card x holds, j only joker bits), so a level's word is one subtraction
+        b1 = base | j1
+        if budget == 1:  # most windows: one loop without the deeper levels' tests
+            while m1:
+                u1 = m1 & (~m1 + 1)
+                m1 ^= u1
+                seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
+            s.n = at
+            return
+        while m1:
+            u1 = m1 & (~m1 + 1)
+            m1 ^= u1
+            x1 = x0 - u1
+            seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
+            m2 = held(x1) & ~(u1 - 1)
+            b2 = (x1 + guard) | j2
+            while m2:
+                u2 = m2 & (~m2 + 1)
+                m2 ^= u2
+                seq_emit(s, &at, b2 - u2, d + 2, 0, tag + 2 * one, how)
+                if budget < 3:
+                    continue
+                m3 = held(x1 - u2) & ~(u2 - 1)
+                b3 = b2 - u2 - j2 + j3
+                while m3:
+                    u3 = m3 & (~m3 + 1)
+                    m3 ^= u3
+                    seq_emit(s, &at, b3 - u3, d + 3, 0, tag + 3 * one, how)
+        s.n = at
+        return
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
@@ -630,36 +841,54 @@ cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int 
         x[j] = x[j - 1] - u
 
 
-cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int lmin, int lfix,
-                          int tmin) noexcept nogil:
-    """The sequences of a hand without wilds, from its run table: the windows are the
-    stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
-    rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
-    down all full) takes the lengths from lmin up to the stretch's bottom, one store a
-    length: the set grows by W cards of the next rank down; the next top's shortest set is
-    this one's shifted down a rank. Answering (one length ``lfix``), each top is one set."""
-    cdef uint64_t tops = run_tops(full, lmin) & ~(unit(tmin) - 1), gaps, first, word, step
-    cdef uint64_t wide = <uint64_t>width * SK_NIB1
-    cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
-    cdef int t, lmax, lo, bottom, tlow, length
-    cdef long long n = s.n
-    cdef bint fits
-    if lfix:
-        tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
-        # indices n .. n + tops − 1 < cap: a top a rank 3..A, counted only when the room is less
-        fits = n + R_ACE + 1 <= s.cap or n + nib_sum(tops) <= s.cap
+cdef inline void seq_runs_answer(Out* s, uint64_t full, int width, uint32_t kind, int lfix,
+                                 int tmin) noexcept nogil:
+    """The sequences of a hand without wilds answering one of length ``lfix``: one set a top
+    t ≥ ``tmin`` whose ``lfix`` ranks down all hold ≥ W (``full``), tops from A down. When
+    they all fit they are stored from the lowest top up into their slots counted from the
+    end (ctz, and the set is one word shifted to its top), else one bound check a store."""
+    cdef uint64_t tops = run_tops(full, lfix) & ~(unit(tmin) - 1), word
+    cdef uint64_t base = <uint64_t>width * (SK_NIB1 & (unit(lfix) - 1))  # the set topped lfix − 1
+    cdef uint32_t tag = make_tag(kind, 0, width, lfix, 0, width * lfix, 0)
+    cdef int t, b, sh = 4 * (lfix - 1)
+    cdef long long n = s.n, i, count
+    # indices n .. n + tops − 1 < cap: a top a rank 3..A, counted only when the room is less
+    if n + R_ACE + 1 <= s.cap or n + nib_sum(tops) <= s.cap:
+        count = nib_sum(tops)
+        i = n + count
         while tops:
-            t = high_rank(tops)
-            tops ^= unit(t)
-            word = wide & ((unit(t) << 4) - unit(t - lfix + 1))
-            if fits:
-                s.words[n] = word
-                s.tags[n] = tag | (<uint32_t>t << 4)
-            else:
-                store(s.words, s.tags, n, s.cap, word, tag | (<uint32_t>t << 4))
-            n += 1
-        s.n = n
+            b = SK_CTZ64(tops)  # 4 × the top: the tag's top field is at bit 4
+            tops &= tops - 1
+            i -= 1
+            s.words[i] = base << (b - sh)
+            s.tags[i] = tag | (<uint32_t>b << 2)
+        s.n = n + count
         return
+    while tops:
+        t = high_rank(tops)
+        tops ^= unit(t)
+        word = base << (4 * t - sh)
+        store(s.words, s.tags, n, s.cap, word, tag | (<uint32_t>t << 4))
+        n += 1
+    s.n = n
+
+
+cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind,
+                          int lmin) noexcept nogil:
+    """The sequences of a hand without wilds, leading, from its run table: the windows are
+    the stretches of ranks holding ≥ W (``full``: a 1 per nibble), one set each (W cards per
+    rank). Stretch by stretch from A down, each top t of the stretch (its ``lmin`` ranks
+    down all full) takes the lengths from lmin up to the stretch's bottom. The top T of a
+    stretch stores its c sets, one store a length (the set grows by W cards of the next rank
+    down); each next top's sets are the previous top's but its longest, a rank down: one
+    shift of the word and −16 on the tag each, read back from the buffer."""
+    cdef uint64_t tops = run_tops(full, lmin), gaps, word, step
+    cdef uint64_t wide = <uint64_t>width * SK_NIB1
+    cdef uint64_t* words = s.words
+    cdef uint32_t* tags = s.tags
+    cdef uint32_t dtag = make_tag(0, 0, 0, 1, 0, width, 0), tag
+    cdef int t, lo, bottom, tlow, c, i
+    cdef long long n, prev
     while tops:
         if out_done(s):
             return
@@ -667,39 +896,51 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind, int l
         gaps = ~full & SK_NIB1 & (unit(t) - 1)
         bottom = high_rank(gaps) + 1 if gaps else 0  # the stretch is bottom..t (at least)
         tlow = bottom + lmin - 1
-        if tlow < tmin:
-            tlow = tmin
         tops &= unit(tlow) - 1  # this stretch's tops are t..tlow
+        c = t - tlow + 1  # the sets of top t: lengths lmin..t − bottom + 1
         lo = t - lmin + 1
-        first = wide & ((unit(t) << 4) - 1) & ~(unit(lo) - 1)
-        while t >= tlow:
-            lmax = lfix if lfix else t - bottom + 1
-            word = first
-            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
-            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-            n = s.n
-            if n + (lmax - lmin + 1) <= s.cap:  # indices n .. n + lmax − lmin < cap
-                for length in range(lmin, lmax + 1):
-                    s.words[n] = word
-                    s.tags[n] = tag
-                    n += 1
-                    word += step
-                    step >>= 4
-                    tag += dtag
-                s.n = n
-            else:
-                for length in range(lmin, lmax + 1):
-                    out_put(s, word, tag)
-                    word += step
-                    step >>= 4
-                    tag += dtag
-            first >>= 4
+        word = wide & ((unit(t) << 4) - unit(lo))
+        step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0  # W of the next rank down
+        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
+        n = s.n
+        if n + c * (c + 1) // 2 <= s.cap:  # the stretch's indices n .. n + c(c+1)/2 − 1 < cap
+            for i in range(c):
+                words[n + i] = word
+                tags[n + i] = tag
+                word += step
+                step >>= 4
+                tag += dtag
+            prev = n
+            n += c
+            c -= 1
+            while c:
+                for i in range(c):
+                    words[n + i] = words[prev + i] >> 4
+                    tags[n + i] = tags[prev + i] - (1u << 4)
+                prev = n
+                n += c
+                c -= 1
+            s.n = n
+            continue
+        while True:  # top by top, each store checked
+            for i in range(c):
+                out_put(s, word, tag)
+                word += step
+                step >>= 4
+                tag += dtag
+            c -= 1
+            if c == 0:
+                break
             t -= 1
-            lo -= 1
+            lo -= 1  # ≥ bottom ≥ 0: top t − 1 still has a set
+            word = wide & ((unit(t) << 4) - unit(lo))
+            step = <uint64_t>width * unit(lo - 1) if lo > 0 else 0
+            tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
 
 
-cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t kind,
-                             int lmin, int lfix, int tmin, int how) noexcept nogil:
+cdef inline void seq_windows "sk_seq_windows"(Out* s, int wall, uint64_t m, int width,
+                                              uint32_t kind, int lmin, int lfix, int tmin,
+                                              int how) noexcept nogil:
     """The sequences of width W with wilds: top t from A down, length ascending, every window
     lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
     rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
@@ -751,14 +992,9 @@ cdef inline void seq_windows(Out* s, int wall, uint64_t m, int width, uint32_t k
         t -= 1
 
 
-cdef void gen_sequences "sk_gen_sequences"(const Gen* gen, Out* out) noexcept nogil:
-    """Straights, pair chains, triple chains (R2), width by width; answering, only the table's
-    kind and length with a higher top."""
-    sequences(gen, out)
-
-
-cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
-    cdef int width, kind, tmin, lfix, lmin, how
+cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
+    """Straights, pair chains, triple chains (R2), width by width, every length: leading."""
+    cdef int width, kind, lmin, how
     cdef uint64_t m = 0, full
     cdef uint64_t nat = g.hand & SK_SEQ_MASK
     how = SEQ_ONE if o.fewest or g.ws == 0 or g.wb == 0 else SEQ_SPLITS
@@ -766,22 +1002,41 @@ cdef inline void sequences(const Gen* g, Out* o) noexcept nogil:
         full = ranks_ge(nat, width)
         m += full  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
         kind = K_STRAIGHT + width - 1
-        lfix = 0
-        tmin = 0
-        if g.mode == GEN_PLAIN:
-            if g.tkind != kind:
-                continue
-            lfix = g.tlen
-            tmin = g.ttop + 1
-        lmin = lfix if lfix else (5 if width == 1 else 3)
+        lmin = 5 if width == 1 else 3
         if g.wall == 0:
-            seq_runs(o, full, width, kind, lmin, lfix, tmin)
+            seq_runs(o, full, width, kind, lmin)
         elif how == SEQ_ONE:
-            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_ONE)
+            seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_ONE)
         else:
-            seq_windows(o, g.wall, m, width, kind, lmin, lfix, tmin, SEQ_SPLITS)
+            seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_SPLITS)
         if out_done(o):
             return
+
+
+cdef void gen_seq_runs_answer "sk_gen_seq_runs_answer"(const Gen* g, Out* o) noexcept nogil:
+    """Answering a sequence without wilds (R4): the table's width and length, a higher top,
+    from the run table (:func:`seq_runs_answer`). Apart from :func:`gen_seq_answers`, whose
+    window walk needs a stack frame and six saved registers."""
+    cdef int width = g.tkind - K_STRAIGHT + 1
+    seq_runs_answer(o, ranks_ge(g.hand & SK_SEQ_MASK, width), width, g.tkind, g.tlen,
+                    g.ttop + 1)
+
+
+cdef void gen_seq_answers "sk_gen_seq_answers"(const Gen* g, Out* o) noexcept nogil:
+    """Answering a sequence with wilds (R4): only the table's kind (its width W) and length,
+    with a higher top. A function of its own: in :func:`gen_sequences`' loop a variable width
+    would cost the leads' loop its per-width specialisation."""
+    cdef int width = g.tkind - K_STRAIGHT + 1, kind = g.tkind
+    cdef uint64_t nat = g.hand & SK_SEQ_MASK
+    cdef uint64_t m = ranks_ge(nat, 1)
+    if width >= 2:  # min(count, W) = Σ_{k ≤ W} [count ≥ k]
+        m += ranks_ge(nat, 2)
+        if width == 3:
+            m += ranks_ge(nat, 3)
+    if o.fewest or g.ws == 0 or g.wb == 0:
+        seq_windows(o, g.wall, m, width, kind, g.tlen, g.tlen, g.ttop + 1, SEQ_ONE)
+    else:
+        seq_windows(o, g.wall, m, width, kind, g.tlen, g.tlen, g.ttop + 1, SEQ_SPLITS)
 
 
 # -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
@@ -927,6 +1182,17 @@ cdef void gen_chain_bombs "sk_gen_chain_bombs"(const Gen* g, Out* o) noexcept no
                 few.n_used = 0
 
 
+cdef inline bint chain_window_possible(uint64_t hand, int wall) noexcept nogil:
+    """A necessary condition for a chain bomb (R2), before the call and the SWAR window test
+    of :func:`gen_chain_bombs`, which most hands fail: three consecutive ranks of 3..A each lacking at most ``wall``
+    cards to hold 4, i.e. holding ≥ 4 − wall naturals (with ≥ 4 wilds any rank can)."""
+    cdef uint64_t q
+    if wall >= 4:
+        return True
+    q = ranks_holding(hand & SK_SEQ_MASK, 4 - wall)
+    return (q & (q >> 4) & (q >> 8)) != 0
+
+
 # -- the entry points -------------------------------------------------------------------------
 cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bint fewest,
                               uint64_t* words, uint32_t* tags, long long cap,
@@ -949,8 +1215,12 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     g.ws = nib(hand, R_SJ) if flags & FLAG_WILD_SJ else 0
     g.wb = nib(hand, R_BJ) if flags & FLAG_WILD_BJ else 0
     g.wall = g.ws + g.wb
-    o.jn = SK_JN[fewest != 0][g.ws][g.wb]  # ws, wb ≤ 2: valid words (R1)
-    o.jw = SK_JW[fewest != 0][g.ws][g.wb]
+    if g.wall:
+        o.jn = SK_JN[fewest != 0][g.ws][g.wb]  # ws, wb ≤ 2: valid words (R1)
+        o.jw = SK_JW[fewest != 0][g.ws][g.wb]
+    else:  # the one split of no wild (chain bombs of naturals read it), a constant row
+        o.jn = SK_JN[0][0][0]
+        o.jw = SK_JW[0][0][0]
     g.tkey = 0
     g.tkind = -1
     g.ttop = -1
@@ -973,11 +1243,21 @@ cdef inline long long gen_all(uint64_t hand, uint32_t flags, uint32_t table, bin
     if hand >> SHIFT_SJ and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind <= K_PAIR)
                              or nib(hand, R_SJ) + nib(hand, R_BJ) >= 3):
         gen_jokers(&g, &o)
-    gen_one_rank(&g, &o)
-    if not out_done(&o) and (g.mode == GEN_LEAD or (g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT)):
-        gen_sequences(&g, &o)
-    if not out_done(&o) and flags & FLAG_STARS:
-        gen_chain_bombs(&g, &o)
+    if g.wall == 0 and g.mode != GEN_LEAD:
+        gen_one_rank_answer(&g, &o)
+    else:
+        gen_one_rank(&g, &o)
+    if not out_done(&o):
+        if g.mode == GEN_LEAD:
+            gen_sequences(&g, &o)
+        elif g.mode == GEN_PLAIN and g.tkind >= K_STRAIGHT:
+            if g.wall == 0:
+                gen_seq_runs_answer(&g, &o)
+            else:
+                gen_seq_answers(&g, &o)
+    if flags & FLAG_STARS:  # (tested first: classic answers compile as without the rest)
+        if not out_done(&o) and chain_window_possible(hand, g.wall):
+            gen_chain_bombs(&g, &o)
     return o.n
 
 
