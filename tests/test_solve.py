@@ -195,7 +195,7 @@ def test_all_values_are_exact() -> None:
 def test_techniques_change_no_value() -> None:
     """Every root move's exact value is the same with the search's techniques (relative-rank
     keys, buckets, MTD(f), quick tricks, the transposition cut-off, the finishing-order
-    bounds, forced passes without a node) on and all off, on dealt positions of 5-6 cards a
+    bounds, forced passes without a node, the 手数 move order) on and all off, on dealt positions of 5-6 cards a
     seat (mostly chain-free and bomb-free hands: relative ranks beyond 4 cards, the bounds
     from the root) and after a few random moves."""
     from shuangkou import _solve
@@ -250,6 +250,32 @@ def test_forced_passes_keep_depth_limited_values() -> None:
                 assert found[0] == found[1], (str(state), depth)
                 checked += 1
     assert checked >= 40
+
+
+def test_split_order_changes_no_value() -> None:
+    """The move order by 手数 (technique "split": plays that are no part of a fewest-plays
+    split tried after those that are) runs only in exact searches: every root move's exact
+    value is the same with it on and off, and so is every depth-limited value (whose results
+    may depend on the order through the table, PIMC's on them), on dealt 6-card positions
+    after a few random moves, leading and answering."""
+    from shuangkou import _solve
+
+    rng = random.Random("split")
+    without = [t for t in _solve.TECHNIQUES if t != "split"]
+    checked = 0
+    for preset in PRESET_NAMES:
+        for state in _played_positions(rng, Rules.preset(preset), (6, 6, 6, 6)):
+            for depth in (_solve.EXACT_DEPTH, 2, 5):
+                found = []
+                for techniques in (None, without):
+                    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+                    s.set_position(state)
+                    _, values, _, _, stopped, _ = s.root_values(0, 0.0, depth, True)
+                    assert not stopped
+                    found.append(values)
+                assert found[0] == found[1], (str(state), depth)
+                checked += 1
+    assert checked >= 36
 
 
 def test_chainless_is_sound() -> None:
