@@ -344,6 +344,63 @@ def test_order_bounds_hold() -> None:
     assert checked >= budget(ci=40, full=400) and narrow > 0, (checked, narrow)
 
 
+def test_quick_bound_holds() -> None:
+    """The quick tricks' lower bound (``_solve.quick_bound``: a line of plays neither opponent
+    can beat that ends with the seat out, and then, R7 接风, with the partner out at once when
+    its hand is one play) is at most the plain minimax value, on dealt positions of every
+    preset after a few random moves; some positions get one."""
+    from shuangkou import State, _solve
+
+    rng = random.Random("quick-bound")
+    checked = given = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for k in range(budget(ci=30, full=300)):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            n = 2 + k % 2
+            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k % 4)
+            ref = RefState.from_position(rules, hands, k % 4)
+            for _ in range(rng.randint(0, 4)):
+                m = rng.choice(moves(ref))
+                state.play(m)
+                ref.play(m)
+                if ref.is_over:
+                    break
+            if ref.is_over:
+                continue
+            values = oracle_values(ref, "score")
+            if values is None:
+                continue
+            searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
+            lb = _solve.quick_bound(searcher, state)
+            checked += 1
+            if lb is not None:
+                given += 1
+                assert lb <= max(values.values()), (str(ref), lb)
+    assert checked >= budget(ci=60, full=600) and given > 0, (checked, given)
+
+
+def test_quick_bound_relays_to_the_partner() -> None:
+    """Seat 0 leads the big joker and then 2 2, neither of which the opponents can beat; the
+    trick ends with seat 0 out, the lead goes to its partner (R7 接风), whose straight is one
+    play: places 1 and 2, the most there is (R8 双扣). The finishing orders alone give no bound
+    (seat 0 out first could still be followed by both opponents)."""
+    from shuangkou import State, _solve
+
+    rules = Rules.preset("classic")
+    for partner, relays in (("7 8 9 10 J", True), ("7 8 9 10 K", False)):
+        hands = [Hand.parse(h) for h in ("BJ 2 2", "3 4", partner, "5 6")]
+        state = State.from_position(rules, hands, 0)
+        searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
+        lo, hi = _solve.order_bounds(searcher, state) or (None, None)
+        lb = _solve.quick_bound(searcher, state)
+        value = solve(state).value
+        assert lb is not None and lb <= value <= hi
+        assert (lb == hi == value) == relays, (partner, lb, value)
+
+
 def test_order_bounds_cache_across_positions() -> None:
     """One searcher's cached finishing-order bounds equal a fresh searcher's on every position
     of a random walk (seats of both teams to act, places set or not): the cache tells the

@@ -870,9 +870,45 @@ cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long st
         elif s.bombfree:    # the worst finishing order left after the seat is out
             sv_order_bounds(s, &fin, seat, &v, &hi)
         else:
-            continue
+            v = -SV_INF
+        if not fin.over:
+            v = sv_relay(s, &fin, seat, tags[r], v)
         if v > lb:
             lb = v
+    return lb
+
+
+cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t last,
+                             int32_t lb) noexcept nogil:
+    """The better of ``lb`` and a quick trick's relay (R7 接风): ``seat`` went out with play
+    ``last``; if neither opponent can beat it, every seat passes and the lead goes to the
+    partner; if the partner's hand is one play, it goes out at once and decides the deal
+    (its team takes places 1 and 2)."""
+    cdef SkState relay, out
+    cdef uint32_t tags[2]
+    cdef int k, o, r, nr, p = seat ^ 2
+    cdef int32_t v
+    if fin.ncards[p] == 0:
+        return lb
+    nr = sk_classify(fin.hand[p], s.p.flags, tags)
+    if nr == 0:
+        return lb
+    for k in range(1, 4, 2):
+        o = (seat + k) & 3
+        if fin.ncards[o] and sk_count(fin.hand[o], s.p.flags, last, False) != 0:
+            return lb
+    relay = fin[0]
+    while not relay.over and relay.table:
+        sk_pass(&relay)
+    if relay.over or relay.to_act != p:
+        return lb       # cannot happen (R7 接风): no bound from it
+    for r in range(nr):
+        out = relay
+        sk_play(&out, relay.hand[p], tags[r])
+        if out.over:
+            v = sv_units(s, &out, seat)
+            if v > lb:
+                lb = v
     return lb
 
 
@@ -891,7 +927,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     cdef uint32_t tags[2]
     cdef int i, j, nr
     cdef int32_t lb = -SV_INF
-    if not sv_out_decides(st, seat) and not s.bombfree:
+    if not sv_out_decides(st, seat) and not s.bombfree and st.ncards[seat ^ 2] == 0:
         return -SV_INF
     for i in range(n):
         s.order[start + i] = 0
@@ -1946,3 +1982,28 @@ def order_bounds(Searcher searcher, State state) -> tuple | None:
             return None
         sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
     return lo, hi
+
+
+def quick_bound(Searcher searcher, State state) -> int | None:
+    """``sv_quick`` (tests): the quick tricks' lower bound on the value of ``state`` for its
+    seat to act (every line tried, no cut-off), or None when no line gives one."""
+    cdef Search* s = &searcher.s
+    cdef SkState st
+    cdef int n
+    cdef int32_t v
+    searcher._ready()
+    if state.rules != searcher.rules:
+        raise ArgumentError("state: the position's rules are not the searcher's")
+    if state.st.over:
+        return None
+    st = state.st
+    with searcher.lock:     # the searcher's caches and move stack
+        sv_fresh(s)
+        n = sv_moves(s, &st)
+        if n < 0:
+            raise MemoryError()
+        s.top = n
+        s.bombfree = sv_bomb_free(s, &st)
+        v = sv_quick(s, &st, st.to_act, 0, n, SV_INF)
+        sv_fresh(s)
+    return None if v == -SV_INF else v
