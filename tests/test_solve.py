@@ -385,12 +385,15 @@ def test_quick_bound_holds() -> None:
 def test_quick_bound_relays_to_the_partner() -> None:
     """Seat 0 leads the big joker and then 2 2, neither of which the opponents can beat; the
     trick ends with seat 0 out, the lead goes to its partner (R7 接风), whose straight is one
-    play: places 1 and 2, the most there is (R8 双扣). The finishing orders alone give no bound
-    (seat 0 out first could still be followed by both opponents)."""
+    play (or, with a 2 or a 4, one sure play and then one play): places 1 and 2, the most
+    there is (R8 双扣). The finishing orders alone give no bound (seat 0 out first could
+    still be followed by both opponents), nor does a partner holding two plays besides a
+    sure one."""
     from shuangkou import State, _solve
 
     rules = Rules.preset("classic")
-    for partner, relays in (("7 8 9 10 J", True), ("7 8 9 10 K", False)):
+    for partner, relays in (("7 8 9 10 J", True), ("2 7 8 9 10 J", True),
+                            ("4 7 8 9 10 J", True), ("7 8 9 10 K", False)):
         hands = [Hand.parse(h) for h in ("BJ 2 2", "3 4", partner, "5 6")]
         state = State.from_position(rules, hands, 0)
         searcher = _solve.Searcher(state, "score", 16, "hand_count", None)

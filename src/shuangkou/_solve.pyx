@@ -882,16 +882,17 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
                              int32_t lb) noexcept nogil:
     """The better of ``lb`` and a quick trick's relay (R7 接风): ``seat`` went out with play
     ``last``; if neither opponent can beat it, every seat passes and the lead goes to the
-    partner; if the partner's hand is one play, it goes out at once and decides the deal
-    (its team takes places 1 and 2)."""
-    cdef SkState relay, out
+    partner, whose going out then decides the deal (its team takes places 1 and 2): at once
+    when its hand is one play, or after one play neither opponent can beat (its moves are
+    listed above the stack's top, at most SV_QUICK_MOVES of them)."""
+    cdef SkState relay, out, fin2
     cdef uint32_t tags[2]
-    cdef int k, o, r, nr, p = seat ^ 2
+    cdef uint64_t rest
+    cdef long long top = s.top
+    cdef int k, o, r, nr, i, n, p = seat ^ 2
     cdef int32_t v
+    cdef bint sure
     if fin.ncards[p] == 0:
-        return lb
-    nr = sk_classify(fin.hand[p], s.p.flags, tags)
-    if nr == 0:
         return lb
     for k in range(1, 4, 2):
         o = (seat + k) & 3
@@ -902,6 +903,7 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         sk_pass(&relay)
     if relay.over or relay.to_act != p:
         return lb       # cannot happen (R7 接风): no bound from it
+    nr = sk_classify(relay.hand[p], s.p.flags, tags)
     for r in range(nr):
         out = relay
         sk_play(&out, relay.hand[p], tags[r])
@@ -909,6 +911,40 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
             v = sv_units(s, &out, seat)
             if v > lb:
                 lb = v
+    if nr:
+        return lb
+    n = sv_moves(s, &relay)
+    if n < 0 or n > SV_QUICK_MOVES:
+        return lb
+    for i in range(n):
+        rest = relay.hand[p] - s.words[top + i]
+        if rest == 0:
+            continue
+        nr = sk_classify(rest, s.p.flags, tags)
+        if nr == 0:
+            continue
+        sure = True
+        for k in range(1, 4, 2):
+            o = (seat + k) & 3
+            if relay.ncards[o] and sk_count(relay.hand[o], s.p.flags, s.tags[top + i],
+                                            False) != 0:
+                sure = False
+        if not sure:
+            continue
+        out = relay
+        sk_play(&out, s.words[top + i], s.tags[top + i])
+        while not out.over and out.table:
+            sk_pass(&out)
+        if out.over or out.to_act != p:
+            continue
+        rest = out.hand[p]
+        for r in range(nr):
+            fin2 = out
+            sk_play(&fin2, rest, tags[r])
+            if fin2.over:
+                v = sv_units(s, &fin2, seat)
+                if v > lb:
+                    lb = v
     return lb
 
 
