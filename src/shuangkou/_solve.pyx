@@ -1363,6 +1363,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.keys[start + i] -= (sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays,
                                                 st.hand[seat] - s.words[start + i]) - hp) << (
                                   23 if st.table == 0 else 12)
+            s.keys[start + i] -= tag_wilds(s.tags[start + i]) << 11
         if s.reverse and start == 0:    # a helper's first node (its stack starts empty)
             s.keys[start + i] = -s.keys[start + i]
     if etc:
