@@ -195,9 +195,9 @@ def test_all_values_are_exact() -> None:
 def test_techniques_change_no_value() -> None:
     """Every root move's exact value is the same with the search's techniques (relative-rank
     keys, buckets, MTD(f), quick tricks, the transposition cut-off, the finishing-order
-    bounds, forced passes without a node, the 手数 move order) on and all off, on dealt positions of 5-6 cards a
-    seat (mostly chain-free and bomb-free hands: relative ranks beyond 4 cards, the bounds
-    from the root) and after a few random moves."""
+    bounds, forced passes without a node, the 手数 move order) on and all off, on dealt
+    positions of 5-6 cards a seat (mostly chain-free and bomb-free hands: relative ranks
+    beyond 4 cards, the bounds from the root) and after a few random moves."""
     from shuangkou import _solve
 
     rng = random.Random("techniques")

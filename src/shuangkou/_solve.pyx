@@ -452,7 +452,7 @@ cdef enum:
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
-    SV_SPLIT_CARDS = 2          # SV_F_SPLIT: leads ordered by 手数 from hands of this many cards
+    SV_SPLIT_CARDS = 2          # SV_F_SPLIT: plays ordered by 手数 from hands of this many cards
     # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
     SV_F_BUCKET = 1             # 4-way buckets, work-preferred replacement (off: 1 way, always)
     SV_F_RELATIVE = 4           # table keys over relative ranks once no chain can be formed
@@ -461,7 +461,7 @@ cdef enum:
     SV_F_ETC = 64               # enhanced transposition cut-off: children's entries probed first
     SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
     SV_F_FORCED = 256           # forced passes made without a node of their own
-    SV_F_SPLIT = 512            # leads ordered by 手数: parts of a fewest-plays split first
+    SV_F_SPLIT = 512            # plays ordered by 手数 (fewest-split parts first), exact only
     SV_F_ALL = 989
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
@@ -1363,7 +1363,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.keys[start + i] -= (sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays,
                                                 st.hand[seat] - s.words[start + i]) - hp) << (
                                   23 if st.table == 0 else 12)
-            s.keys[start + i] -= tag_wilds(s.tags[start + i]) << 11
+            s.keys[start + i] -= tag_wilds(s.tags[start + i]) << 11     # then wild-free first
         if s.reverse and start == 0:    # a helper's first node (its stack starts empty)
             s.keys[start + i] = -s.keys[start + i]
     if etc:
@@ -1605,8 +1605,9 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
     s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
     s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
-    return (deco_init(&s.deco, 16) and deco_init(&s.split_deco, 16) and s.words != NULL and s.tags != NULL and s.keys != NULL
-            and s.order != NULL and s.ckeys != NULL and s.known != NULL and s.passes != NULL)
+    return (deco_init(&s.deco, 16) and deco_init(&s.split_deco, 16) and s.words != NULL
+            and s.tags != NULL and s.keys != NULL and s.order != NULL and s.ckeys != NULL
+            and s.known != NULL and s.passes != NULL)
 
 
 cdef void sv_free(Search* s) noexcept nogil:
