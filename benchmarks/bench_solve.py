@@ -102,6 +102,10 @@ def time_to_exact(a: argparse.Namespace) -> None:
                 state = position(rules, n, seed)
                 for t in a.threads:
                     runs[t].append(search(state, a.cap, a.seconds, techniques, threads=t))
+                    if a.each:
+                        r = runs[t][-1]
+                        print(f"  {preset} {n} cards seed {seed} threads {t}: {r[1]:,} nodes, "
+                              f"value {r[3]}, {r[0]:.2f} CPU s", flush=True)
             for t in a.threads:
                 rs = runs[t]
                 # the time that counts: CPU alone, wall when the threads share the work
@@ -199,6 +203,7 @@ def main() -> None:
                     help="threads a search (each position with each count in turn)")
     ap.add_argument("--without", nargs="+", default=[], choices=list(_solve.TECHNIQUES),
                     help="techniques turned off (the time-to-exact tables)")
+    ap.add_argument("--each", action="store_true", help="each position's nodes and value")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
     a = ap.parse_args()

@@ -195,9 +195,9 @@ def test_all_values_are_exact() -> None:
 def test_techniques_change_no_value() -> None:
     """Every root move's exact value is the same with the search's techniques (relative-rank
     keys, buckets, MTD(f), quick tricks, the transposition cut-off, the finishing-order
-    bounds, forced passes without a node) on and all off, on dealt positions of 5-6 cards a
-    seat (mostly chain-free and bomb-free hands: relative ranks beyond 4 cards, the bounds
-    from the root) and after a few random moves."""
+    bounds, forced passes without a node, the 手数 move order) on and all off, on dealt
+    positions of 5-6 cards a seat (mostly chain-free and bomb-free hands: relative ranks
+    beyond 4 cards, the bounds from the root) and after a few random moves."""
     from shuangkou import _solve
 
     rng = random.Random("techniques")
@@ -250,6 +250,32 @@ def test_forced_passes_keep_depth_limited_values() -> None:
                 assert found[0] == found[1], (str(state), depth)
                 checked += 1
     assert checked >= 40
+
+
+def test_split_order_changes_no_value() -> None:
+    """The move order by 手数 (technique "split": plays that are no part of a fewest-plays
+    split tried after those that are) runs only in exact searches: every root move's exact
+    value is the same with it on and off, and so is every depth-limited value (whose results
+    may depend on the order through the table, PIMC's on them), on dealt 6-card positions
+    after a few random moves, leading and answering."""
+    from shuangkou import _solve
+
+    rng = random.Random("split")
+    without = [t for t in _solve.TECHNIQUES if t != "split"]
+    checked = 0
+    for preset in PRESET_NAMES:
+        for state in _played_positions(rng, Rules.preset(preset), (6, 6, 6, 6)):
+            for depth in (_solve.EXACT_DEPTH, 2, 5):
+                found = []
+                for techniques in (None, without):
+                    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+                    s.set_position(state)
+                    _, values, _, _, stopped, _ = s.root_values(0, 0.0, depth, True)
+                    assert not stopped
+                    found.append(values)
+                assert found[0] == found[1], (str(state), depth)
+                checked += 1
+    assert checked >= 36
 
 
 def test_chainless_is_sound() -> None:
@@ -316,6 +342,66 @@ def test_order_bounds_hold() -> None:
             checked += 1
             narrow += lo > -hi or ref.places != ()
     assert checked >= budget(ci=40, full=400) and narrow > 0, (checked, narrow)
+
+
+def test_quick_bound_holds() -> None:
+    """The quick tricks' lower bound (``_solve.quick_bound``: a line of plays neither opponent
+    can beat that ends with the seat out, and then, R7 接风, with the partner out at once when
+    its hand is one play) is at most the plain minimax value, on dealt positions of every
+    preset after a few random moves; some positions get one."""
+    from shuangkou import State, _solve
+
+    rng = random.Random("quick-bound")
+    checked = given = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for k in range(budget(ci=30, full=300)):
+            deck = list(range(108))
+            rng.shuffle(deck)
+            n = 2 + k % 2
+            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, k % 4)
+            ref = RefState.from_position(rules, hands, k % 4)
+            for _ in range(rng.randint(0, 4)):
+                m = rng.choice(moves(ref))
+                state.play(m)
+                ref.play(m)
+                if ref.is_over:
+                    break
+            if ref.is_over:
+                continue
+            values = oracle_values(ref, "score")
+            if values is None:
+                continue
+            searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
+            lb = _solve.quick_bound(searcher, state)
+            checked += 1
+            if lb is not None:
+                given += 1
+                assert lb <= max(values.values()), (str(ref), lb)
+    assert checked >= budget(ci=60, full=600) and given > 0, (checked, given)
+
+
+def test_quick_bound_relays_to_the_partner() -> None:
+    """Seat 0 leads the big joker and then 2 2, neither of which the opponents can beat; the
+    trick ends with seat 0 out, the lead goes to its partner (R7 接风), whose straight is one
+    play (or, with a 2 or a 4, one sure play and then one play): places 1 and 2, the most
+    there is (R8 双扣). The finishing orders alone give no bound (seat 0 out first could
+    still be followed by both opponents), nor does a partner holding two plays besides a
+    sure one."""
+    from shuangkou import State, _solve
+
+    rules = Rules.preset("classic")
+    for partner, relays in (("7 8 9 10 J", True), ("2 7 8 9 10 J", True),
+                            ("4 7 8 9 10 J", True), ("7 8 9 10 K", False)):
+        hands = [Hand.parse(h) for h in ("BJ 2 2", "3 4", partner, "5 6")]
+        state = State.from_position(rules, hands, 0)
+        searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
+        lo, hi = _solve.order_bounds(searcher, state) or (None, None)
+        lb = _solve.quick_bound(searcher, state)
+        value = solve(state).value
+        assert lb is not None and lb <= value <= hi
+        assert (lb == hi == value) == relays, (partner, lb, value)
 
 
 def test_order_bounds_cache_across_positions() -> None:

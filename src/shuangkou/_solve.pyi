@@ -82,3 +82,7 @@ class Searcher:
 def order_bounds(searcher: Searcher, state: State) -> tuple[int, int] | None:
     """``(lo, hi)`` bounding the value of ``state`` for its seat to act by the finishing orders
     still possible, or ``None`` when a seat can still play a bomb (the R8 bounds)."""
+
+def quick_bound(searcher: Searcher, state: State) -> int | None:
+    """The quick tricks' lower bound on the value of ``state`` for its seat to act, or
+    ``None`` when no line gives one."""

@@ -452,6 +452,7 @@ cdef enum:
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
+    SV_SPLIT_CARDS = 2          # SV_F_SPLIT: plays ordered by 手数 from hands of this many cards
     # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
     SV_F_BUCKET = 1             # 4-way buckets, work-preferred replacement (off: 1 way, always)
     SV_F_RELATIVE = 4           # table keys over relative ranks once no chain can be formed
@@ -460,7 +461,8 @@ cdef enum:
     SV_F_ETC = 64               # enhanced transposition cut-off: children's entries probed first
     SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
     SV_F_FORCED = 256           # forced passes made without a node of their own
-    SV_F_ALL = 477
+    SV_F_SPLIT = 512            # plays ordered by 手数 (fewest-split parts first), exact only
+    SV_F_ALL = 989
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
@@ -535,8 +537,11 @@ ctypedef struct Search:
     uint64_t key
     int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
     Deco deco                   # 手数 for the horizon evaluation (budgeted: see sv_eval)
-    uint64_t eval_hand[SV_EVAL_SLOTS]   # its results per hand (direct-mapped)
+    uint64_t eval_hand[SV_EVAL_SLOTS]   # its results: a hand + 1 (0: empty slot), its 手数
     int8_t eval_plays[SV_EVAL_SLOTS]
+    Deco split_deco                     # 手数 for the move order (SV_F_SPLIT), apart from the
+    uint64_t split_hand[SV_EVAL_SLOTS]  # evaluation's so that its values stay those of a
+    int8_t split_plays[SV_EVAL_SLOTS]   # search without it (the memo's contents change them)
     bint bombfree               # the node being searched is bomb-free (sv_bomb_free)
     uint32_t top_single         # the tag of a lone big joker: only bombs beat it (R4, R5)
     uint64_t bomb_hand[SV_BOMB_SLOTS]   # a hand + 1 (0: empty slot), and whether it has a bomb
@@ -737,6 +742,22 @@ cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept no
     return v
 
 
+cdef inline int sv_hand_plays(Search* s, Deco* d, uint64_t* hands, int8_t* plays,
+                              uint64_t h) noexcept nogil:
+    """The 手数 of hand ``h`` (the fewest plays that empty it) by ``d``: exact when its
+    decomposition fits in SV_EVAL_BUDGET nodes, else a greedy upper bound; cached by hand
+    (direct-mapped, SV_EVAL_SLOTS slots ``hands``/``plays``)."""
+    cdef int k
+    cdef int slot = <int>(((h * 0x9E3779B97F4A7C15ULL) >> 52) & (SV_EVAL_SLOTS - 1))
+    if hands[slot] == h + 1:
+        return plays[slot]
+    d.limit = d.nodes + SV_EVAL_BUDGET
+    k = deco_plays(deco_cost(d, h, s.p.flags, DECO_COUNT))
+    hands[slot] = h + 1
+    plays[slot] = <int8_t>k
+    return k
+
+
 cdef inline int32_t sv_eval(Search* s, const SkState* st, int seat) noexcept nogil:
     """Horizon evaluation (depth-limited search only, never in an exact value): the deal
     scored as if the seats still in went out in order of fewer plays left (手数, ties to the
@@ -744,19 +765,9 @@ cdef inline int32_t sv_eval(Search* s, const SkState* st, int seat) noexcept nog
     its decomposition fits in SV_EVAL_BUDGET nodes, else a greedy upper bound."""
     cdef SkState guess = st[0]
     cdef int t, k
-    cdef uint64_t h
-    cdef int slot
     for t in range(4):
         if guess.ncards[t]:
-            h = guess.hand[t]
-            slot = <int>(((h * 0x9E3779B97F4A7C15ULL) >> 52) & (SV_EVAL_SLOTS - 1))
-            if s.eval_hand[slot] == h:
-                k = s.eval_plays[slot]
-            else:
-                s.deco.limit = s.deco.nodes + SV_EVAL_BUDGET
-                k = deco_plays(deco_cost(&s.deco, h, s.p.flags, DECO_COUNT))
-                s.eval_hand[slot] = h
-                s.eval_plays[slot] = <int8_t>k
+            k = sv_hand_plays(s, &s.deco, s.eval_hand, s.eval_plays, guess.hand[t])
             guess.ncards[t] = <int8_t>(2 * k - (1 if t == st.to_act else 0))
     return sv_units(s, &guess, seat)
 
@@ -859,9 +870,81 @@ cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long st
         elif s.bombfree:    # the worst finishing order left after the seat is out
             sv_order_bounds(s, &fin, seat, &v, &hi)
         else:
-            continue
+            v = -SV_INF
+        if not fin.over:
+            v = sv_relay(s, &fin, seat, tags[r], v)
         if v > lb:
             lb = v
+    return lb
+
+
+cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t last,
+                             int32_t lb) noexcept nogil:
+    """The better of ``lb`` and a quick trick's relay (R7 接风): ``seat`` went out with play
+    ``last``; if neither opponent can beat it, every seat passes and the lead goes to the
+    partner, whose going out then decides the deal (its team takes places 1 and 2): at once
+    when its hand is one play, or after one play neither opponent can beat (its moves are
+    listed above the stack's top, at most SV_QUICK_MOVES of them)."""
+    cdef SkState relay, out, fin2
+    cdef uint32_t tags[2]
+    cdef uint64_t rest
+    cdef long long top = s.top
+    cdef int k, o, r, nr, i, n, p = seat ^ 2
+    cdef int32_t v
+    cdef bint sure
+    if fin.ncards[p] == 0:
+        return lb
+    for k in range(1, 4, 2):
+        o = (seat + k) & 3
+        if fin.ncards[o] and sk_count(fin.hand[o], s.p.flags, last, False) != 0:
+            return lb
+    relay = fin[0]
+    while not relay.over and relay.table:
+        sk_pass(&relay)
+    if relay.over or relay.to_act != p:
+        return lb       # cannot happen (R7 接风): no bound from it
+    nr = sk_classify(relay.hand[p], s.p.flags, tags)
+    for r in range(nr):
+        out = relay
+        sk_play(&out, relay.hand[p], tags[r])
+        if out.over:
+            v = sv_units(s, &out, seat)
+            if v > lb:
+                lb = v
+    if nr:
+        return lb
+    n = sv_moves(s, &relay)
+    if n < 0 or n > SV_QUICK_MOVES:
+        return lb
+    for i in range(n):
+        rest = relay.hand[p] - s.words[top + i]
+        if rest == 0:
+            continue
+        nr = sk_classify(rest, s.p.flags, tags)
+        if nr == 0:
+            continue
+        sure = True
+        for k in range(1, 4, 2):
+            o = (seat + k) & 3
+            if relay.ncards[o] and sk_count(relay.hand[o], s.p.flags, s.tags[top + i],
+                                            False) != 0:
+                sure = False
+        if not sure:
+            continue
+        out = relay
+        sk_play(&out, s.words[top + i], s.tags[top + i])
+        while not out.over and out.table:
+            sk_pass(&out)
+        if out.over or out.to_act != p:
+            continue
+        rest = out.hand[p]
+        for r in range(nr):
+            fin2 = out
+            sk_play(&fin2, rest, tags[r])
+            if fin2.over:
+                v = sv_units(s, &fin2, seat)
+                if v > lb:
+                    lb = v
     return lb
 
 
@@ -880,7 +963,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     cdef uint32_t tags[2]
     cdef int i, j, nr
     cdef int32_t lb = -SV_INF
-    if not sv_out_decides(st, seat) and not s.bombfree:
+    if not sv_out_decides(st, seat) and not s.bombfree and st.ncards[seat ^ 2] == 0:
         return -SV_INF
     for i in range(n):
         s.order[start + i] = 0
@@ -1193,8 +1276,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef uint64_t key
     cdef long long start, work0, best_code = 0
     cdef bint outer_horizon, cf0 = s.chainfree, bf0 = s.bombfree, exact, etc = False
-    cdef bint has_key = s.has_key
+    cdef bint has_key = s.has_key, split
     cdef int32_t lo, hi
+    cdef int hp = 0
     cdef TTEntry* b
     cdef TTData e
     cdef SkUndo u
@@ -1264,10 +1348,22 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
+    # exact searches only: a depth-limited one's values may depend on the order (through the
+    # table), and PIMC's choices on them
+    split = (s.features & SV_F_SPLIT and depth > SV_MAX_DEPTH
+             and st.ncards[seat] >= SV_SPLIT_CARDS)
+    if split:
+        hp = sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays, st.hand[seat]) - 1
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
             st, s.words[start + i], s.tags[start + i], seat)
+        if split and s.tags[start + i] != 0 and s.words[start + i] != st.hand[seat]:
+            # a play that is no part of a fewest-plays split costs the hand a play or more
+            s.keys[start + i] -= (sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays,
+                                                st.hand[seat] - s.words[start + i]) - hp) << (
+                                  23 if st.table == 0 else 12)
+            s.keys[start + i] -= tag_wilds(s.tags[start + i]) << 11     # then wild-free first
         if s.reverse and start == 0:    # a helper's first node (its stack starts empty)
             s.keys[start + i] = -s.keys[start + i]
     if etc:
@@ -1509,8 +1605,9 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
     s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
     s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
-    return (deco_init(&s.deco, 16) and s.words != NULL and s.tags != NULL and s.keys != NULL
-            and s.order != NULL and s.ckeys != NULL and s.known != NULL and s.passes != NULL)
+    return (deco_init(&s.deco, 16) and deco_init(&s.split_deco, 16) and s.words != NULL
+            and s.tags != NULL and s.keys != NULL and s.order != NULL and s.ckeys != NULL
+            and s.known != NULL and s.passes != NULL)
 
 
 cdef void sv_free(Search* s) noexcept nogil:
@@ -1523,6 +1620,7 @@ cdef void sv_free(Search* s) noexcept nogil:
     free(s.known)
     free(s.passes)
     deco_free(&s.deco)
+    deco_free(&s.split_deco)
 
 
 EXACT_DEPTH = SV_EXACT_DEPTH
@@ -1535,7 +1633,7 @@ OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
-              "forced": SV_F_FORCED}
+              "forced": SV_F_FORCED, "split": SV_F_SPLIT}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
@@ -1922,3 +2020,28 @@ def order_bounds(Searcher searcher, State state) -> tuple | None:
             return None
         sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
     return lo, hi
+
+
+def quick_bound(Searcher searcher, State state) -> int | None:
+    """``sv_quick`` (tests): the quick tricks' lower bound on the value of ``state`` for its
+    seat to act (every line tried, no cut-off), or None when no line gives one."""
+    cdef Search* s = &searcher.s
+    cdef SkState st
+    cdef int n
+    cdef int32_t v
+    searcher._ready()
+    if state.rules != searcher.rules:
+        raise ArgumentError("state: the position's rules are not the searcher's")
+    if state.st.over:
+        return None
+    st = state.st
+    with searcher.lock:     # the searcher's caches and move stack
+        sv_fresh(s)
+        n = sv_moves(s, &st)
+        if n < 0:
+            raise MemoryError()
+        s.top = n
+        s.bombfree = sv_bomb_free(s, &st)
+        v = sv_quick(s, &st, st.to_act, 0, n, SV_INF)
+        sv_fresh(s)
+    return None if v == -SV_INF else v
