@@ -2028,7 +2028,7 @@ def quick_bound(Searcher searcher, State state) -> int | None:
     cdef Search* s = &searcher.s
     cdef SkState st
     cdef int n
-    cdef int32_t v
+    cdef int32_t v = -SV_INF  # set under the lock; initialised for the compiler (-Werror)
     searcher._ready()
     if state.rules != searcher.rules:
         raise ArgumentError("state: the position's rules are not the searcher's")
