@@ -302,33 +302,40 @@ def test_chainless_is_sound() -> None:
         assert recognised >= 0.9 * free, (preset, recognised, free)
 
 
+def played_positions(rng: random.Random, rules: Rules, count: int, most_moves: int
+                     ) -> Iterator[tuple[State, RefState]]:
+    """``count`` dealt positions of 2 or 3 cards a seat (the k-th: seat k % 4 to lead), each
+    after 0..``most_moves`` random moves, as a ``State`` and a ``RefState`` moved alike; the
+    deals those moves ended are left out."""
+    for k in range(count):
+        deck = list(range(108))
+        rng.shuffle(deck)
+        n = 2 + k % 2
+        hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
+        state = State.from_position(rules, hands, k % 4)
+        ref = RefState.from_position(rules, hands, k % 4)
+        for _ in range(rng.randint(0, most_moves)):
+            m = rng.choice(moves(ref))
+            state.play(m)
+            ref.play(m)
+            if ref.is_over:
+                break
+        if not ref.is_over:
+            yield state, ref
+
+
 def test_order_bounds_hold() -> None:
     """The R8 bound from the finishing orders still possible (``_solve.order_bounds``): given
     whenever no seat can play a bomb (the kernel lists none for any hand still in), and then
     the plain minimax value lies within it; on dealt positions of every preset, after a few
     random moves (mid-trick, after a seat went out). The bounds cut: some are one-sided."""
-    from shuangkou import State, _solve, legal_plays
+    from shuangkou import _solve, legal_plays
 
     rng = random.Random("order-bounds")
     checked = narrow = 0
     for preset in PRESET_NAMES:
         rules = Rules.preset(preset)
-        for k in range(budget(ci=20, full=200)):
-            deck = list(range(108))
-            rng.shuffle(deck)
-            n = 2 + k % 2
-            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
-            state = State.from_position(rules, hands, k % 4)
-            ref = RefState.from_position(rules, hands, k % 4)
-            for _ in range(rng.randint(0, 6)):
-                ms = moves(ref)
-                m = rng.choice(ms)
-                state.play(m)
-                ref.play(m)
-                if ref.is_over:
-                    break
-            if ref.is_over:
-                continue
+        for state, ref in played_positions(rng, rules, budget(ci=20, full=200), 6):
             searcher = _solve.Searcher(state, "score", 16, "hand_count", None)
             bounds = _solve.order_bounds(searcher, state)
             bombs = any(p.is_bomb for s in range(4) if len(ref.hand(s))
@@ -349,27 +356,13 @@ def test_quick_bound_holds() -> None:
     can beat that ends with the seat out, and then, R7 接风, with the partner out at once when
     its hand is one play) is at most the plain minimax value, on dealt positions of every
     preset after a few random moves; some positions get one."""
-    from shuangkou import State, _solve
+    from shuangkou import _solve
 
     rng = random.Random("quick-bound")
     checked = given = 0
     for preset in PRESET_NAMES:
         rules = Rules.preset(preset)
-        for k in range(budget(ci=30, full=300)):
-            deck = list(range(108))
-            rng.shuffle(deck)
-            n = 2 + k % 2
-            hands = [Hand.from_cards(deck[n * s : n * (s + 1)]) for s in range(4)]
-            state = State.from_position(rules, hands, k % 4)
-            ref = RefState.from_position(rules, hands, k % 4)
-            for _ in range(rng.randint(0, 4)):
-                m = rng.choice(moves(ref))
-                state.play(m)
-                ref.play(m)
-                if ref.is_over:
-                    break
-            if ref.is_over:
-                continue
+        for state, ref in played_positions(rng, rules, budget(ci=30, full=300), 4):
             values = oracle_values(ref, "score")
             if values is None:
                 continue
