@@ -42,7 +42,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from _packed cimport (
-    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
+    R_ACE, R_BJ, R_SJ, SHIFT_BJ, SHIFT_SJ, SK_CLZ64, SK_CTZ64, SK_NAT_MASK, SK_NIB1, SK_SEQ_MASK,
     high_rank, low_rank, n_ranks, nib, nib_sum, ranks_ge, run_tops, unit,
 )
 from _readings cimport (
@@ -103,11 +103,18 @@ cdef extern from *:
     static SK_NOINLINE SK_SCALAR void sk_gen_sequences(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_seq_answers(const SkGen* g, SkOut* o);
     static SK_NOINLINE SK_SCALAR void sk_gen_seq_runs_answer(const SkGen* g, SkOut* o);
-    /* inlined into both (leads, answers) with how a constant, as when leads alone used them */
+    /* the window walk of leads; seq_top, a loop over windows, inlined into both (leads,
+       answers) with how a constant */
     static SK_ALWAYS_INLINE void sk_seq_windows(SkOut* s, int wall, uint64_t m, int width,
-        unsigned int kind, int lmin, int lfix, int tmin, int how);
+        unsigned int kind, int lmin, int how);
+    static SK_ALWAYS_INLINE void sk_seq_top(SkOut* s, uint64_t wins, uint64_t top_mask,
+        const int* pre, int pt, int lfix, unsigned int tag_0, unsigned int dlo, int wall,
+        int keep, uint64_t gmask, int how);
     static SK_ALWAYS_INLINE void sk_seq_window(SkOut* s, uint64_t base, int d, int budget,
-        int lo, int t, unsigned int tag, int how);
+        uint64_t guard, unsigned int tag, int how);
+    /* the deeper levels of a window, out of the window loop (one copy per emitting mode) */
+    static SK_NOINLINE SK_SCALAR void sk_seq_window_deep(SkOut* s, uint64_t base, int d,
+        int budget, uint64_t guard, unsigned int tag, int how);
     /* inlined once per emitting mode, a constant there */
     static SK_ALWAYS_INLINE void sk_one_rank_all(const SkGen* g, SkOut* o, int how);
     static SK_NOINLINE void sk_gen_chain_bombs(const SkGen* g, SkOut* o);
@@ -674,10 +681,7 @@ cdef enum:
     # drops what it excludes)
     SEQ_ONE = 0     # one joker split per wild count: one store
     SEQ_SPLITS = 1  # every joker split (1..3 of them)
-    SEQ_FITS = 2    # added to either: the window's sets all fit (no test per store)
-    # the most plays a window of seq_window makes: ≤ 3 wilds chosen among ≤ 12 ranks
-    # (Σ_j C(11 + j, j), j ≤ 3), each set with ≤ 3 joker splits
-    SEQ_WINDOW_MAX = 3 * (1 + 12 + 78 + 364)
+    SEQ_FITS = 2    # added to either: the top's sets all fit (no test per store)
 
 
 cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint64_t j0,
@@ -732,23 +736,19 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
-cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int budget, int lo,
-                                            int t, uint32_t tag, int how) noexcept nogil:
-    """Every set of the window lo..t: ``base`` holds min(count, W) naturals per rank and lacks
-    ``d`` cards; taking up to ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks
-    r1 ≤ r2 ≤ …, each the lowest set bit of a mask of the ranks still holding one) turns them
-    into wilds. With t < A the lowest rank must keep a natural (canonical top): one card of
-    it, ``guard``, is set aside before choosing. ``tag`` lacks the wilds field: the set of
-    d + j wilds adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``)."""
-    cdef uint64_t guard = unit(lo) if t < R_ACE else 0
+cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int budget,
+                                            uint64_t guard, uint32_t tag, int how) noexcept nogil:
+    """The sets of the window lo..t but the first (``base``, which :func:`seq_top` stores):
+    ``base`` holds min(count, W) naturals per rank and lacks ``d`` cards; taking 1 to
+    ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …, each the lowest
+    set bit of a mask of the ranks still holding one) turns them into wilds. With t < A the
+    lowest rank must keep a natural (canonical top): one card of it, ``guard`` (else 0), is set
+    aside before choosing. ``tag`` lacks the wilds field: the set of d + j wilds adds d + j at
+    bit 28. No set here is a bomb (``seq_window_bombs``)."""
     cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3, b1, b2, b3
     cdef uint32_t one = <uint32_t>1 << 28
     cdef long long at = s.n
     tag |= <uint32_t>d << 28
-    seq_emit(s, &at, base, d, s.jw[d][0], tag, how)
-    if budget == 0:
-        s.n = at
-        return
     # the first joker split of d + j wilds, loaded once a window (d + budget ≤ wall ≤ 4)
     j1 = s.jw[d + 1][0]
     j2 = s.jw[d + 2][0] if budget >= 2 else 0
@@ -756,15 +756,10 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
     m1 = held(x0)
     if how % SEQ_FITS == SEQ_ONE:
         # one split a set: the set of x − u naturals and the split j is (x | j) − u (u is a
-        # card x holds, j only joker bits), so a level's word is one subtraction
+        # card x holds, j only joker bits), so a level's word is one subtraction. The budget
+        # is 2 or 3 (:func:`seq_top` stores the sets of budget 1), each its own loop nest: a
+        # test of the budget in the innermost loop cost two instructions a set.
         b1 = base | j1
-        if budget == 1:  # most windows: one loop without the deeper levels' tests
-            while m1:
-                u1 = m1 & (~m1 + 1)
-                m1 ^= u1
-                seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
-            s.n = at
-            return
         while m1:
             u1 = m1 & (~m1 + 1)
             m1 ^= u1
@@ -772,12 +767,16 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
             seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
             m2 = held(x1) & ~(u1 - 1)
             b2 = (x1 + guard) | j2
+            if budget == 2:
+                while m2:
+                    u2 = m2 & (~m2 + 1)
+                    m2 ^= u2
+                    seq_emit(s, &at, b2 - u2, d + 2, 0, tag + 2 * one, how)
+                continue
             while m2:
                 u2 = m2 & (~m2 + 1)
                 m2 ^= u2
                 seq_emit(s, &at, b2 - u2, d + 2, 0, tag + 2 * one, how)
-                if budget < 3:
-                    continue
                 m3 = held(x1 - u2) & ~(u2 - 1)
                 b3 = b2 - u2 - j2 + j3
                 while m3:
@@ -807,6 +806,21 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
                 m3 ^= u3
                 seq_emit(s, &at, x2 - u3 + guard, d + 3, j3, tag + 3 * one, how)
     s.n = at
+
+
+cdef void seq_window_deep "sk_seq_window_deep"(Out* s, uint64_t base, int d, int budget,
+                                               uint64_t guard, uint32_t tag,
+                                               int how) noexcept nogil:
+    """:func:`seq_window` out of :func:`seq_top`'s loop, one copy per emitting mode: inlined
+    there, its deeper levels' registers spilled the window loop's."""
+    if how == SEQ_ONE + SEQ_FITS:
+        seq_window(s, base, d, budget, guard, tag, SEQ_ONE + SEQ_FITS)
+    elif how == SEQ_SPLITS + SEQ_FITS:
+        seq_window(s, base, d, budget, guard, tag, SEQ_SPLITS + SEQ_FITS)
+    elif how == SEQ_ONE:
+        seq_window(s, base, d, budget, guard, tag, SEQ_ONE)
+    else:
+        seq_window(s, base, d, budget, guard, tag, SEQ_SPLITS)
 
 
 cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int lo, int t,
@@ -938,28 +952,101 @@ cdef inline void seq_runs(Out* s, uint64_t full, int width, uint32_t kind,
             tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
 
 
+cdef inline void seq_top "sk_seq_top"(Out* s, uint64_t wins, uint64_t top_mask,
+                                     const int* pre, int pt, int lfix, uint32_t tag_0,
+                                     uint32_t dlo, int wall, int keep, uint64_t gmask,
+                                     int how) noexcept nogil:
+    """The windows without a bomb whose lowest ranks are ``wins`` (a 1 at bit 4·lo), lo
+    descending: leading (``lfix`` 0) the windows of one top, lacking d = pt − pre[lo] cards;
+    answering the windows of ``lfix`` ranks, lacking d = pre[lo + lfix] − pre[lo] (those
+    lacking more than ``wall`` are skipped here). A window's set of naturals is
+    ``top_mask`` over its ranks, its tag ``tag_0`` + lo·``dlo``. Each window's first set is
+    stored here, and with a budget (wall − d) of wilds to spend, the sets of one wild more
+    (each natural replaced in turn, one joker split a set: ``SEQ_ONE``); deeper levels and
+    several joker splits in :func:`seq_window_deep`. ``gmask``: the windows whose lowest
+    rank keeps a natural (tops below A, R3.2)."""
+    cdef long long at = s.n
+    cdef uint64_t ulo, base, m1, u1, b1
+    cdef uint64_t span = (unit(lfix) - 1) if lfix else ~(<uint64_t>0)  # the window's ranks
+    cdef uint32_t tag, tag1
+    cdef int b, lo, d, budget
+    while wins:
+        b = 63 - SK_CLZ64(wins)  # 4 × lo
+        ulo = (<uint64_t>1) << b
+        wins ^= ulo
+        lo = b >> 2
+        if lfix:
+            d = pre[lo + lfix] - pre[lo]
+            if d > wall:
+                continue
+        else:
+            d = pt - pre[lo]
+        base = top_mask & (span << b)
+        tag = tag_0 + <uint32_t>lo * dlo
+        budget = (wall - d) & keep
+        seq_emit(s, &at, base, d, s.jw[d][0], tag | (<uint32_t>d << 28), how)
+        if budget == 0:
+            continue
+        if how % SEQ_FITS == SEQ_ONE and budget == 1:  # most windows with a budget
+            # the set of base − u naturals and the split j is (base | j) − u (u a card base
+            # holds, j only joker bits): one subtraction a set
+            m1 = held(base - (ulo & gmask))
+            b1 = base | s.jw[d + 1][0]
+            tag1 = tag | (<uint32_t>(d + 1) << 28)
+            while m1:
+                u1 = m1 & (~m1 + 1)
+                m1 ^= u1
+                seq_emit(s, &at, b1 - u1, d + 1, 0, tag1, how)
+            continue
+        s.n = at
+        seq_window_deep(s, base, d, budget, ulo & gmask, tag, how)
+        at = s.n
+    s.n = at
+
+
+cdef inline int seq_window_most(int wall, int ranks, int how) noexcept nogil:
+    """The most sets a window of ``ranks`` ranks without a bomb makes: ≤ 3 wilds to spend
+    (4 make every window a possible bomb), Σ_{j ≤ wall} C(ranks − 1 + j, j) multisets of
+    naturals replaced, each with ≤ 3 joker splits (``SEQ_SPLITS``)."""
+    cdef int most = 1 + ranks
+    if wall >= 2:
+        most += ranks * (ranks + 1) // 2
+    if wall >= 3:
+        most += ranks * (ranks + 1) * (ranks + 2) // 6
+    return 3 * most if how == SEQ_SPLITS else most
+
+
 cdef inline void seq_windows "sk_seq_windows"(Out* s, int wall, uint64_t m, int width,
-                                              uint32_t kind, int lmin, int lfix, int tmin,
-                                              int how) noexcept nogil:
-    """The sequences of width W with wilds: top t from A down, length ascending, every window
-    lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds min(count, W) per
-    rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks; the longest window
-    of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤ wall, which only falls as
-    t falls. With t < A the window's lowest rank must hold a natural (canonical top, R3.2)."""
-    cdef int t, length, lmax, lo, lowest = R_ACE + 1, r, d, n, pt
+                                              uint32_t kind, int lmin, int how) noexcept nogil:
+    """The sequences of width W with wilds, leading: top t from A down, length ascending,
+    every window lo..t lacking at most ``wall`` cards to hold W of each rank. ``m`` holds
+    min(count, W) per rank (nibbles), ``pre`` the prefix sums of the cards each rank lacks;
+    the longest window of top t starts at the lowest ``lo`` with pre[t + 1] − pre[lo] ≤
+    wall, which only falls as t falls. With t < A the window's lowest rank must hold a
+    natural (canonical top, R3.2). A top's windows without a bomb go to :func:`seq_top`,
+    its bound checked once a top."""
+    cdef int t, lmax, lo, lowest = R_ACE + 1, r, pt, hi_lo, lsafe, nwin
     # budgets are wall − d, or 0 with ``fewest`` (only the set with the most naturals)
     cdef int keep = 0 if s.fewest else -1
     # windows of fewer cards hold no bomb: with ≤ 2 wilds none, with 3 a chain bomb of ≥ 12
-    # cards, with 4 also an X相 bomb (R3.1)
+    # cards, with 4 also an X相 bomb (R3.1); lsafe: the fewest ranks of a window that may
+    # hold one
     cdef int safe = 99 if wall <= 2 else (12 if wall == 3 else 0)
     cdef int pre[13]
-    cdef uint64_t top_mask
-    cdef uint32_t tag, dtag = make_tag(0, 0, 0, 1, 0, width, 0)
+    cdef uint64_t top_mask, wins, bwins, gmask
+    cdef uint32_t tag_t, dtag = make_tag(0, 0, 0, 1, 0, width, 0)
+    cdef long long lim
+    lsafe = (safe + width - 1) // width
+    # the most sets of a top: a window of each length lmin .. min(12, lsafe − 1)
+    nwin = lsafe - lmin if lsafe - lmin < 13 - lmin else 13 - lmin
+    if nwin < 0:
+        nwin = 0
+    lim = s.cap - <long long>nwin * seq_window_most(wall, 12, how)  # a top fits: s.n ≤ lim
     pre[0] = 0
     for r in range(12):
         pre[r + 1] = pre[r] + width - nib(m, r)
     t = R_ACE
-    while t >= tmin and t >= lmin - 1:
+    while t >= lmin - 1:
         if out_done(s):
             return
         if lowest > t + 1:
@@ -968,28 +1055,76 @@ cdef inline void seq_windows "sk_seq_windows"(Out* s, int wall, uint64_t m, int 
         while lowest > 0 and pt - pre[lowest - 1] <= wall:
             lowest -= 1
         lmax = t + 1 - lowest
-        if lfix and lmax > lfix:
-            lmax = lfix
-        top_mask = m & ((unit(t) << 4) - 1)
-        tag = make_tag(kind, t, width, lmin, 0, width * lmin, 0)
-        n = width * lmin
-        lo = t - lmin + 1
-        while lo >= t + 1 - lmax:
-            if t == R_ACE or nib(m, lo):
-                d = pt - pre[lo]
-                if n < safe and s.n + SEQ_WINDOW_MAX <= s.cap:
-                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
-                               how + SEQ_FITS)
-                elif n < safe:
-                    seq_window(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t, tag,
-                               how)
+        hi_lo = t - lmin + 1
+        lo = t + 1 - lmax
+        if lo <= hi_lo:
+            # the windows' lowest ranks lo..hi_lo, a 1 at bit 4·lo; with t < A only those
+            # holding a natural
+            wins = ((unit(hi_lo) << 1) - unit(lo)) & SK_NIB1
+            gmask = 0
+            if t < R_ACE:
+                wins &= held(m)
+                gmask = ~(<uint64_t>0)
+            # the windows of lsafe ranks or more (lowest ranks ≤ t + 1 − lsafe) may hold a bomb
+            bwins = 0
+            if t + 2 - lsafe > 0:
+                bwins = wins & (unit(t + 2 - lsafe) - 1)
+                wins ^= bwins
+            top_mask = m & ((unit(t) << 4) - 1)
+            tag_t = make_tag(kind, t, width, t + 1, 0, width * (t + 1), 0)  # tag of lo = 0
+            if wins:
+                if s.n <= lim:  # every index the top writes is < cap
+                    seq_top(s, wins, top_mask, pre, pt, 0, tag_t, -dtag, wall, keep, gmask,
+                            how + SEQ_FITS)
                 else:
-                    seq_window_bombs(s, top_mask & ~(unit(lo) - 1), d, (wall - d) & keep, lo, t,
-                                     n, tag)
-            tag += dtag
-            n += width
-            lo -= 1
+                    seq_top(s, wins, top_mask, pre, pt, 0, tag_t, -dtag, wall, keep, gmask, how)
+            while bwins:
+                lo = high_rank(bwins)
+                bwins ^= unit(lo)
+                seq_window_bombs(s, top_mask & ~(unit(lo) - 1), pt - pre[lo],
+                                 (wall - pt + pre[lo]) & keep, lo, t, width * (t - lo + 1),
+                                 tag_t - <uint32_t>lo * dtag)
         t -= 1
+
+
+cdef inline void seq_answer_windows(Out* s, int wall, uint64_t m, int width, uint32_t kind,
+                                    int lfix, int tmin, int how) noexcept nogil:
+    """The sequences of width W with wilds answering one of ``lfix`` ranks: one window a top
+    t ≥ ``tmin``, from A down, lacking at most ``wall`` cards to hold W of each rank (``m``:
+    min(count, W) per rank); with t < A its lowest rank holds a natural (canonical top,
+    R3.2). All go to one :func:`seq_top` loop (bound checked once) unless the windows may
+    hold a bomb (R3.1: ``seq_window_bombs``)."""
+    cdef int r, lo, d, ace_lo = R_ACE + 1 - lfix
+    cdef int keep = 0 if s.fewest else -1
+    cdef int pre[13]
+    cdef uint64_t wins
+    cdef uint32_t tag_0 = make_tag(kind, lfix - 1, width, lfix, 0, width * lfix, 0)  # lo = 0
+    if tmin < lfix - 1:
+        tmin = lfix - 1
+    if tmin > R_ACE:
+        return
+    pre[0] = 0
+    for r in range(12):
+        pre[r + 1] = pre[r] + width - nib(m, r)
+    # the windows' lowest ranks tmin − lfix + 1 .. A − lfix + 1, a 1 at bit 4·lo; below the
+    # top A's only those holding a natural
+    wins = ((unit(ace_lo) << 1) - unit(tmin - lfix + 1)) & SK_NIB1 & (held(m) | unit(ace_lo))
+    # windows of fewer than 12 cards hold no bomb with 3 wilds, none with fewer (R3.1)
+    if wall <= 2 or (wall == 3 and width * lfix < 12):
+        if s.n + 12 * seq_window_most(wall, lfix, how) <= s.cap:  # ≤ 12 windows
+            seq_top(s, wins, m, pre, 0, lfix, tag_0, 16, wall, keep, ~unit(ace_lo),
+                    how + SEQ_FITS)
+        else:
+            seq_top(s, wins, m, pre, 0, lfix, tag_0, 16, wall, keep, ~unit(ace_lo), how)
+        return
+    while wins:
+        lo = high_rank(wins)
+        wins ^= unit(lo)
+        d = pre[lo + lfix] - pre[lo]
+        if d > wall:
+            continue
+        seq_window_bombs(s, m & (unit(lo + lfix) - unit(lo)), d, (wall - d) & keep, lo,
+                         lo + lfix - 1, width * lfix, tag_0 + (<uint32_t>lo << 4))
 
 
 cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
@@ -1006,9 +1141,9 @@ cdef void gen_sequences "sk_gen_sequences"(const Gen* g, Out* o) noexcept nogil:
         if g.wall == 0:
             seq_runs(o, full, width, kind, lmin)
         elif how == SEQ_ONE:
-            seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_ONE)
+            seq_windows(o, g.wall, m, width, kind, lmin, SEQ_ONE)
         else:
-            seq_windows(o, g.wall, m, width, kind, lmin, 0, 0, SEQ_SPLITS)
+            seq_windows(o, g.wall, m, width, kind, lmin, SEQ_SPLITS)
         if out_done(o):
             return
 
@@ -1034,9 +1169,9 @@ cdef void gen_seq_answers "sk_gen_seq_answers"(const Gen* g, Out* o) noexcept no
         if width == 3:
             m += ranks_ge(nat, 3)
     if o.fewest or g.ws == 0 or g.wb == 0:
-        seq_windows(o, g.wall, m, width, kind, g.tlen, g.tlen, g.ttop + 1, SEQ_ONE)
+        seq_answer_windows(o, g.wall, m, width, kind, g.tlen, g.ttop + 1, SEQ_ONE)
     else:
-        seq_windows(o, g.wall, m, width, kind, g.tlen, g.tlen, g.ttop + 1, SEQ_SPLITS)
+        seq_answer_windows(o, g.wall, m, width, kind, g.tlen, g.ttop + 1, SEQ_SPLITS)
 
 
 # -- chain bombs (R2, R5; uneven groups in 千变) ------------------------------------------------
