@@ -736,75 +736,96 @@ cdef inline uint64_t held(uint64_t x) noexcept nogil:
     return (x | (x >> 1)) & SK_NIB1
 
 
+cdef inline void seq_put(const Out* s, long long* n, uint64_t w0, uint64_t w1, uint64_t w2,
+                         int k, uint32_t tag, int how) noexcept nogil:
+    """Store one sequence set as its ``k`` joker splits (``SEQ_ONE``: one), the words
+    ``w0``, ``w1``, ``w2`` (the set with each split), at the cursor ``n[0]``."""
+    cdef long long i = n[0]
+    if how >= SEQ_FITS:  # the caller checked the top's bound
+        s.words[i] = w0
+        s.tags[i] = tag
+        if how - SEQ_FITS == SEQ_SPLITS and k > 1:
+            s.words[i + 1] = w1
+            s.tags[i + 1] = tag
+            if k > 2:
+                s.words[i + 2] = w2
+                s.tags[i + 2] = tag
+    else:
+        store(s.words, s.tags, i, s.cap, w0, tag)
+        if how == SEQ_SPLITS and k > 1:
+            store(s.words, s.tags, i + 1, s.cap, w1, tag)
+            if k > 2:
+                store(s.words, s.tags, i + 2, s.cap, w2, tag)
+    n[0] = i + (k if how % SEQ_FITS == SEQ_SPLITS else 1)
+
+
 cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int budget,
                                             uint64_t guard, uint32_t tag, int how) noexcept nogil:
-    """The sets of the window lo..t but the first (``base``, which :func:`seq_top` stores):
-    ``base`` holds min(count, W) naturals per rank and lacks ``d`` cards; taking 1 to
-    ``budget`` (≤ wilds − d) fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …, each the lowest
-    set bit of a mask of the ranks still holding one) turns them into wilds. With t < A the
-    lowest rank must keep a natural (canonical top): one card of it, ``guard`` (else 0), is set
-    aside before choosing. ``tag`` lacks the wilds field: the set of d + j wilds adds d + j at
-    bit 28. No set here is a bomb (``seq_window_bombs``)."""
-    cdef uint64_t x0 = base - guard, x1, x2, u1, u2, u3, m1, m2, m3, j1, j2, j3, b1, b2, b3
-    cdef uint32_t one = <uint32_t>1 << 28
+    """The sets of a window but the first (``base``, which :func:`seq_top` stores): ``base``
+    holds min(count, W) naturals per rank and lacks ``d`` cards; taking 1 to ``budget``
+    (≤ wilds − d, ≤ 3) fewer naturals (a multiset of ranks r1 ≤ r2 ≤ …, each the lowest set
+    bit of a mask of the ranks still holding one) turns them into wilds. Unless the top is
+    A the lowest rank must keep a natural (canonical top): one card of it, ``guard`` (else
+    0), is set aside before choosing. ``tag`` lacks the wilds field: the set of d + j wilds
+    adds d + j at bit 28. No set here is a bomb (``seq_window_bombs``).
+
+    The set of ``base`` − r naturals (r: the cards replaced) with the joker split j is
+    (``base`` | j) − r, j only joker bits: the words of level j's splits and their count are
+    loaded once a window (in the loops the count was reloaded every set: the stores to the
+    uint32 tags may alias an int), a set's words one subtraction each."""
+    cdef uint64_t x0 = base - guard, x1, u1, u2, u3, m1, m2, m3, p2, q2, r2, p3, q3, r3
+    cdef uint64_t a1, b1, c1, a2 = 0, b2 = 0, c2 = 0, a3 = 0, b3 = 0, c3 = 0
+    cdef uint32_t t1, t2, t3
+    cdef int k1, k2 = 0, k3 = 0
     cdef long long at = s.n
     tag |= <uint32_t>d << 28
-    # the first joker split of d + j wilds, loaded once a window (d + budget ≤ wall ≤ 4)
-    j1 = s.jw[d + 1][0]
-    j2 = s.jw[d + 2][0] if budget >= 2 else 0
-    j3 = s.jw[d + 3][0] if budget >= 3 else 0
+    t1 = tag + (<uint32_t>1 << 28)
+    t2 = tag + (<uint32_t>2 << 28)
+    t3 = tag + (<uint32_t>3 << 28)
+    k1 = s.jn[d + 1]
+    a1 = base | s.jw[d + 1][0]
+    b1 = base | s.jw[d + 1][1]
+    c1 = base | s.jw[d + 1][2]
+    if budget >= 2:
+        k2 = s.jn[d + 2]
+        a2 = base | s.jw[d + 2][0]
+        b2 = base | s.jw[d + 2][1]
+        c2 = base | s.jw[d + 2][2]
+    if budget >= 3:
+        k3 = s.jn[d + 3]
+        a3 = base | s.jw[d + 3][0]
+        b3 = base | s.jw[d + 3][1]
+        c3 = base | s.jw[d + 3][2]
     m1 = held(x0)
-    if how % SEQ_FITS == SEQ_ONE:
-        # one split a set: the set of x − u naturals and the split j is (x | j) − u (u is a
-        # card x holds, j only joker bits), so a level's word is one subtraction. The budget
-        # is 2 or 3 (:func:`seq_top` stores the sets of budget 1), each its own loop nest: a
-        # test of the budget in the innermost loop cost two instructions a set.
-        b1 = base | j1
-        while m1:
-            u1 = m1 & (~m1 + 1)
-            m1 ^= u1
-            x1 = x0 - u1
-            seq_emit(s, &at, b1 - u1, d + 1, 0, tag + one, how)
-            m2 = held(x1) & ~(u1 - 1)
-            b2 = (x1 + guard) | j2
-            if budget == 2:
-                while m2:
-                    u2 = m2 & (~m2 + 1)
-                    m2 ^= u2
-                    seq_emit(s, &at, b2 - u2, d + 2, 0, tag + 2 * one, how)
-                continue
-            while m2:
-                u2 = m2 & (~m2 + 1)
-                m2 ^= u2
-                seq_emit(s, &at, b2 - u2, d + 2, 0, tag + 2 * one, how)
-                m3 = held(x1 - u2) & ~(u2 - 1)
-                b3 = b2 - u2 - j2 + j3
-                while m3:
-                    u3 = m3 & (~m3 + 1)
-                    m3 ^= u3
-                    seq_emit(s, &at, b3 - u3, d + 3, 0, tag + 3 * one, how)
-        s.n = at
-        return
     while m1:
         u1 = m1 & (~m1 + 1)
         m1 ^= u1
-        x1 = x0 - u1
-        seq_emit(s, &at, x1 + guard, d + 1, j1, tag + one, how)
-        if budget < 2:
+        seq_put(s, &at, a1 - u1, b1 - u1, c1 - u1, k1, t1, how)
+        if how % SEQ_FITS == SEQ_SPLITS and budget == 1:  # (SEQ_ONE: seq_top stores budget 1)
             continue
+        x1 = x0 - u1
         m2 = held(x1) & ~(u1 - 1)
+        p2 = a2 - u1  # the level's words less the first choice
+        q2 = b2 - u1
+        r2 = c2 - u1
+        if budget == 2:  # its own loop: a test of the budget there cost two instructions a set
+            while m2:
+                u2 = m2 & (~m2 + 1)
+                m2 ^= u2
+                seq_put(s, &at, p2 - u2, q2 - u2, r2 - u2, k2, t2, how)
+            continue
         while m2:
             u2 = m2 & (~m2 + 1)
             m2 ^= u2
-            x2 = x1 - u2
-            seq_emit(s, &at, x2 + guard, d + 2, j2, tag + 2 * one, how)
-            if budget < 3:
-                continue
-            m3 = held(x2) & ~(u2 - 1)
+            seq_put(s, &at, p2 - u2, q2 - u2, r2 - u2, k2, t2, how)
+            m3 = held(x1 - u2) & ~(u2 - 1)
+            p3 = a3 - u1 - u2
+            q3 = b3 - u1 - u2
+            r3 = c3 - u1 - u2
             while m3:
                 u3 = m3 & (~m3 + 1)
                 m3 ^= u3
-                seq_emit(s, &at, x2 - u3 + guard, d + 3, j3, tag + 3 * one, how)
+                seq_put(s, &at, p3 - u3, q3 - u3, r3 - u3, k3, t3, how)
     s.n = at
 
 
