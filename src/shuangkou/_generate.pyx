@@ -112,9 +112,15 @@ cdef extern from *:
         int keep, uint64_t gmask, int how);
     static SK_ALWAYS_INLINE void sk_seq_window(SkOut* s, uint64_t base, int d, int budget,
         uint64_t guard, unsigned int tag, int how);
-    /* the deeper levels of a window, out of the window loop (one copy per emitting mode) */
-    static SK_NOINLINE SK_SCALAR void sk_seq_window_deep(SkOut* s, uint64_t base, int d,
-        int budget, uint64_t guard, unsigned int tag, int how);
+    /* the deeper levels of a window, out of the window loop, one function per emitting mode */
+    static SK_NOINLINE SK_SCALAR void sk_seq_deep_one_fits(SkOut* s, uint64_t base, int d,
+        int budget, uint64_t guard, unsigned int tag);
+    static SK_NOINLINE SK_SCALAR void sk_seq_deep_splits_fits(SkOut* s, uint64_t base, int d,
+        int budget, uint64_t guard, unsigned int tag);
+    static SK_NOINLINE SK_SCALAR void sk_seq_deep_one(SkOut* s, uint64_t base, int d,
+        int budget, uint64_t guard, unsigned int tag);
+    static SK_NOINLINE SK_SCALAR void sk_seq_deep_splits(SkOut* s, uint64_t base, int d,
+        int budget, uint64_t guard, unsigned int tag);
     /* inlined once per emitting mode, a constant there */
     static SK_ALWAYS_INLINE void sk_one_rank_all(const SkGen* g, SkOut* o, int how);
     static SK_NOINLINE void sk_gen_chain_bombs(const SkGen* g, SkOut* o);
@@ -829,19 +835,40 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
     s.n = at
 
 
-cdef void seq_window_deep "sk_seq_window_deep"(Out* s, uint64_t base, int d, int budget,
-                                               uint64_t guard, uint32_t tag,
-                                               int how) noexcept nogil:
-    """:func:`seq_window` out of :func:`seq_top`'s loop, one copy per emitting mode: inlined
-    there, its deeper levels' registers spilled the window loop's."""
+cdef void seq_deep_one_fits "sk_seq_deep_one_fits"(Out* s, uint64_t base, int d, int budget,
+                                                   uint64_t guard, uint32_t tag) noexcept nogil:
+    seq_window(s, base, d, budget, guard, tag, SEQ_ONE + SEQ_FITS)
+
+
+cdef void seq_deep_splits_fits "sk_seq_deep_splits_fits"(Out* s, uint64_t base, int d,
+                                                         int budget, uint64_t guard,
+                                                         uint32_t tag) noexcept nogil:
+    seq_window(s, base, d, budget, guard, tag, SEQ_SPLITS + SEQ_FITS)
+
+
+cdef void seq_deep_one "sk_seq_deep_one"(Out* s, uint64_t base, int d, int budget,
+                                         uint64_t guard, uint32_t tag) noexcept nogil:
+    seq_window(s, base, d, budget, guard, tag, SEQ_ONE)
+
+
+cdef void seq_deep_splits "sk_seq_deep_splits"(Out* s, uint64_t base, int d, int budget,
+                                               uint64_t guard, uint32_t tag) noexcept nogil:
+    seq_window(s, base, d, budget, guard, tag, SEQ_SPLITS)
+
+
+cdef inline void seq_window_deep(Out* s, uint64_t base, int d, int budget, uint64_t guard,
+                                 uint32_t tag, int how) noexcept nogil:
+    """:func:`seq_window` out of :func:`seq_top`'s loop (inlined there, its deeper levels'
+    registers spilled the window loop's), a function per emitting mode (one function for
+    the four, its loops spilled each other's registers)."""
     if how == SEQ_ONE + SEQ_FITS:
-        seq_window(s, base, d, budget, guard, tag, SEQ_ONE + SEQ_FITS)
+        seq_deep_one_fits(s, base, d, budget, guard, tag)
     elif how == SEQ_SPLITS + SEQ_FITS:
-        seq_window(s, base, d, budget, guard, tag, SEQ_SPLITS + SEQ_FITS)
+        seq_deep_splits_fits(s, base, d, budget, guard, tag)
     elif how == SEQ_ONE:
-        seq_window(s, base, d, budget, guard, tag, SEQ_ONE)
+        seq_deep_one(s, base, d, budget, guard, tag)
     else:
-        seq_window(s, base, d, budget, guard, tag, SEQ_SPLITS)
+        seq_deep_splits(s, base, d, budget, guard, tag)
 
 
 cdef inline void seq_window_bombs(Out* s, uint64_t base, int d, int budget, int lo, int t,
