@@ -765,6 +765,36 @@ cdef inline void seq_put(const Out* s, long long* n, uint64_t w0, uint64_t w1, u
     n[0] = i + (k if how % SEQ_FITS == SEQ_SPLITS else 1)
 
 
+cdef inline long long seq_put_bits(const Out* s, long long at, uint64_t top, uint64_t m,
+                                   uint32_t tag, int how) noexcept nogil:
+    """Store the sets ``top`` − u, one a bit u of ``m`` from the lowest up, all with ``tag``
+    and one joker split (``SEQ_ONE``), from the cursor ``at``; the new cursor. Fitting
+    (``SEQ_FITS``), two sets an iteration: the loop's test and counter once for two."""
+    cdef uint64_t u, v
+    cdef uint64_t* words = s.words
+    cdef uint32_t* tags = s.tags
+    if how < SEQ_FITS:
+        while m:
+            u = m & (~m + 1)
+            m ^= u
+            store(words, tags, at, s.cap, top - u, tag)
+            at += 1
+        return at
+    while m:
+        u = m & (~m + 1)
+        m ^= u
+        words[at] = top - u
+        tags[at] = tag
+        if m == 0:
+            return at + 1
+        v = m & (~m + 1)
+        m ^= v
+        words[at + 1] = top - v
+        tags[at + 1] = tag
+        at += 2
+    return at
+
+
 cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int budget,
                                             uint64_t guard, uint32_t tag, int how) noexcept nogil:
     """The sets of a window but the first (``base``, which :func:`seq_top` stores): ``base``
@@ -815,6 +845,9 @@ cdef inline void seq_window "sk_seq_window"(Out* s, uint64_t base, int d, int bu
         q2 = b2 - u1
         r2 = c2 - u1
         if budget == 2:  # its own loop: a test of the budget there cost two instructions a set
+            if how % SEQ_FITS == SEQ_ONE:
+                at = seq_put_bits(s, at, p2, m2, t2, how)
+                continue
             while m2:
                 u2 = m2 & (~m2 + 1)
                 m2 ^= u2
@@ -1014,7 +1047,7 @@ cdef inline void seq_top "sk_seq_top"(Out* s, uint64_t wins, uint64_t top_mask,
     several joker splits in :func:`seq_window_deep`. ``gmask``: the windows whose lowest
     rank keeps a natural (tops below A, R3.2)."""
     cdef long long at = s.n
-    cdef uint64_t ulo, base, m1, u1, b1
+    cdef uint64_t ulo, base, m1, b1
     cdef uint64_t span = (unit(lfix) - 1) if lfix else ~(<uint64_t>0)  # the window's ranks
     cdef uint32_t tag, tag1
     cdef int b, lo, d, budget
@@ -1041,10 +1074,7 @@ cdef inline void seq_top "sk_seq_top"(Out* s, uint64_t wins, uint64_t top_mask,
             m1 = held(base - (ulo & gmask))
             b1 = base | s.jw[d + 1][0]
             tag1 = tag | (<uint32_t>(d + 1) << 28)
-            while m1:
-                u1 = m1 & (~m1 + 1)
-                m1 ^= u1
-                seq_emit(s, &at, b1 - u1, d + 1, 0, tag1, how)
+            at = seq_put_bits(s, at, b1, m1, tag1, how)
             continue
         s.n = at
         seq_window_deep(s, base, d, budget, ulo & gmask, tag, how)
