@@ -690,12 +690,13 @@ cdef enum:
     # drops what it excludes)
     SEQ_ONE = 0     # one joker split per wild count: one store
     SEQ_SPLITS = 1  # every joker split (1..3 of them)
-    SEQ_FITS = 2    # added to either: the top's sets all fit (no test per store)
+    SEQ_FITS = 2    # added to either: the walk's sets fit (bound checked once a top or once for
+                    # an answer's windows; no test per store)
 
 
 cdef inline void seq_emit(const Out* s, long long* n, uint64_t nat, int w, uint64_t j0,
                           uint32_t tag, int how) noexcept nogil:
-    if how >= SEQ_FITS:  # the caller checked the window's bound
+    if how >= SEQ_FITS:  # the caller checked the bound
         seq_emit_fits(s, n, nat, w, j0, tag, how - SEQ_FITS)
         return
     seq_emit_checked(s, n, nat, w, j0, tag, how)
