@@ -303,9 +303,9 @@ costs more time than it saves up to 7 cards a seat (docs/solver.md)."""
 BIG_TT_BITS = 25
 """The default table from :data:`BIG_TT_CARDS` cards in hand on: ``2**25`` entries (512 MiB).
 An 8-card search visits tens of millions of nodes, so 2^22 entries evict costly results: on
-the 8-card benchmark positions 2^24 took 1.2–1.8× fewer nodes than 2^22 on one thread, and
-2^25 another 1.08× (1.15–1.18× on two threads, which fill the table twice as fast; 2^26 no
-fewer) for ~0.5 s more of page zeroing (docs/solver.md)."""
+the 8-card benchmark positions 2^24 took up to 1.8× fewer nodes than 2^22 on one thread, and
+2^25 up to another 1.37× (1.15–1.18× on two threads, which fill the table twice as fast;
+2^26 no fewer), each doubling for ~0.5 s more of page zeroing (docs/solver.md)."""
 
 BIG_TT_CARDS = 29
 """Cards in the four hands from which :func:`default_tt_bits` gives :data:`BIG_TT_BITS`
