@@ -69,7 +69,8 @@ busiest thread (its span: the wall time of the search on idle cores, in nodes)."
 def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
            tt_bits: int | None = None, threads: int = 1) -> Run:
     """One exact root search (see ``Run``)."""
-    s = _solve.Searcher(state, "score", tt_bits or default_tt_bits(), "hand_count", techniques)
+    bits = tt_bits or default_tt_bits(sum(state.card_counts))
+    s = _solve.Searcher(state, "score", bits, "hand_count", techniques)
     s.set_position(state)
     t, w = time.process_time(), time.perf_counter()
     _, values, optimal, nodes, stopped, _ = s.root_values(cap, seconds, _solve.EXACT_DEPTH,

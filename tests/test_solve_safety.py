@@ -5,6 +5,7 @@ search at once, and the anytime answer of a time-limited search."""
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import signal
@@ -120,3 +121,28 @@ def test_ctrl_c_stops_a_search_within_a_second() -> None:
     finally:
         timer.cancel()
     assert time.monotonic() - t < 1.3
+
+
+def test_default_table_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """solve's table: 2^22 entries below BIG_TT_CARDS cards in hand, 2^25 from there on (an
+    8-card search fills 2^22 and loses its costly entries: docs/solver.md), never past 1/16 of
+    the memory; solve passes the position's cards in hand."""
+    # the module (the package's ``solve`` is the function)
+    solve_mod = importlib.import_module("shuangkou.solve")
+    assert solve_mod.default_tt_bits(4 * 7) == solve_mod.TT_BITS == 22
+    assert solve_mod.default_tt_bits(solve_mod.BIG_TT_CARDS) == solve_mod.BIG_TT_BITS == 25
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 2**30 // 4096}     # a 1 GiB machine
+    monkeypatch.setattr(solve_mod.os, "sysconf", lambda name: pages[name])
+    assert solve_mod.default_tt_bits(32) == 22      # 2^22 x 16 bytes = 1/16 of 1 GiB
+    monkeypatch.undo()
+    seen: list[int] = []
+    real = solve_mod.searcher
+
+    def spy(state, objective, bits, *args):  # type: ignore[no-untyped-def]
+        seen.append(bits)
+        return real(state, objective, 16, *args)
+
+    monkeypatch.setattr(solve_mod, "searcher", spy)
+    for cards in (7, 8):
+        solve(deal("baibian", cards, 2), max_nodes=1_000)
+    assert seen == [solve_mod.default_tt_bits(28), solve_mod.default_tt_bits(32)]

@@ -298,18 +298,30 @@ lifts it."""
 TT_BITS = 22
 """The default transposition table of :func:`solve`: ``2**22`` entries of 16 bytes (64 MiB),
 fewer on a machine with under 1 GiB of memory (see :func:`default_tt_bits`). A bigger one
-saves nodes only from 7 cards a seat on, and costs more time than it saves below
-(docs/solver.md)."""
+costs more time than it saves up to 7 cards a seat (docs/solver.md)."""
+
+BIG_TT_BITS = 25
+"""The default table from :data:`BIG_TT_CARDS` cards in hand on: ``2**25`` entries (512 MiB).
+An 8-card search visits tens of millions of nodes, so 2^22 entries evict costly results: on
+the 8-card benchmark positions 2^24 took up to 1.8× fewer nodes than 2^22 on one thread, and
+2^25 up to another 1.37× (1.15–1.18× on two threads, which fill the table twice as fast;
+2^26 no fewer), each doubling for ~0.5 s more of page zeroing (docs/solver.md)."""
+
+BIG_TT_CARDS = 29
+"""Cards in the four hands from which :func:`default_tt_bits` gives :data:`BIG_TT_BITS`
+(8 a seat: 32; 7 a seat, 28, keeps :data:`TT_BITS`: there 2^24 cost 24% more CPU)."""
 
 
-def default_tt_bits() -> int:
-    """:data:`TT_BITS`, capped so the table takes at most 1/16 of the physical memory (its
-    pages are mapped on first touch, so a small search uses little of it)."""
+def default_tt_bits(cards: int = 0) -> int:
+    """:data:`TT_BITS`, or :data:`BIG_TT_BITS` for a position of ``cards`` cards in hand from
+    :data:`BIG_TT_CARDS` on; capped so the table takes at most 1/16 of the physical memory
+    (its pages are mapped on first touch, so a small search uses little of it)."""
+    bits = BIG_TT_BITS if cards >= BIG_TT_CARDS else TT_BITS
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows): the default
         return TT_BITS
-    return max(16, min(TT_BITS, (memory // 16 // 16).bit_length() - 1))
+    return max(16, min(bits, (memory // 16 // 16).bit_length() - 1))
 
 
 def _node_limit(value: object, what: str = "max_nodes") -> int:
@@ -442,7 +454,8 @@ def solve(
     the best play found so far whenever the limit stops it. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
     in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
-    table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits`).
+    table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits` of the
+    cards in hand).
     ``threads``: the exact search's root moves are split over that many threads sharing the
     table (``None``: :data:`THREADS`, read at the call; docs/solver.md "Threads"): the value,
     the optimal plays and every exact value are those of one thread, ``nodes`` counts every
@@ -452,7 +465,8 @@ def solve(
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
     seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
-    bits = default_tt_bits() if tt_bits is None else as_int(tt_bits, "tt_bits", 4, 34)
+    bits = (default_tt_bits(sum(state.card_counts)) if tt_bits is None
+            else as_int(tt_bits, "tt_bits", 4, 34))
     workers = as_int(THREADS if threads is None else threads, "threads", 1,
                      _solve.MAX_THREADS)
     seat = state.to_act
