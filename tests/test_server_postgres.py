@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 
 import aiohttp
@@ -125,9 +126,13 @@ def test_table_leases_are_advisory_locks(pg_url):
         assert b.claim(ids[2])
         assert a.claim(ids[3])
         a.close()  # the session ends: its locks go with it
+        # The server ends the session's backend (and frees its locks) after the client has
+        # closed, not before close() returns: look until the lock is gone, within a deadline.
         found: set[str] = set()
-        for _ in range(10):  # at most half of the orphans per look, in random order
-            found.update(b.orphans(b.held))
+        deadline = time.monotonic() + 10
+        while ids[3] not in found and time.monotonic() < deadline:
+            found.update(b.orphans(b.held))  # at most half of the orphans a look, at random
+            time.sleep(0.01)
         assert ids[3] in found and ids[2] not in found
         assert b.claim(ids[3])
     finally:
