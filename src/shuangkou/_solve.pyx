@@ -487,7 +487,8 @@ cdef enum:
     SV_F_ORDER = 128            # R8 bounds: the finishing orders still possible, once bomb-free
     SV_F_FORCED = 256           # forced passes made without a node of their own
     SV_F_SPLIT = 512            # plays ordered by 手数 (fewest-split parts first), exact only
-    SV_F_ALL = 989
+    SV_F_PEXT = 1024            # the relative-rank key squeezed by pext where it is fast (same keys)
+    SV_F_ALL = 2013
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
@@ -559,7 +560,7 @@ ctypedef struct Search:
     bint horizon                # a horizon evaluation happened in the current subtree
     bint chainfree              # the node being searched is chain-free (sv_all_chainless)
     bint has_key                # the parent computed the node's key (``key``)
-    bint bmi2                   # the processor has BMI2's pext (sv_tt_key)
+    bint pext                   # sv_tt_key squeezes by pext (SV_F_PEXT, and the CPU has it fast)
     uint64_t key
     int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
     Deco deco                   # 手数 for the horizon evaluation (budgeted: see sv_eval)
@@ -707,7 +708,7 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     gaps = ~held & SK_NIB1 & SK_NAT_MASK
     if top < 13:    # the table's top, renumbered: less the gaps below it
         tag -= <uint32_t>nib_sum(gaps & (((<uint64_t>1) << (4 * top)) - 1)) << 4
-    if s.bmi2 and gaps:
+    if s.pext and gaps:
         sv_pext4(nat, held * 15)    # the held ranks' nibbles, packed down in order
         gaps = 0
     while gaps:     # squeeze each gap out, the highest first (no hand holds its rank)
@@ -1621,7 +1622,7 @@ cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
     h.ways = s.ways
     h.evaluation = s.evaluation
     h.top_single = s.top_single
-    h.bmi2 = s.bmi2
+    h.pext = s.pext
     return sv_alloc(h)
 
 
@@ -1663,7 +1664,7 @@ OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
-              "forced": SV_F_FORCED, "split": SV_F_SPLIT}
+              "forced": SV_F_FORCED, "split": SV_F_SPLIT, "pext": SV_F_PEXT}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
@@ -1723,6 +1724,7 @@ cdef class Searcher:
         self.s.objective = obj
         self.s.evaluation = ev
         self.s.features = features
+        self.s.pext = (features & SV_F_PEXT) != 0 and sv_cpu_bmi2()
         self.s.ways = SV_WAYS if features & SV_F_BUCKET else 1
         entries = (<uint64_t>1) << bits
         self.s.bucket_mask = (entries - 1) & ~(<uint64_t>(self.s.ways - 1))
@@ -1735,7 +1737,6 @@ cdef class Searcher:
         if size >= SV_HUGE:
             sv_huge_pages(self.s.tt, size)
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
-        self.s.bmi2 = sv_cpu_bmi2()
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
         if not sv_alloc(&self.s) or self.s.tt_block == NULL:
