@@ -60,6 +60,7 @@ from . import _sim
 from ._check import as_int, as_seed
 from ._engine import deal_cards
 from .cards import HAND_SIZE
+from .errors import ArgumentError
 from .plays import PASS, Play, backend
 from .rng import MASK64, SplitMix64, deal, deal_seed
 from .rules import Rules, as_rules
@@ -177,8 +178,31 @@ def _policy_name(p: str | PolicyFn) -> str:
     return p if isinstance(p, str) else getattr(p, "__name__", type(p).__name__)
 
 
+MAX_DEAL_INDEX = 2**63 - 1
+"""The largest deal index a run plays: the kernel and :attr:`SimResult.deal_index` hold deal
+indices as int64, so deals ``start … start+n-1`` must all be at most this."""
+
+
+def _deal_range(n: object, start: object) -> tuple[int, int]:
+    """``(n, start)`` by the argument rule, the deals ``start … start+n-1`` within
+    0..:data:`MAX_DEAL_INDEX` (a larger index would wrap negative in int64)."""
+    n = as_int(n, "n (number of deals)", 0, MAX_DEAL_INDEX + 1)
+    start = as_int(start, "start", 0, MAX_DEAL_INDEX)
+    if start + n - 1 > MAX_DEAL_INDEX:
+        raise ArgumentError(
+            f"start must be at most 2**63 - n = {MAX_DEAL_INDEX + 1 - n} for n = {n} deals "
+            f"(deal indices are int64, at most 2**63 - 1), got {start}")
+    return n, start
+
+
 def _empty(n: int) -> dict[str, np.ndarray]:
-    return {k: np.zeros((n, *shape), dtype=dt) for k, (dt, shape) in FIELDS.items()}
+    try:
+        return {k: np.zeros((n, *shape), dtype=dt) for k, (dt, shape) in FIELDS.items()}
+    except (MemoryError, ValueError):  # numpy: "Unable to allocate …" / "array is too big"
+        per_deal = sum(np.dtype(dt).itemsize * math.prod(shape) for dt, shape in FIELDS.values())
+        raise MemoryError(
+            f"n = {n} deals need {n * per_deal / 2**30:,.1f} GiB of results: run them in "
+            "pieces with simulate_iter or simulate_stats (constant memory)") from None
 
 
 # -- results -----------------------------------------------------------------------------------
@@ -687,6 +711,7 @@ def _write(out: dict[str, np.ndarray], start: int, rows: Sequence[tuple[Any, ...
 # -- the fast path -----------------------------------------------------------------------------
 def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
     """``(start, count)`` pieces covering deal indices ``start … start+n-1``."""
+    n, start = _deal_range(n, start)
     chunk = as_int(chunk, "chunk", 1)
     return [(start + s, min(chunk, n - s)) for s in range(0, n, chunk)]
 
@@ -779,8 +804,7 @@ def simulate(
     ``chunk``. ``progress=True`` shows a tqdm bar (or pass an object with ``update(k)``).
     ``wilds`` ("all"/"fewest") overrides the policies' play generation mode.
     """
-    n = as_int(n, "n (number of deals)", 0)
-    start = as_int(start, "start", 0)
+    n, start = _deal_range(n, start)
     threads = as_int(threads, "threads", 1, 1024)
     seed = as_seed(seed)
     r = as_rules(rules)
@@ -836,9 +860,11 @@ def simulate_iter(
 ) -> Iterator[SimResult]:
     """:func:`simulate` in pieces of ``chunk`` deals (constant memory); ``merge`` of the pieces
     equals one ``simulate`` call."""
-    n = as_int(n, "n (number of deals)", 0)
-    for s, c in chunk_ranges(n, chunk, start):
-        yield simulate(c, rules, policy, threads, seed, start=s, wilds=wilds)
+    n, start = _deal_range(n, start)
+    chunk = as_int(chunk, "chunk", 1)
+    for s in range(start, start + n, chunk):  # lazily: n may be far more pieces than fit a list
+        yield simulate(min(chunk, start + n - s), rules, policy, threads, seed, start=s,
+                       wilds=wilds)
 
 
 def simulate_stats(
@@ -855,7 +881,7 @@ def simulate_stats(
 ) -> SimStats:
     """Run ``n`` deals in chunks and keep only their :class:`SimStats` (constant memory:
     10⁶ deals or more)."""
-    n = as_int(n, "n (number of deals)", 0)
+    n, start = _deal_range(n, start)
     stats = SimStats()
     bar = _progress_bar(n, progress, "simulate")
     try:
