@@ -38,6 +38,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import _reference
+from ._check import as_int
 from ._reference_scoring import score
 from .cards import HAND_SIZE, N_RANKS, Hand, card_face, face_copies
 from .errors import IllegalPlayError
@@ -256,8 +257,8 @@ class RefState:
         if any(not p.is_bomb for b in played for p in b):
             raise ValueError("bombs may only list bomb plays")
         esc = None if escape is None else _seat(escape, "escape")
-        if isinstance(passes, bool) or not isinstance(passes, int) or passes < 0:
-            raise ValueError(f"passes must be a count >= 0, got {passes!r}")
+        # R7: at most the three other seats pass a play (the engine's rule, finished deals too)
+        passes = as_int(passes, "passes", 0, 3)
         if isinstance(trick, bool) or not isinstance(trick, int) or trick < 0:
             raise ValueError(f"trick must be a count >= 0, got {trick!r}")
         state = object.__new__(cls)

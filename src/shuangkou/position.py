@@ -43,6 +43,7 @@ SYMBOLS = "3456789TJQKA2XD"
 """One character per rank (R1 notation, glued): 3 … 9, T, J, Q, K, A, 2, X = SJ, D = BJ."""
 
 NONE = "-"
+_DIGITS = "0123456789"
 _RANK_OF = {c: r for r, c in enumerate(SYMBOLS)}
 _QUOTE_MAX = 24
 
@@ -305,9 +306,11 @@ def parse_position(text: str, rules: Rules | str | None = None, cls: Any = None)
             raise _error(3, f"expected cards@owner, not {_q(fields[3])}")
         table = _parse_play(play_text, named, 3, "the table")
         owner = _parse_seat(owner_text, 3, allow_none=False)
-    if len(fields[4]) != 1 or not fields[4].isdigit():
+    # ASCII digits only: str.isdigit and int() also take '٢' (read as 2) and '²' (int()'s
+    # bare ValueError)
+    passes = _DIGITS.find(fields[4]) if len(fields[4]) == 1 else -1
+    if passes < 0:
         raise _error(4, f"expected a count 0..9, not {_q(fields[4])}")
-    passes = int(fields[4])
     places: list[int] = []
     if fields[5] != NONE:
         if len(fields[5]) > 4:
