@@ -21,7 +21,8 @@ class ArgumentError(ShuangkouError, ValueError):
 
 
 class DocumentError(ShuangkouError, ValueError):
-    """A saved document (game, log, match) that is malformed or not allowed: names the field."""
+    """A saved document (game, log, match, the learned bot's weights file) that is malformed
+    or not allowed: names the field (the key)."""
 
 
 class IllegalPlayError(ShuangkouError, ValueError):

@@ -23,6 +23,10 @@ table, and training); :func:`features` is the array part of it.
 from __future__ import annotations
 
 import math
+import os
+import re
+import zipfile
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, NamedTuple, cast
@@ -32,12 +36,13 @@ import numpy as np
 from . import _solve
 from .batch import OBS_OFFSETS, OBS_SIZE
 from .cards import MAX_COPIES
+from .errors import DocumentError
 from .plays import Kind
 from .rules import PRESETS, Rules
 
-__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MLP", "WEIGHTS_FILE", "Judgement",
-           "bundle", "features", "greedy_rows", "judge", "load", "metadata", "play_arrays",
-           "shortlist", "table_features", "unbundle", "view_observation"]
+__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "WEIGHTS_FILE",
+           "Judgement", "bundle", "features", "greedy_rows", "judge", "load", "metadata",
+           "play_arrays", "shortlist", "table_features", "unbundle", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -395,20 +400,17 @@ class MLP:
         np.savez_compressed(path, **cast(dict[str, Any], arrays))
 
     @classmethod
-    def from_arrays(cls, z: Any, prefix: str = "") -> MLP:
-        layers = sum(1 for k in z.files if k.startswith(prefix + "w"))
-        net = cls([np.asarray(z[f"{prefix}w{i}"], np.float32) for i in range(layers)],
-                  [np.asarray(z[f"{prefix}b{i}"], np.float32) for i in range(layers)],
-                  float(z[f"{prefix}bonus"]) if f"{prefix}bonus" in z.files else 0.0)
-        if not layers or net.w[0].shape[0] != DIM:
-            raise ValueError(f"the weights do not fit this version's {DIM} features")
-        return net
+    def from_arrays(cls, z: dict[str, np.ndarray], prefix: str = "") -> MLP:
+        """The network under ``prefix`` of arrays :func:`_read` checked."""
+        layers = sum(1 for k in z if k.startswith(prefix + "w"))
+        return cls([z[f"{prefix}w{i}"] for i in range(layers)],
+                   [z[f"{prefix}b{i}"] for i in range(layers)],
+                   float(z[f"{prefix}bonus"]) if f"{prefix}bonus" in z else 0.0)
 
     @classmethod
     def load(cls, path: Any) -> MLP:
-        """A network :meth:`save` wrote."""
-        with np.load(path) as z:
-            return cls.from_arrays(z)
+        """A network :meth:`save` wrote (checked as :func:`load` checks a bundle)."""
+        return cls.from_arrays(_read(path, bundled=False, meta=False))
 
 
 class Adam:
@@ -440,9 +442,9 @@ def bundle(paths: list[Any], out: Any, meta: list[dict[str, Any]] | None = None)
     network's meta data, plus ``meta[i]`` (more text about ``paths[i]``, e.g. its CPU time)."""
     arrays: dict[str, np.ndarray] = {}
     for i, path in enumerate(paths):
-        with np.load(path) as z:
-            net = MLP.from_arrays(z)
-            info = {k: z[k] for k in z.files if k.startswith("meta_")}
+        z = _read(path, bundled=False)
+        net = MLP.from_arrays(z)
+        info = {k: v for k, v in z.items() if k.startswith("meta_")}
         info.update({f"meta_{k}": np.array(str(v)) for k, v in (meta[i] if meta else {}).items()})
         first, *others = str(info["meta_presets"]).split(",")
         arrays.update(net.arrays(f"{first}."))
@@ -479,10 +481,10 @@ def load(path: Any = None) -> dict[str, MLP]:
     if path is None:
         with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
             return load(p)
-    with np.load(path) as z:
-        presets = sorted({k.split(".", 1)[0] for k in z.files if "." in k})
-        alias = {p: str(z[f"{p}.same_as"]) for p in presets if f"{p}.same_as" in z.files}
-        nets = {p: MLP.from_arrays(z, f"{p}.") for p in presets if p not in alias}
+    z = _read(path, bundled=True, meta=False)
+    presets = sorted({k.split(".", 1)[0] for k in z})
+    alias = {p: str(z[f"{p}.same_as"]) for p in presets if f"{p}.same_as" in z}
+    nets = {p: MLP.from_arrays(z, f"{p}.") for p in presets if p not in alias}
     return {p: nets[alias.get(p, p)] for p in presets}
 
 
@@ -492,9 +494,184 @@ def metadata(path: Any = None) -> dict[str, dict[str, str]]:
         with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
             return metadata(p)
     out: dict[str, dict[str, str]] = {}
-    with np.load(path) as z:
-        for k in z.files:
-            preset, _, name = k.partition(".")
-            if name.startswith("meta_"):
-                out.setdefault(preset, {})[name[5:]] = str(z[k])
+    for k, v in _read(path, bundled=True).items():
+        preset, _, name = k.partition(".")
+        if name.startswith("meta_"):
+            out.setdefault(preset, {})[name[5:]] = str(v)
     return out
+
+
+# -- reading a weights file --------------------------------------------------------------------
+MAX_WEIGHTS_BYTES = 64 * 2**20
+"""Most bytes the arrays of a weights file may hold, all together, as their headers declare
+them (the shipped file's hold 0.3 MB): a file over it is refused before any array is read, so
+a small compressed file cannot make :func:`load` read gigabytes."""
+
+_LAYER = re.compile(r"([wb])(0|[1-9][0-9]{0,3})", re.ASCII)
+
+
+def _read(path: Any, bundled: bool, meta: bool = True) -> dict[str, np.ndarray]:
+    """The arrays of a weights file: a :func:`bundle` file (keys ``PRESET.NAME``) or, if not
+    ``bundled``, one network's :meth:`MLP.save` file (keys ``NAME``), every one checked as
+    untrusted input. From the members' headers first, before any array is read: each key is
+    one the file holds (``w<i>``/``b<i>`` layers, ``bonus``, ``same_as``, ``meta_*`` text),
+    of its dtype (weights real floats, text unicode) and shape (``w0`` takes the :data:`DIM`
+    features, each layer the one before, the last gives one value), the total at most
+    :data:`MAX_WEIGHTS_BYTES`. Then the arrays: the weights finite as float32 (what the
+    network computes in), each ``same_as`` naming a preset of the file with a network (the
+    ``meta_*`` text is read only if ``meta``: most of a bundle's keys, which playing does not
+    need; their headers are checked all the same). Any defect is one
+    :class:`~shuangkou.errors.DocumentError` naming the file and the key; a file that cannot
+    be opened raises the ``OSError``."""
+    where = f"weights file {_show(path)}"
+    try:
+        with zipfile.ZipFile(path) as zf:
+            headers = _headers(zf, where)
+            groups = _groups(headers, where, bundled)
+            z = {key: _array(zf, key, where) for key in headers
+                 if meta or ".meta_" not in f".{key}"}
+    except DocumentError:
+        raise
+    except zipfile.BadZipFile as e:
+        raise DocumentError(f"{where}: not a weights file (a .npz zip archive): {e}") from None
+    except (EOFError, ValueError, zlib.error, RuntimeError, NotImplementedError) as e:
+        # a torn or corrupt member; an encrypted one, or one of a compression zipfile lacks
+        raise DocumentError(f"{where}: not a weights file, a member cannot be read: "
+                            f"{str(e)[:80]}") from None
+    for prefix, kind in groups.items():
+        if kind == "alias":
+            target = str(z[f"{prefix}same_as"])
+            if groups.get(f"{target}.") != "network":
+                raise DocumentError(f"{where}: key '{prefix}same_as' names {target[:40]!r}, "
+                                    "not a preset of this file with a network of its own")
+    return z
+
+
+def _show(path: Any) -> str:
+    """The file for a message: its path (the end of a long one), or a file object's name."""
+    if isinstance(path, (str, os.PathLike)):
+        name = str(os.fspath(path))
+    else:
+        name = str(getattr(path, "name", "(a file object)"))
+    return repr(name if len(name) <= 60 else "…" + name[-60:])
+
+
+def _headers(zf: zipfile.ZipFile, where: str) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Each member's key, shape and dtype, from its .npy header; the declared bytes bounded."""
+    out: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    total = 0
+    for info in zf.infolist():
+        key = info.filename.removesuffix(".npy")
+        with zf.open(info) as f:
+            try:
+                version = np.lib.format.read_magic(f)
+                read = {(1, 0): np.lib.format.read_array_header_1_0,
+                        (2, 0): np.lib.format.read_array_header_2_0}[version]
+                shape, _, dtype = read(f)
+            except (ValueError, KeyError, EOFError):
+                raise DocumentError(f"{where}: member {_q(info.filename)} is not an array "
+                                    "np.savez wrote") from None
+        if key in out or key == info.filename:
+            raise DocumentError(f"{where}: member {_q(info.filename)} is not an array "
+                                "np.savez wrote (or is there twice)")
+        if dtype.hasobject or dtype.fields is not None or dtype.kind not in "fU":
+            what = "object" if dtype.hasobject else str(dtype)
+            raise DocumentError(f"{where}: key {_q(key)} holds {what}: weights are real "
+                                "floats, meta data text")
+        size = dtype.itemsize * math.prod(shape)
+        total += size
+        if total > MAX_WEIGHTS_BYTES:
+            raise DocumentError(f"{where}: key {_q(key)} declares {size:,} bytes, {total:,} "
+                                "with the keys before it: a weights file holds at most "
+                                f"{MAX_WEIGHTS_BYTES:,} bytes of arrays")
+        out[key] = (tuple(shape), dtype)
+    return out
+
+
+def _groups(headers: dict[str, tuple[tuple[int, ...], np.dtype]], where: str,
+            bundled: bool) -> dict[str, str]:
+    """Each key prefix (``"PRESET."``, or ``""`` for one network's file) as ``"network"`` or
+    ``"alias"`` (``same_as``), every key and shape checked."""
+    names: dict[str, dict[str, tuple[tuple[int, ...], np.dtype]]] = {}
+    for key, head in headers.items():
+        preset, dot, name = key.partition(".") if bundled else ("", "", key)
+        if bundled and (not dot or not preset):
+            raise DocumentError(f"{where}: key {_q(key)} is not PRESET.NAME: a bundle's keys "
+                                "are (one network's MLP.save file is bundled by "
+                                "learned.bundle)")
+        names.setdefault(preset + dot, {})[name] = head
+    groups = {prefix: _group(prefix, keys, where) for prefix, keys in names.items()}
+    if "network" not in groups.values():
+        raise DocumentError(f"{where}: holds no network (no 'w0' key"
+                            f"{', PRESET.w0' if bundled else ''})")
+    return groups
+
+
+def _group(prefix: str, keys: dict[str, tuple[tuple[int, ...], np.dtype]], where: str) -> str:
+    """One preset's keys (or a network file's): ``"network"`` or ``"alias"``."""
+    layers: dict[str, set[int]] = {"w": set(), "b": set()}
+    for name, (shape, dtype) in keys.items():
+        m = _LAYER.fullmatch(name)
+        if m is not None:
+            layers[m.group(1)].add(int(m.group(2)))
+            want = "f"
+        elif name == "bonus":
+            want = "f"
+        elif name == "same_as" or name.startswith("meta_"):
+            want = "U"
+        else:
+            raise DocumentError(f"{where}: key {_q(prefix + name)} is not one a weights file "
+                                "holds (w<i>, b<i>, bonus, same_as, meta_*)")
+        if dtype.kind != want:
+            raise DocumentError(f"{where}: key {_q(prefix + name)} holds {dtype}, not "
+                                f"{'a real float' if want == 'f' else 'text'}")
+        if m is None and shape != ():
+            raise DocumentError(f"{where}: key {_q(prefix + name)} has shape {shape}, not ()")
+    n = len(layers["w"])
+    if "same_as" in keys:
+        if n or layers["b"] or "bonus" in keys:
+            raise DocumentError(f"{where}: {_q(prefix[:-1])} holds both a network and same_as")
+        return "alias"
+    if not n:
+        if layers["b"] or "bonus" in keys:
+            raise DocumentError(f"{where}: {_q(prefix[:-1])} holds a network's keys but no "
+                                f"{_q(prefix + 'w0')}")
+        raise DocumentError(f"{where}: {_q(prefix[:-1])} holds no network (no "
+                            f"{_q(prefix + 'w0')}) and no same_as")
+    for kind in "wb":
+        wrong = sorted(layers[kind] ^ set(range(n)))
+        if wrong:
+            raise DocumentError(
+                f"{where}: {_q(f'{prefix}{kind}{wrong[0]}')} "
+                f"{'is missing' if wrong[0] < n else 'is extra'}: a network of {n} layers has "
+                f"keys w0..w{n - 1} and b0..b{n - 1}")
+    fan_in = DIM  # each layer takes the one before's width; the first, the features
+    for i in range(n):
+        w, b = keys[f"w{i}"][0], keys[f"b{i}"][0]
+        last = i == n - 1
+        if len(w) != 2 or w[0] != fan_in or w[1] < 1 or (last and w[1] != 1):
+            raise DocumentError(
+                f"{where}: key {_q(f'{prefix}w{i}')} has shape {w}, not ({fan_in}, "
+                f"{1 if last else 'width'}) (this version's {DIM} features in, one value out)")
+        if b != (w[1],):
+            raise DocumentError(f"{where}: key {_q(f'{prefix}b{i}')} has shape {b}, not "
+                                f"({w[1]},) (the width of {_q(f'{prefix}w{i}')})")
+        fan_in = w[1]
+    return "network"
+
+
+def _array(zf: zipfile.ZipFile, key: str, where: str) -> np.ndarray:
+    """One member's array (its header checked), weights as float32 and finite."""
+    with zf.open(key + ".npy") as f:
+        a = np.lib.format.read_array(f, allow_pickle=False)
+    if a.dtype.kind == "f":
+        with np.errstate(over="ignore"):  # a float64 past float32's range: inf, refused next
+            a = np.asarray(a, np.float32)
+        if not np.isfinite(a).all():
+            raise DocumentError(f"{where}: key {_q(key)} holds weights that are not finite "
+                                "(NaN or infinite as float32)")
+    return a
+
+
+def _q(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:60] + "…")
