@@ -3,8 +3,10 @@
 A game server loads documents that clients may have edited. Everything here turns a bad
 document into a :class:`DocumentError` (a ``ValueError``) naming the field, in time linear in
 the document's size: no ``KeyError``/``TypeError``/``RecursionError``/``OverflowError`` escapes,
-``NaN``/``Infinity`` are refused, and a document over :data:`MAX_DOCUMENT` characters is refused
-before it is parsed.
+``NaN``/``Infinity`` are refused, and a document longer than any the library writes is refused
+before it is parsed: a game document or log over :data:`MAX_DOCUMENT` characters, a match over
+:data:`MAX_MATCH_DOCUMENT` (:data:`MAX_DEAL_DOCUMENT` for each of the :data:`MAX_MATCH_DEALS`
+deals a match may hold).
 
 A caller that must load only what it would have made itself pins it (:class:`Trust`): the
 rules it plays (``rules=``: a document with other rules, e.g. ``escape_penalty: 0``, is
@@ -23,7 +25,20 @@ from .errors import DocumentError
 from .rules import Rules, as_rules
 
 MAX_DOCUMENT = 2_000_000
-"""Most characters a document may have (a finished deal's game document is ~15 kB)."""
+"""Most characters a game document or log may have, ~100 times what a deal writes: its
+cards are played at most 108 times, each play passed at most 3 times, and its result lists
+at most 27 bombs (4 cards each at least), twice; counted that way, ~21 kB without
+indentation. Of 1,000 classic deals played to many actions (every pass taken), the longest
+wrote 5,077 characters, 12,715 with ``indent=2`` (tests/test_safety_documents.py)."""
+MAX_DEAL_DOCUMENT = 32_000
+"""Characters a match document may have for each deal it can hold: a deal's game document as
+:meth:`Match.to_json <shuangkou.game.Match.to_json>` writes it (no indentation) is ~21 kB at
+most (:data:`MAX_DOCUMENT`); 1,000 such deals wrote 5,078,568 characters."""
+MAX_MATCH_DEALS = 1_000
+"""Most deals a :class:`~shuangkou.game.Match` holds (``Match.deal`` refuses the next one), so
+that every match document the library writes, it reads back, and a hostile one is bounded."""
+MAX_MATCH_DOCUMENT = MAX_MATCH_DEALS * MAX_DEAL_DOCUMENT
+"""Most characters a match document may have (32 MB)."""
 MAX_DEPTH = 8
 """Deepest nesting of lists/objects a game document has (match documents nest one more)."""
 
@@ -46,14 +61,15 @@ def _refuse_constant(name: str) -> Any:
     raise DocumentError(f"{name} is not a number a document may hold")
 
 
-def load(text: object, what: str) -> dict[str, Any]:
-    """The JSON object of a document given as text or as an already parsed ``dict``."""
+def load(text: object, what: str, limit: int = MAX_DOCUMENT) -> dict[str, Any]:
+    """The JSON object of a document given as text of at most ``limit`` characters or as an
+    already parsed ``dict``."""
     if isinstance(text, dict):
         doc: object = text
     elif isinstance(text, str):
-        if len(text) > MAX_DOCUMENT:
-            raise DocumentError(f"{what} too large: {len(text)} characters (at most "
-                                f"{MAX_DOCUMENT})")
+        if len(text) > limit:
+            raise DocumentError(f"{what} too large: {len(text):,} characters (at most "
+                                f"{limit:,})")
         try:
             doc = json.loads(text, parse_constant=_refuse_constant)
         except DocumentError:

@@ -1156,7 +1156,9 @@ def _replay(doc: dict[str, Any], trust: Trust) -> Game:
 class Match:
     """Several deals (R7) by four players: deal ``i`` is seeded ``rng.deal_seed(seed, i)``,
     seating carries over, and with random first leaders the previous first finisher leads
-    after 单扣/平扣 (random after 双扣). ``totals`` adds up each player's scores."""
+    after 单扣/平扣 (random after 双扣). ``totals`` adds up each player's scores. A match holds
+    at most :data:`~shuangkou.documents.MAX_MATCH_DEALS` deals (1,000), so its document is
+    bounded and every one :meth:`to_json` writes, :meth:`from_json` reads back."""
 
     def __init__(self, rules: Rules | str, seed: int = 7) -> None:
         self.rules: Rules = as_rules(rules)
@@ -1187,6 +1189,9 @@ class Match:
         """Start the next deal (the previous one must be over) and return it."""
         if self.games and not self.games[-1].is_over:
             raise IllegalPlayError("the current deal is not over")
+        if len(self.games) >= documents.MAX_MATCH_DEALS:
+            raise IllegalPlayError(f"the match is over: a match holds at most "
+                                   f"{documents.MAX_MATCH_DEALS:,} deals (start another)")
         game = Game(
             self.rules, deal_seed(self.seed, len(self.games)), players=self.seating,
             leader=self.next_leader(),
@@ -1220,13 +1225,16 @@ class Match:
         """Rebuild a match from :meth:`to_json`. Every game must have the match's rules (and
         ``rules``, if given) and follow from its seed and history; errors as for
         :meth:`Game.from_json`."""
-        doc = documents.load(text, "match document")
+        doc = documents.load(text, "match document", documents.MAX_MATCH_DOCUMENT)
         if doc.get("format") != MATCH_FORMAT or doc.get("version") != JSON_VERSION:
             raise DocumentError("not a shuangkou match document of a supported version")
         trust = Trust.pinned(rules, seeded)
         m_rules = documents.rules_of(doc, trust, "match")
         m = cls(m_rules, documents.integer(doc.get("seed"), "match seed", 0, 2**64 - 1))
         games = documents.get(doc, "games", list, "match")
+        if len(games) > documents.MAX_MATCH_DEALS:
+            raise DocumentError(f"match: {len(games):,} games, a match holds at most "
+                                f"{documents.MAX_MATCH_DEALS:,}")
         for i, gdoc in enumerate(games):
             if m.games and not m.games[-1].is_over:
                 raise DocumentError(f"games[{i}]: the deal before it is not over")
