@@ -52,3 +52,50 @@ def test_a_finished_position_with_more_passes_than_seats_is_refused_by_both(
                           passes=passes, places=(0, 2))
     with pytest.raises(NotationError, match="passes"):
         parse_position(FINISHED.format(passes), cls=cls)
+
+
+# -- the command line and saved results ---------------------------------------------------------
+@pytest.mark.parametrize("text", ["٣", "３", "𝟑", "1_000", "+3", " 3", "3 ", "0x10"])
+def test_command_line_counts_are_ascii_digits(text: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # int(text, 10) read '٣' and '３' as 3 and '1_000' as 1000: 3 or 1000 deals simulated
+    from shuangkou.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", "-n", text, "--rules", "classic", "--no-progress"])
+    assert exit_.value.code == 2
+    assert "expected an integer 0..9223372036854775807" in capsys.readouterr().err
+
+
+def test_command_line_counts_in_ascii_still_read() -> None:
+    from shuangkou.cli import main
+
+    assert main(["simulate", "-n", "3", "--seed", "18446744073709551615", "--start", "7",
+                 "--rules", "classic", "--no-progress"]) == 0
+
+
+@pytest.mark.parametrize(("field", "text"), [("meta_seed", "٣"), ("meta_start", "٢"),
+                                              ("meta_seed", "1_0"), ("meta_start", "-1"),
+                                              ("meta_start", str(2**63))])
+def test_a_saved_result_reads_its_numbers_in_ascii(tmp_path: object, field: str,
+                                                   text: str) -> None:
+    # load_npz used int(str(...)): a seed '٣' loaded as 3, a start of 2**63 as is
+    import pathlib
+
+    import numpy as np
+
+    from shuangkou import simulate
+    from shuangkou.errors import DocumentError
+    from shuangkou.sim import SimResult
+
+    path = pathlib.Path(str(tmp_path)) / "r.npz"
+    res = simulate(3, "classic", seed=3, start=2)
+    res.save(path)
+    assert SimResult.load_npz(path) == res
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[field] = np.array(text)
+    np.savez(path, **arrays)
+    with pytest.raises(DocumentError, match=field):
+        SimResult.load_npz(path)
+

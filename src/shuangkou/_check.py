@@ -45,6 +45,27 @@ def as_int(
     return n
 
 
+_MAX_DIGITS = 40  # longer than any number in range here, and int() of text is quadratic
+
+
+def parse_int(
+    text: object,
+    what: str,
+    lo: int | None = None,
+    hi: int | None = None,
+    error: type[ValueError] = ArgumentError,
+) -> int:
+    """An integer written as text (a command-line flag, a saved field) in ``lo..hi``: ASCII
+    decimal digits, an optional leading ``-``, nothing else. ``int()`` also reads other
+    scripts' digits (``'٢'`` as 2, ``'３'`` as 3), ``'_'`` separators, a ``+`` and surrounding
+    whitespace: none of them is a number a user types here, so each is ``error``."""
+    if (not isinstance(text, str) or not 0 < len(text) <= _MAX_DIGITS
+            or not text.removeprefix("-").isascii()
+            or not text.removeprefix("-").isdigit()):
+        raise error(f"{what} must be an integer in ASCII digits, not {_short(text)}")
+    return as_int(int(text), what, lo, hi, error)
+
+
 def as_seat(value: object, what: str = "seat") -> int:
     """A seat 0..3 (R7)."""
     return as_int(value, what, 0, 3)

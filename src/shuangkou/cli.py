@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._check import as_int, as_seconds
+from ._check import as_seconds, parse_int
 from .errors import ShuangkouError
 from .rules import PRESETS, Rules
 
@@ -37,7 +37,7 @@ def _int_flag(lo: int, hi: int) -> Callable[[str], int]:
 
     def integer(text: str) -> int:
         try:
-            return as_int(int(text, 10), "value", lo, hi)
+            return parse_int(text, "value", lo, hi)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"expected an integer {lo}..{hi}, got {text[:40]!r}") from None

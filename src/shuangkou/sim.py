@@ -57,10 +57,10 @@ from typing import Any, cast
 import numpy as np
 
 from . import _sim
-from ._check import as_int, as_seed
+from ._check import SEED_MAX, as_int, as_seed, parse_int
 from ._engine import deal_cards
 from .cards import HAND_SIZE
-from .errors import ArgumentError
+from .errors import ArgumentError, DocumentError
 from .plays import PASS, Play, backend
 from .rng import MASK64, SplitMix64, deal, deal_seed
 from .rules import Rules, as_rules
@@ -308,8 +308,11 @@ class SimResult:
         with np.load(path) as z:
             arrays = {k: z[k] for k in FIELDS}
             pols = tuple(str(z["meta_policies"]).split(","))
-            return cls(arrays, str(z["meta_rules"]), pols, int(str(z["meta_seed"])),  # type: ignore[arg-type]
-                       int(str(z["meta_start"])))
+            seed = parse_int(str(z["meta_seed"]), "meta_seed of the .npz", 0, SEED_MAX,
+                             DocumentError)
+            start = parse_int(str(z["meta_start"]), "meta_start of the .npz", 0, MAX_DEAL_INDEX,
+                              DocumentError)
+            return cls(arrays, str(z["meta_rules"]), pols, seed, start)  # type: ignore[arg-type]
 
 
 def output_format(path: str | os.PathLike[str], format: str | None = None) -> str:
