@@ -60,3 +60,14 @@ def test_simulate_iter_streams_its_pieces() -> None:
     assert peak < 5_000_000, peak
     assert (first.start, len(first), second.start) == (7, 1, 8)
     assert first == sk.simulate(1, "classic", seed=3, start=7)
+
+
+def test_vecenv_rows_are_bounded_by_the_kernels_int() -> None:
+    # n=2**63 was numpy's "Maximum allowed dimension exceeded", naming nothing; the kernel
+    # counts rows in a C int
+    from shuangkou.errors import ArgumentError
+    from shuangkou.rl import VecEnv
+
+    for n in (2**31, 2**63, 10**30):
+        with pytest.raises(ArgumentError, match=r"n must be in 1\.\.2147483647"):
+            VecEnv("classic", n)

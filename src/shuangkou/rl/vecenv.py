@@ -162,7 +162,7 @@ class VecEnv:
         autoreset: bool = True,
     ) -> None:
         self.rules: Rules = as_rules(rules)
-        n = as_int(n, "n", 1)
+        n = as_int(n, "n", 1, 2**31 - 1)  # the kernel counts rows in a C int
         threads = as_int(threads, "threads", 1, n)
         policy = [_rl.AGENT] * 4
         if opponents is not None and not isinstance(opponents, Mapping):
