@@ -862,12 +862,12 @@ def simulate_iter(
     wilds: str | None = None,
 ) -> Iterator[SimResult]:
     """:func:`simulate` in pieces of ``chunk`` deals (constant memory); ``merge`` of the pieces
-    equals one ``simulate`` call."""
+    equals one ``simulate`` call. The counts are checked when it is called, before the first
+    piece; the pieces are made one by one (``n`` may be far more pieces than fit a list)."""
     n, start = _deal_range(n, start)
     chunk = as_int(chunk, "chunk", 1)
-    for s in range(start, start + n, chunk):  # lazily: n may be far more pieces than fit a list
-        yield simulate(min(chunk, start + n - s), rules, policy, threads, seed, start=s,
-                       wilds=wilds)
+    return (simulate(min(chunk, start + n - s), rules, policy, threads, seed, start=s,
+                     wilds=wilds) for s in range(start, start + n, chunk))
 
 
 def simulate_stats(
