@@ -6,6 +6,7 @@ accept the same positions (one rule, docs/position.md)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from shuangkou import State
@@ -99,3 +100,30 @@ def test_a_saved_result_reads_its_numbers_in_ascii(tmp_path: object, field: str,
     with pytest.raises(DocumentError, match=field):
         SimResult.load_npz(path)
 
+
+
+# -- one rule for the reference and the engine ---------------------------------------------------
+ODD = {
+    "trick": [0, 32767, 32768, 2**40, -1, True, np.int64(3), 1.0, "1"],
+    "leader": [0, 3, 4, -1, np.int64(2), np.uint8(1), True, 2.0],
+    "hand_size": [None, 1, 27, 108, 109, 0, -1, np.int64(27), True],
+    "escape": [None, 0, 3, 4, np.int64(0), True],
+    "to_act": [1, np.int64(1), np.int8(1), True, 5, 1.0],
+    "passes": [0, np.int64(0), np.uint16(0), True, -1, 0.0],
+}
+
+
+@pytest.mark.parametrize(("field", "value"), [(f, v) for f, vs in ODD.items() for v in vs])
+def test_the_reference_and_the_engine_take_the_same_arguments(field: str, value: object) -> None:
+    # RefState accepted trick 32768 and hand_size 0 or 109 (State: ArgumentError) and refused
+    # numpy ints as seats and counts (State normalises them, the argument rule); State took
+    # passes=0.0 when leading (it checked passes only against a table)
+    args: dict[str, object] = {"to_act": 1, field: value}
+    outcome = []
+    for cls in BUILDERS:
+        try:
+            st = cls.from_position("classic", ["3 4", "5", "6", "7"], **args)
+            outcome.append(("ok", format_position(st), st.trick, st.leader))
+        except ValueError:
+            outcome.append(("refused",))
+    assert outcome[0] == outcome[1]

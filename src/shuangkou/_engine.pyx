@@ -198,7 +198,8 @@ cdef class State:
             s.st.to_act = <int8_t>_seat(to_act)
             if s.st.ncards[s.st.to_act] == 0:
                 raise ValueError(f"seat {to_act} has no cards and cannot act")
-        # table
+        # table; R7: at most the three other seats pass a play
+        passes = as_int(passes, "passes", 0, 3)
         t = None
         if table is None:
             if table_owner is not None or passes:
@@ -231,8 +232,6 @@ cdef class State:
                 if seat != s.st.to_act:
                     raise ValueError(f"after seat {owner}'s play and {passes} pass(es) it is "
                                      f"seat {seat}'s turn, not seat {to_act}'s")
-            else:
-                passes = as_int(passes, "passes", 0, 3)
             s.st.passes = <int8_t>passes
         # bombs already played
         if len(bombs) != 4:

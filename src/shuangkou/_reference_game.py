@@ -38,7 +38,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import _reference
-from ._check import as_int
+from ._check import as_int, as_seat
 from ._reference_scoring import score
 from .cards import HAND_SIZE, N_RANKS, Hand, card_face, face_copies
 from .errors import IllegalPlayError
@@ -104,9 +104,8 @@ def _size(packed: int) -> int:
 
 
 def _seat(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
-        raise ValueError(f"{what} must be a seat 0..3, got {value!r}")
-    return value
+    """A seat by the argument rule, as the engine reads it (an int-like normalised)."""
+    return as_seat(value, what)
 
 
 def _genuine(play: object, rules: Rules, what: str) -> Play:
@@ -259,8 +258,9 @@ class RefState:
         esc = None if escape is None else _seat(escape, "escape")
         # R7: at most the three other seats pass a play (the engine's rule, finished deals too)
         passes = as_int(passes, "passes", 0, 3)
-        if isinstance(trick, bool) or not isinstance(trick, int) or trick < 0:
-            raise ValueError(f"trick must be a count >= 0, got {trick!r}")
+        trick = as_int(trick, "trick", 0, 32767)  # the engine's int16 counter
+        if hand_size is not None:
+            hand_size = as_int(hand_size, "hand_size", 1, 108)
         state = object.__new__(cls)
         state._rules = rules
         state._hands = packed  # type: ignore[assignment]
