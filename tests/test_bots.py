@@ -61,6 +61,7 @@ def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:
     game, row = play_deal("baibian", 9, (bot, "greedy"))
     assert game.is_over and row["decisions"] > 0
     g = Game(Rules.preset("jj"), seed=2)
+    bot = bots.make("default", "jj")  # a baibian bot refuses a jj position (R3, R6)
     choice = bot(g.view(g.to_act), g.legal_plays(bot.wilds), SplitMix64(1))
     assert choice in g.legal_plays(bot.wilds)
 

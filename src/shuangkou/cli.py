@@ -28,9 +28,6 @@ from .rules import PRESETS, Rules
 if TYPE_CHECKING:
     from .server import Limits
 
-_POLICIES = ("random", "greedy")
-
-
 def _int_flag(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse type: an integer ``lo..hi``, else a usage error (exit 2, no traceback) —
     never a traceback from C, nor a value wrapped or truncated there."""
@@ -73,10 +70,24 @@ _PORT = _int_flag(0, 65535)
 
 
 def _policy_arg(text: str) -> list[str]:
-    parts = [p.strip() for p in text.split(",") if p.strip()]
+    """``--policy``: one bot, two (a team each) or four, comma-separated; a bot's own options
+    follow it (``pimc:worlds=2,max_nodes=50,greedy``: an item holding ``=`` is an option of
+    the bot before it). Each is checked as :func:`shuangkou.bots.parse_spec` reads it."""
+    from .bots import parse_spec
+
+    parts: list[str] = []
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and parts:
+            parts[-1] += "," + item
+        else:
+            parts.append(item)
     for p in parts:
-        if p not in _POLICIES:
-            raise argparse.ArgumentTypeError(f"unknown policy {p!r}: choose random or greedy")
+        try:
+            parse_spec(p)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
     if len(parts) not in (1, 2, 4):
         raise argparse.ArgumentTypeError("give one policy, two (team 0+2, team 1+3) or four")
     return parts
@@ -107,8 +118,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="number of deals")
     sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     sim.add_argument("--policy", type=_policy_arg, default="random",
-                     help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
-                          "or four comma-separated, one per seat")
+                     help="a bot of shuangkou.bots (random, greedy, heuristic, pimc, learned, "
+                          "default; options after a colon: pimc:worlds=2,max_nodes=50) or "
+                          "your own as module:function or module:Class; 'greedy,random' = "
+                          "team 0+2 greedy vs 1+3 random; or four comma-separated, one per "
+                          "seat. Bots other than random and greedy play on one thread")
     sim.add_argument("--threads", type=_int_flag(1, 1024), default=1,
                      help="threads playing deals")
     sim.add_argument("--seed", type=_int_flag(0, 2**64 - 1), default=0,
@@ -142,7 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     ar = sub.add_parser("arena", help="bot against bot on duplicate deals (docs/bots.md)",
                         formatter_class=fmt)
     ar.add_argument("bot_a", metavar="BOT_A",
-                    help="a bot of shuangkou.bots, options after a colon: pimc:worlds=16")
+                    help="a bot of shuangkou.bots, options after a colon (pimc:worlds=16), "
+                         "or your own as module:function or module:Class[:key=value,...] "
+                         "(the current folder is searched for the module)")
     ar.add_argument("bot_b", metavar="BOT_B", help="its opponent")
     ar.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     ar.add_argument("--deals", type=_int_flag(1, _COUNT), default=1000,
@@ -255,6 +271,13 @@ def _cluster(args: argparse.Namespace) -> int:
     return run_cluster(args.nodes, args.port, args.data, extra)
 
 
+def _user_modules() -> None:
+    """A ``module:function`` bot is imported from the current folder too, as ``python -m``
+    would find it (the ``shuangkou`` script's own folder is on the path instead)."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def _simulate(args: argparse.Namespace) -> int:
     from .sim import output_format, simulate
 
@@ -273,6 +296,7 @@ def _simulate(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError("--plot needs matplotlib: pip install 'shuangkou[plot]'") from None
+    _user_modules()
     t0 = time.perf_counter()
     res = simulate(args.deals, rules, args.policy, threads=args.threads, seed=args.seed,
                    progress=not args.no_progress, start=args.start, wilds=args.wilds)
@@ -295,8 +319,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from .arena import duel
+    from .arena import MAX_PAIRS, duel
 
+    if args.deals > MAX_PAIRS:  # refused before anything is made or played
+        raise ValueError(f"--deals: at most {MAX_PAIRS} pairs a run (the result keeps every "
+                         f"pair's margins): run several with successive --start, not "
+                         f"{args.deals}")
+    _user_modules()
     res = duel(args.bot_a, args.bot_b, Rules.preset(args.rules), args.deals, seed=args.seed,
                start=args.start, processes=args.processes, progress=not args.no_progress)
     print(json.dumps(res.summary(), indent=1) if args.json else res)
