@@ -206,8 +206,9 @@ class VecEnv:
         hk, hv = _key_hash(self.table)
         # held by the call using the kernel (never waited on; the one-row step takes it in C)
         busy = _rl.Busy()
+        self._template = State.deal(self.rules, 0)  # carries the rules as the engine reads them
         params = {
-            "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
+            "state": self._template,
             "revealed": int(self.rules.first_leader == "revealed"),
             "partner_visible": int(self.rules.partner_visible), "policy": policy, "n": n,
             "threads": threads, "hash_keys": hk, "hash_values": hv, "key_mask": KEY_MASK,
@@ -434,6 +435,19 @@ class VecEnv:
         k = self._enter()
         try:
             return tuple(k.position(i))
+        finally:
+            self._busy.release()
+
+    def state(self, i: int) -> State:
+        """Row ``i``'s position as a :class:`shuangkou.State`: a copy (playing on it does not
+        move the row), with no undo history and no R7 明牌 facts. It holds every hand —
+        hidden information, as :meth:`hands` — for training, search and tests; what a seat may
+        know is ``state(i).view(seat)``, the view every bot of :mod:`shuangkou.bots` plays
+        from (``examples/train_dmc.py`` builds its features from it)."""
+        i = self._row(i)
+        k = self._enter()
+        try:
+            return k.state(i, self._template)
         finally:
             self._busy.release()
 
