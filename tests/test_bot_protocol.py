@@ -277,3 +277,13 @@ def test_a_users_bot_with_rules_is_checked_by_every_driver() -> None:
         simulate(1, "jj", counting)
     with pytest.raises(ArgumentError, match="made for classic rules"):
         duel("greedy", counting, "jj", 1, processes=1)
+
+
+def test_simulate_command_refuses_a_count_it_cannot_hold(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """Before: ``shuangkou simulate -n 9223372036854775807`` allocated its rows and ended in a
+    numpy MemoryError traceback (8 EiB)."""
+    assert main(["simulate", "-n", str(2**63 - 1), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--deals 9223372036854775807: the run keeps" in err and "simulate_stats" in err
+    assert err.count("\n") == 1

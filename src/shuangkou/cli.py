@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ._check import as_int, as_seconds
 from .errors import ShuangkouError
 from .rules import PRESETS, Rules
@@ -279,9 +281,22 @@ def _user_modules() -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from .sim import output_format, simulate
+    from .sim import FIELDS, output_format, simulate
 
     rules = Rules.preset(args.rules)
+    # every deal's row is kept (the summary, --out, --plot): refuse a count whose rows cannot
+    # fit in this machine's memory before allocating them
+    row = sum(np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in FIELDS.values())
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows): numpy's own error
+        memory = None
+    if memory is not None and args.deals * row > memory:
+        raise ValueError(
+            f"--deals {args.deals}: the run keeps {row} bytes a deal, "
+            f"{args.deals * row / 2**30:,.0f} GiB, more than this machine's "
+            f"{memory / 2**30:,.0f} GiB of memory: run fewer deals a call (--start continues "
+            "a run), or stream them with shuangkou.sim.simulate_stats")
     for path in (args.out, args.plot):  # fail before a long run, not after it
         if path:
             _check_writable(path, args.force)
