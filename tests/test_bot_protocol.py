@@ -217,6 +217,10 @@ def test_server_seats_are_the_registered_bots_and_the_lobby_lists_them(
     monkeypatch.setattr(bots, "BOTS", bots.BOTS)
     bots.register("lowest", lambda rules: lowest)
     assert "lowest" in bots.BOTS and bots.make("lowest", "jj") is lowest
+    searching = bots.make("pimc", "jj", fallback="lowest", worlds=1, max_nodes=10)
+    assert searching.wilds == "all" and len(simulate(1, "jj", searching, seed=2)) == 1
+    assert simulate(2, "jj", ("lowest", "greedy"), seed=2) == simulate(
+        2, "jj", (lowest, "greedy"), seed=2)
     assert "lowest" in seat_kinds()
     with pytest.raises(ConfigError, match="'seats' must be four of"):
         TableConfig.from_request({"seats": ["open", "pimc", "greedy", "greedy"]})

@@ -346,8 +346,9 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     if maker not in _MAKERS or maker == "pimc":
         raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
     prior = _MAKERS[maker](maker, rules, **settings)
+    wilds = getattr(prior, "wilds", "all")  # a registered bot may leave it out (the protocol)
     return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
-                                        fallback=prior, **options), prior.wilds)
+                                        fallback=prior, **options), wilds)
 
 
 def _make_default(name: str, rules: Rules, **options: Any) -> Bot:
