@@ -13,9 +13,10 @@ server.
 
 * ``view`` is a :class:`shuangkou.SeatView`, the deciding seat's ``State.view(seat)``: what
   that seat may know and nothing more (docs/bots.md lists its members);
-* ``plays`` is the seat's legal list (``len``, ``[i]``, iteration, ``in``), never empty:
-  ``wilds="all"`` (every distinct way of taking cards) unless the bot has an attribute
-  ``wilds = "fewest"`` (one play per reading, the fewest wilds);
+* ``plays`` is the seat's legal list (``len``, ``[i]``, iteration, ``in``), empty when
+  nothing beats the table (then only a pass is legal): ``wilds="all"`` (every distinct way of
+  taking cards) unless the bot has an attribute ``wilds = "fewest"`` (one play per reading,
+  the fewest wilds);
 * ``rng`` is the deal's :class:`~shuangkou.rng.SplitMix64` stream: draw from it (not from a
   generator of your own) and a run is reproducible for its seed;
 * it returns one of ``plays`` (or its index in ``plays``), or ``None`` to pass (only when
@@ -367,7 +368,7 @@ _MAKERS: dict[str, Callable[..., Bot]] = {
 """The registry: a bot's name → its maker, ``maker(name, rules, **options)`` → a :class:`Bot`
 (:func:`register` adds to it). :data:`BOTS` lists it."""
 BOTS: tuple[str, ...] = tuple(_MAKERS)
-"""The names :func:`make` knows."""
+"""The names :func:`make` knows (read it as ``bots.BOTS``: :func:`register` replaces it)."""
 UNTIMED: set[str] = {"pimc"}
 """Bots whose decision time has no bound with their default options (a search of tens of
 milliseconds or more a move): left out of a server's seats (:func:`seat_bots`)."""
