@@ -120,8 +120,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="number of deals")
     sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     sim.add_argument("--policy", type=_policy_arg, default="random",
-                     help="a bot of shuangkou.bots (random, greedy, heuristic, pimc, learned, "
-                          "default; options after a colon: pimc:worlds=2,max_nodes=50) or "
+                     help="a bot named in shuangkou.bots.BOTS (random, greedy, heuristic, "
+                          "default, ...; options after a colon: pimc:worlds=2,max_nodes=50) or "
                           "your own as module:function or module:Class; 'greedy,random' = "
                           "team 0+2 greedy vs 1+3 random; or four comma-separated, one per "
                           "seat. Bots other than random and greedy play on one thread")
