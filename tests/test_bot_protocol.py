@@ -153,6 +153,7 @@ def test_the_command_finds_a_module_in_the_current_folder(tmp_path: pathlib.Path
     ("tests.user_bots:lowest:x=1", "it takes no options"),
     ("tests.user_bots:Counting:depth=2", "unexpected keyword argument 'depth'"),
     ("tests.nowhere:bot", "cannot import module 'tests.nowhere'"),
+    ("learned:weights=/no/such/weights.npz", "No such file or directory"),
 ])
 def test_a_bad_bot_option_is_one_line_and_exit_2(spec: str, says: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:

@@ -485,8 +485,8 @@ def resolve(bot: Any, rules: Rules | str) -> Any:
         if name in _MAKERS:
             try:
                 return make(name, r, **options)
-            except TypeError as e:  # an option the bot does not take: the spec's fault
-                raise ArgumentError(f"{bot!r}: {e}") from None
+            except (TypeError, OSError) as e:  # an option it does not take, a file it cannot
+                raise ArgumentError(f"{bot!r}: {e}") from None  # read: the spec's fault
         obj = _load(name)
         if isinstance(obj, type):
             try:
