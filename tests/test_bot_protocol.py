@@ -292,3 +292,21 @@ def test_simulate_command_refuses_a_count_it_cannot_hold(capsys: pytest.CaptureF
     err = capsys.readouterr().err
     assert "--deals 9223372036854775807: the run keeps" in err and "simulate_stats" in err
     assert err.count("\n") == 1
+
+
+def last_fewest(view: object, plays: object, rng: object) -> object:
+    """A fewest-wilds bot answering by index: the last play of its list (never a pass)."""
+    return len(plays) - 1 if len(plays) else None  # type: ignore[arg-type]
+
+
+last_fewest.wilds = "fewest"  # type: ignore[attr-defined]
+
+
+def test_an_index_answer_is_into_the_list_the_bot_was_given() -> None:
+    """Before: play_deal handed a fewest-wilds bot's index to Game.play, whose index is into
+    the wilds="all" list: another play than the bot chose (百变 lists differ), so the Game path
+    and the State path of simulate played different deals."""
+    res = simulate(3, "baibian", (last_fewest, "greedy"), seed=8)
+    for i in range(3):
+        _, row = play_deal("baibian", 8, (last_fewest, "greedy"), index=i)
+        assert all(np.array_equal(row[k], res.arrays[k][i]) for k in row)

@@ -619,7 +619,9 @@ def play_deal(
                 raise ValueError(f"policy {_policy_name(pols[seat])!r} passed on a lead (R4)")
             game.pass_()
         else:
-            game.play(choice)
+            if isinstance(choice, int) and not isinstance(choice, bool):
+                choice = plays[choice]  # an index into the plays it was given (Game.play's
+            game.play(choice)           # own index is into the wilds="all" list)
     acts = game.actions
     n_plays = sum(1 for a in acts if a.kind == "play")
     out = _empty(1)
