@@ -1,10 +1,12 @@
 """Train the learned bot (``shuangkou.bots.make("learned", rules)``): Deep Monte-Carlo (DMC, as
 DouZero), numpy only, on a CPU.
 
-Deals are played side by side on the engine's ``State`` (``--tables`` at a time), each seat
-seeing its view and the ``wilds="fewest"`` legal list, exactly as the bot plays at a table.
-Each deal draws its opponents from ``--opponents`` (``heuristic`` and ``greedy``, the agent's
-team on seats 0+2 or 1+3 by turns, or ``self``: the network on all four seats). For every
+Deals are played side by side on a ``shuangkou.rl.VecEnv`` (``--tables`` at a time; every
+seat an agent seat of the env), each seat deciding from its view (``VecEnv.state(i).view(seat)``)
+and the ``wilds="fewest"`` legal list, exactly as the bot plays at a table; the choices are
+stepped as indices into the env's legal lists. Each deal draws its opponents from
+``--opponents`` (``heuristic`` and ``greedy``, played from their views, the agent's team on
+seats 0+2 or 1+3 by turns, or ``self``: the network on all four seats). For every
 legal play of an agent seat (and pass, when answering) a small MLP scores ``Q(position,
 play)`` from the features of :mod:`shuangkou.learned`; when a deal ends, each decision an
 agent made is a training sample whose target is its team's final R8 score (the Monte-Carlo
@@ -54,14 +56,13 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from shuangkou import Rules, bots
-from shuangkou.game import _State
 from shuangkou.learned import (
     DIM,
     GREEDY_COLUMN,
@@ -73,7 +74,8 @@ from shuangkou.learned import (
     table_features,
     unbundle,
 )
-from shuangkou.rng import SplitMix64, deal_seed
+from shuangkou.rl import VecEnv
+from shuangkou.rng import SplitMix64
 from shuangkou.solve import sample_worlds
 
 SCORE_SCALE = 16.0   # targets are team scores / 16, clipped to ±6
@@ -83,79 +85,120 @@ OPPONENTS = ("heuristic", "greedy", "self")
 
 @dataclass
 class Job:
-    """One deal to play: its seed, the opponents' bot (``"self"``: none) and the agent team."""
+    """What one deal is played as: the opponents' bot (``"self"``: none, the network on every
+    seat) and the agent team (seats 0+2: 0, seats 1+3: 1)."""
 
-    seed: int
     opponent: str
     team: int
-    pair: int = -1  # evaluation: which duplicate pair
 
 
 @dataclass
-class Table:
+class Lane:
+    """One ``VecEnv`` (every seat an agent seat: the opponents' seats are played here, from
+    their views) and the job of each deal it plays, by deal index."""
+
+    env: VecEnv
+    job: Callable[[int], Job]
+    out: Any = None  # the env's last Step
+
+
+@dataclass
+class Done:
+    """A finished deal: its job and index, each team's R8 units, the team out first, and the
+    agent decisions' ``(team, feature row)`` samples (when recording)."""
+
     job: Job
-    state: Any
-    samples: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (team, feature row)
+    index: int
+    team_units: tuple[float, float]
+    first_team: int
+    samples: list[tuple[int, np.ndarray]]
 
 
-Asking = list[tuple[Table, Any, list[Any]]]
-"""The agent decisions of a round: each table, the deciding seat's view and its legal plays."""
+Asking = list[tuple[Lane, int, Any, Any, list[Any]]]
+"""The agent decisions of a step: each lane and row, the row's position (``VecEnv.state``),
+the deciding seat's view and its legal plays (``wilds="fewest"``, as the bot plays)."""
 
 
-def drive(rules: Rules, jobs: Iterator[Job], tables: int,
+def action_index(out: Any, row: int, play: Any) -> int:
+    """``play`` (or ``None``: pass, -1) as an index into the row's legal list of the Step."""
+    if play is None:
+        return -1
+    lo, hi = int(out.offsets[row]), int(out.offsets[row + 1])
+    hit = np.flatnonzero((out.words[lo:hi] == play.packed) & (out.tags[lo:hi] == play.tag))
+    if not hit.shape[0]:
+        raise RuntimeError(f"row {row}: {play} is not in the VecEnv's legal list")
+    return int(hit[0])
+
+
+def drive(rules: Rules, lanes: list[Lane], until: Callable[[], bool],
           choose: Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray],
-          finished: Callable[[Table], None], record: bool,
+          finished: Callable[[Done], None], record: bool,
           probe: Callable[[Asking, np.ndarray, np.ndarray, np.ndarray], None] | None = None,
-          ) -> int:
-    """Play ``jobs`` on ``tables`` deals at a time until they run out; returns the number of
-    agent decisions. ``choose(X, env, is_pass, n)`` picks a candidate row per decision;
-    ``finished(table)`` gets each table whose deal is over (with its ``(team, row)`` samples
-    when ``record``); ``probe(asking, X, env, is_pass)``, when given, sees every round's
-    decisions before their moves are made (the rollout targets)."""
+          drain: bool = False) -> int:
+    """Step every lane's ``VecEnv`` (reset by the caller) until ``until()``; returns the
+    number of agent decisions. Each step, every row's seat to act is decided: an agent seat
+    by ``choose(X, env, is_pass, n)`` (a candidate row per decision, over the features of its
+    seat's view), an opponent's seat by its bot from the view; ``finished(done)`` gets each
+    deal that ends. With ``drain`` the deals running when ``until()`` turns true are played
+    to their end (the rows that finish meanwhile idle: their next deals are not played for).
+    ``probe(asking, X, env, is_pass)``, when given, sees every step's decisions before their
+    moves are made."""
     opponents = {"heuristic": bots.make("heuristic", rules), "greedy": bots.make("greedy", rules)}
     hint = opponents["heuristic"]
     stream = SplitMix64(0)  # the heuristic and greedy draw nothing; their signature wants one
-
-    def deal(job: Job | None) -> Table | None:
-        return None if job is None else Table(job, _State.deal(rules, job.seed))
-
-    live: list[Table | None] = [deal(next(jobs, None)) for _ in range(tables)]
+    samples: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
     decisions = 0
-    while live:
+    live: set[tuple[int, int]] | None = None  # draining: the rows whose deals still count
+    while live is None or live:
+        if live is None and until():
+            if not drain:
+                break
+            live = {(k, i) for k, lane in enumerate(lanes) for i in range(lane.env.n)}
         asking: Asking = []
-        for k, t in enumerate(live):
-            while t is not None:
-                st = t.state
-                seat = st.to_act
-                if seat is None:
-                    finished(t)
-                    t = live[k] = deal(next(jobs, None))
+        actions = [np.full(lane.env.n, -1, np.int64) for lane in lanes]
+        for k, lane in enumerate(lanes):
+            out, env = lane.out, lane.env
+            for i in range(env.n):
+                if live is not None and (k, i) not in live:  # idle: any legal move
+                    actions[k][i] = 0 if out.offsets[i + 1] > out.offsets[i] else -1
                     continue
-                plays = list(st.legal("fewest"))
-                agent = t.job.opponent == "self" or seat % 2 == t.job.team
-                if agent and plays:
-                    asking.append((t, st.view(seat), plays))
-                    break
-                choice = opponents[t.job.opponent](st.view(seat), plays, stream) if plays else None
-                st.pass_() if choice is None else st.play(choice)
-        live = [t for t in live if t is not None]
-        if not asking:
-            continue
-        views = [a[1] for a in asking]
-        x, env, is_pass = table_features(views, [a[2] for a in asking], rules, hint, stream)
-        rows = choose(x, env, is_pass, len(asking))
-        if probe is not None:
-            probe(asking, x, env, is_pass)
-        offsets = np.concatenate([[0], np.cumsum([len(a[2]) for a in asking])])
-        for i, (t, view, plays) in enumerate(asking):
-            r = int(rows[i])
-            if record:
-                t.samples.append((view.seat % 2, x[r]))
-            if is_pass[r]:
-                t.state.pass_()
-            else:
-                t.state.play(plays[r - offsets[i]])
-        decisions += len(asking)
+                state = env.state(i)
+                seat = state.to_act
+                view = state.view(seat)
+                plays = list(state.legal("fewest"))
+                job = lane.job(int(out.deal_index[i]))
+                if plays and (job.opponent == "self" or seat % 2 == job.team):
+                    asking.append((lane, i, state, view, plays))
+                elif plays:
+                    actions[k][i] = action_index(out, i, opponents[job.opponent](
+                        view, plays, stream))
+        if asking:
+            x, env_rows, is_pass = table_features([a[3] for a in asking], [a[4] for a in asking],
+                                                  rules, hint, stream)
+            rows = choose(x, env_rows, is_pass, len(asking))
+            if probe is not None:
+                probe(asking, x, env_rows, is_pass)
+            offsets = np.concatenate([[0], np.cumsum([len(a[4]) for a in asking])])
+            index = {id(lane): k for k, lane in enumerate(lanes)}
+            for j, (lane, i, _, view, plays) in enumerate(asking):
+                r = int(rows[j])
+                if record:
+                    samples.setdefault((index[id(lane)], i), []).append((view.seat % 2, x[r]))
+                choice = None if is_pass[r] else plays[r - offsets[j]]
+                actions[index[id(lane)]][i] = action_index(lane.out, i, choice)
+            decisions += len(asking)
+        for k, lane in enumerate(lanes):
+            playing = lane.out.deal_index.copy()  # the Step's arrays are overwritten by step
+            lane.out = out = lane.env.step(actions[k])
+            for i in np.flatnonzero(out.done):
+                if live is not None:
+                    if (k, int(i)) not in live:
+                        continue
+                    live.discard((k, int(i)))
+                idx = int(playing[i])
+                units = out.team_rewards[i] / rules.base_score  # rewards are units x base
+                finished(Done(lane.job(idx), idx, (float(units[0]), float(units[1])),
+                              int(out.places[i, 0]) % 2, samples.pop((k, int(i)), [])))
     return decisions
 
 
@@ -197,19 +240,32 @@ def hint_rows(x: np.ndarray, env: np.ndarray, n: int, column: int) -> np.ndarray
 def duplicate(net: MLP, preset: str, opponent: str, pairs: int, seed: int,
               tables: int) -> dict[str, Any]:
     """Deals ``0..pairs-1`` of the run ``seed`` played twice: the network on seats 0+2, then on
-    1+3, ``opponent`` on the others. Per pair: the network team's margin (its seats' units
-    minus the others', averaged over the two plays, as ``shuangkou arena`` counts it)."""
+    1+3, ``opponent`` on the others (two VecEnvs reset with ``seed``: row ``i`` plays deals
+    ``i, i + rows, …``). Per pair: the network team's margin (its seats' score minus the
+    others', averaged over the two plays, as ``shuangkou arena`` counts it)."""
     rules = Rules.preset(preset)
     margin = np.zeros(pairs)
     first = np.zeros(pairs)
+    seen = np.zeros((pairs, 2), bool)
+    rows = math.ceil(pairs / math.ceil(pairs / tables))  # every row plays as many deals
+    lanes = []
+    for team in (0, 1):
+        job = Job(opponent, team)
+        lane = Lane(VecEnv(rules, rows), lambda idx, job=job: job)
+        lane.out = lane.env.reset(seed)
+        lanes.append(lane)
 
-    def done(t: Table) -> None:
-        team, st = t.job.team, t.state
-        margin[t.job.pair] += (team_units(st, team) - team_units(st, 1 - team)) / 2
-        first[t.job.pair] += (st.places[0] % 2 == team) / 2
+    def done(d: Done) -> None:
+        if d.index < pairs and not seen[d.index, d.job.team]:
+            team = d.job.team
+            seen[d.index, team] = True
+            margin[d.index] += (d.team_units[team] - d.team_units[1 - team]) / 2
+            first[d.index] += (d.first_team == team) / 2
 
-    jobs = (Job(deal_seed(seed, i), opponent, team, i) for i in range(pairs) for team in (0, 1))
-    drive(rules, jobs, tables, lambda x, e, p, n: best_rows(net.score(x), e, n), done, False)
+    drive(rules, lanes, lambda: bool(seen.all()),
+          lambda x, e, p, n: best_rows(net.score(x), e, n), done, False)
+    for lane in lanes:
+        lane.env.close()
     half = 1.959964 * margin.std(ddof=1) / math.sqrt(pairs)
     return {"opponent": opponent, "pairs": pairs, "margin": float(margin.mean()),
             "margin_ci": [float(margin.mean() - half), float(margin.mean() + half)],
@@ -242,7 +298,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--hidden", default="128,64")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--batch", type=int, default=1024)
-    ap.add_argument("--updates", type=int, default=2, help="updates per round of decisions")
+    ap.add_argument("--updates", type=int, default=2, help="updates per --tables agent decisions")
     ap.add_argument("--warm", type=float, default=0.5,
                     help="share of the time the agents play the heuristic, with ε deviations")
     ap.add_argument("--eps", type=float, default=0.2,
@@ -302,7 +358,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "seed": args.seed, "presets": args.presets, "hidden": args.hidden,
             "opponents": args.opponents, "targets": args.targets, "worlds": args.worlds}
     st: dict[str, Any] = {"stored": 0, "deals": 0, "updates": 0, "loss": None,
-                          "next_point": start}
+                          "next_point": start, "owed": 0.0}
 
     def point(now: float) -> None:
         p: dict[str, Any] = {"seconds": round(now - start, 1),
@@ -321,12 +377,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             net.save(args.out, deals=st["deals"], **meta)
         st["next_point"] = time.perf_counter() + args.curve_every
 
-    def jobs(k: int, end: float) -> Iterator[Job]:
-        i = 0
-        while time.perf_counter() < end:
-            yield Job(deal_seed(args.seed * 1000 + k, i), str(rng.choice(names, p=weights)),
-                      i % 2)
-            i += 1
+    drawn: dict[int, Job] = {}  # the current round's jobs by deal index, drawn when first met
+
+    def job(index: int) -> Job:
+        if index not in drawn:
+            drawn[index] = Job(str(rng.choice(names, p=weights)), index % 2)
+        return drawn[index]
 
     def choose(x: np.ndarray, env: np.ndarray, is_pass: np.ndarray, n: int) -> np.ndarray:
         now = time.perf_counter()
@@ -342,12 +398,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             other = np.where(u < eps / 2, hint_rows(x, env, n, GREEDY_COLUMN),
                              random_rows(env, n, rng))
             pick = np.where(u < eps, other, pick)
-        if st["stored"] >= 10 * args.batch:
-            for _ in range(args.updates):
-                sel = rng.integers(0, min(st["stored"], cap), args.batch)
-                st["loss"] = opt.step(replay_x[sel], replay_y[sel])
-                st.setdefault("first_loss", st["loss"])
-                st["updates"] += 1
+        # --updates updates a --tables agent decisions (a step asks only the rows whose agent
+        # seat is to act, so a call brings fewer than --tables decisions)
+        st["owed"] = st["owed"] + args.updates * n / args.tables if st["stored"] >= \
+            10 * args.batch else 0.0
+        while st["owed"] >= 1:
+            st["owed"] -= 1
+            sel = rng.integers(0, min(st["stored"], cap), args.batch)
+            st["loss"] = opt.step(replay_x[sel], replay_y[sel])
+            st.setdefault("first_loss", st["loss"])
+            st["updates"] += 1
         return pick
 
     def store(x: np.ndarray, y: np.ndarray) -> None:
@@ -356,12 +416,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         replay_y[idx] = np.clip(y / SCORE_SCALE, -CLIP, CLIP)
         st["stored"] += x.shape[0]
 
-    def finished(t: Table) -> None:
+    def finished(d: Done) -> None:
         st["deals"] += 1
-        if t.samples:
-            teams = np.array([s[0] for s in t.samples])
-            y = np.array([team_units(t.state, 0), team_units(t.state, 1)], np.float32)[teams]
-            store(np.stack([s[1] for s in t.samples]), y)
+        drawn.pop(d.index, None)
+        if d.samples:
+            teams = np.array([s[0] for s in d.samples])
+            y = np.array(d.team_units, np.float32)[teams]
+            store(np.stack([s[1] for s in d.samples]), y)
 
     heuristic = {p: bots.make("heuristic", p) for p in presets}
     stream = SplitMix64(0)
@@ -374,11 +435,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         heur = hint_rows(x, env, n, HEURISTIC_COLUMN)
         greedy = hint_rows(x, env, n, GREEDY_COLUMN)
         score = net.score(x)
-        offsets = np.concatenate([[0], np.cumsum([len(a[2]) for a in asking])])
+        offsets = np.concatenate([[0], np.cumsum([len(a[4]) for a in asking])])
         rows_x: list[np.ndarray] = []
         rows_y: list[float] = []
         for i in np.flatnonzero(rng.random(n) < args.probe_share):
-            table, view, plays = asking[i]
+            _, _, state, view, plays = asking[i]
             cand = np.flatnonzero(env == i)
             others = cand[cand != heur[i]]
             if not others.shape[0]:
@@ -387,8 +448,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             picks = [int(r) for r in (greedy[i], rng.choice(others), *ranked) if r != heur[i]]
             picks = list(dict.fromkeys(picks))[:args.alternatives]
             team = view.seat % 2
-            bot = heuristic[table.state.rules.name]
-            deals = [table.state]
+            bot = heuristic[state.rules.name]
+            deals = [state]
             if args.worlds > 1:
                 deals += sample_worlds(view, view.seat, args.worlds - 1,
                                        int(rng.integers(1 << 62)))
@@ -404,15 +465,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if rows_x:
             store(np.stack(rows_x), np.array(rows_y, np.float32))
 
-    # the presets take turns: a slice of time each (one preset's tables at a time)
+    # the presets take turns: a slice of time each, on a VecEnv of --tables deals (row i plays
+    # deals i, i + tables, ... of the round's seeded stream; the deals running when the slice
+    # ends are played out)
     decisions = 0
     round_no = 0
     while time.perf_counter() < deadline:
-        k = round_no % len(presets)
-        it = jobs(round_no, min(deadline, time.perf_counter() + 30))
-        decisions += drive(Rules.preset(presets[k]), it, args.tables, choose, finished,
-                           args.targets == "return",
-                           probe if args.targets == "rollout" else None)
+        rules = Rules.preset(presets[round_no % len(presets)])
+        end = min(deadline, time.perf_counter() + 30)
+        lane = Lane(VecEnv(rules, args.tables), job)
+        lane.out = lane.env.reset(args.seed * 1000 + round_no)
+        drawn.clear()
+        decisions += drive(rules, [lane], lambda end=end: time.perf_counter() >= end, choose,
+                           finished, args.targets == "return",
+                           probe if args.targets == "rollout" else None, drain=True)
+        lane.env.close()
         round_no += 1
     point(time.perf_counter())
 

@@ -61,6 +61,7 @@ def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:
     game, row = play_deal("baibian", 9, (bot, "greedy"))
     assert game.is_over and row["decisions"] > 0
     g = Game(Rules.preset("jj"), seed=2)
+    bot = bots.make("default", "jj")  # a baibian bot refuses a jj position (R3, R6)
     choice = bot(g.view(g.to_act), g.legal_plays(bot.wilds), SplitMix64(1))
     assert choice in g.legal_plays(bot.wilds)
 
@@ -500,3 +501,21 @@ def test_arena_cli(capsys: pytest.CaptureFixture[str]) -> None:
             main(["arena", "greedy", "random", flag, value, "--no-progress"])
         assert stop.value.code == 2
         assert f"argument {flag}" in capsys.readouterr().err
+
+
+def test_train_dmc_plays_on_vecenv_the_arenas_deals() -> None:
+    """examples/train_dmc.py drives its deals on the public VecEnv (no private engine import):
+    a network that always makes the heuristic's play (a huge bonus on its column) scores, in
+    the script's duplicate evaluation, exactly the margins the arena measures for the
+    heuristic on the same deals (greedy's Python twin plays as the kernel's)."""
+    import pathlib
+
+    t = _train_dmc()
+    source = (pathlib.Path(__file__).parents[1] / "examples" / "train_dmc.py").read_text()
+    assert "_State" not in source and "shuangkou.game" not in source
+    net = learned.MLP.new((8,), np.random.default_rng(0))
+    net.bonus = 1e6
+    got = t.duplicate(net, "classic", "greedy", 7, 5, 3)  # type: ignore[attr-defined]
+    want = duel("heuristic", "greedy", "classic", 7, seed=5, processes=1)
+    assert got["margin"] == pytest.approx(float(want.margins.mean()))
+    assert got["first"] == pytest.approx(float(want.first.mean()))

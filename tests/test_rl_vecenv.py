@@ -320,3 +320,30 @@ def test_set_position_plays_on_like_state() -> None:
         env.set_position(0, State.from_position(rules, ["3", "4", "5", "6"], 1))
     with pytest.raises(ValueError, match="State under baibian"):
         env.set_position(0, State.from_position("jj", ["3", "4", "5", "6"], 0))
+
+
+@pytest.mark.parametrize("preset", ["classic", "qianbian"])
+def test_state_of_a_row_is_the_deal_replayed(preset: str) -> None:
+    """``VecEnv.state(i)`` equals the row's deal replayed from its log on a fresh State: the
+    position, the cards each seat played, the legal list in the env's order; it is a copy."""
+    env = VecEnv(preset, 3, log=True)
+    out = env.reset(11)
+    rng = np.random.default_rng(1)
+    for _ in range(90):
+        n = np.diff(out.offsets)
+        a = (rng.random(3) * n).astype(np.int64)
+        a[(out.can_pass & (rng.random(3) < 0.3)) | (n == 0)] = -1
+        out = env.step(a)
+    for i in range(3):
+        index, log = env.deal_log(i)
+        st = State.deal(preset, deal_seed(11, index))
+        for _, p in log:
+            st.pass_() if p is None else st.play(p)
+        got = env.state(i)
+        assert got == st and got.to_act == out.to_act[i]
+        assert all(got.cards_played(s) == st.cards_played(s) for s in range(4))
+        assert list(got.legal()) == env.legal_plays(i)
+        got.pass_() if got.can_pass() else got.play(0)  # a copy: the row does not move
+        assert env.state(i) == st
+    with pytest.raises(ValueError, match="row"):
+        env.state(3)

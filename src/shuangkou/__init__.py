@@ -7,7 +7,7 @@ variants 百变 (火拼), JJ and 千变. See README.md and RULES.md.
 ['5 5 5 BJ']
 """
 
-from ._engine import State
+from ._engine import SeatView, State
 from .cards import Hand, Rank, format_cards, parse_cards
 from .errors import IllegalPlayError, NotationError, ShuangkouError
 from .game import Game, Match, Observation, ReplayError, replay
@@ -44,6 +44,7 @@ __all__ = [
     "Result",
     "Rules",
     "ShuangkouError",
+    "SeatView",
     "SimResult",
     "Solution",
     "State",

@@ -841,7 +841,9 @@ cdef class SeatView:
     """What one seat may know of a position (RULES.md R6/R7): its hand, its partner's under
     双明 (``rules.partner_visible``), cards left per seat, the table and its owner, passes,
     places, the bombs and cards each seat played, whose turn it is and its own legal plays.
-    The position behind it cannot be reached from Python (fair bot contests)."""
+    The position behind it cannot be reached from Python (fair bot contests). It is live: it
+    shows the position as it is when read. Every member is listed in docs/bots.md ("What a
+    bot receives"); a test checks the list against this class."""
 
     cdef State _s
     cdef int _seat
@@ -851,10 +853,12 @@ cdef class SeatView:
 
     @property
     def seat(self):
+        """The seat this view belongs to (0..3; partners are ``seat ^ 2``, R7)."""
         return self._seat
 
     @property
     def rules(self):
+        """The :class:`~shuangkou.Rules` of the position (a bot checks it is its own)."""
         return self._s._rules
 
     @property
@@ -871,51 +875,68 @@ cdef class SeatView:
 
     @property
     def to_act(self):
+        """The seat to act, None once the deal is over."""
         return self._s.to_act
 
     @property
     def card_counts(self):
+        """Cards left per seat, a tuple of four (public: R6)."""
         return self._s.card_counts
 
     def cards_left(self, seat):
+        """Cards ``seat`` holds now (a method: ``view.cards_left(seat)``; the same as
+        ``card_counts[seat]``)."""
         return self._s.cards_left(seat)
 
     def cards_played(self, seat):
+        """The cards ``seat`` played so far (a method), as a :class:`~shuangkou.Hand`: public,
+        every play is shown (R6). With the partner's hand under 双明 and this seat's own, the
+        rest of the decks is what the other two seats hold."""
         return self._s.cards_played(seat)
 
     def bombs_played(self, seat):
+        """The bombs ``seat`` played, in order (a method), a tuple of
+        :class:`~shuangkou.Play` (R5, R8 bomb contributions)."""
         return self._s.bombs_played(seat)
 
     @property
     def table(self):
+        """The play to beat, None when this deal's seat to act leads (R4)."""
         return self._s.table
 
     @property
     def table_owner(self):
+        """The seat whose play is on the table, None when leading."""
         return self._s.table_owner
 
     @property
     def passes(self):
+        """Passes since the table's play was made."""
         return self._s.st.passes
 
     @property
     def leader(self):
+        """The seat that led the current trick."""
         return self._s.st.leader
 
     @property
     def trick(self):
+        """Number of the current trick, 0-based."""
         return self._s.st.trick
 
     @property
     def places(self):
+        """Seats out, in finishing order (R7)."""
         return self._s.places
 
     @property
     def is_over(self):
+        """Whether the deal is over."""
         return bool(self._s.st.over)
 
     @property
     def result(self):
+        """The deal's :class:`~shuangkou.scoring.Result` once it is over (R8), else None."""
         return self._s.result
 
     def can_pass(self):

@@ -794,6 +794,15 @@ cdef class VecKernel:
         self._write_obs(e, e.st.to_act, &self.obs[i, 0])
 
     # -- views for Python ------------------------------------------------------------------------
+    def state(self, object i, State template):
+        """Deal ``i``'s position as a new :class:`State`: ``template`` (a State of the env's
+        rules) copied, the slot's position copied over it (no undo history)."""
+        cdef Slot* e = self._slot(i)
+        cdef State c = template.copy()
+        c.st = e.st
+        c._moved()  # a new position: its own legal-plays cache key, no result yet
+        return c
+
     def hands(self, object i):
         """The four packed hands of deal ``i`` (for tests: what the agent must not see)."""
         cdef Slot* e = self._slot(i)

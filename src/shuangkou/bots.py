@@ -1,4 +1,5 @@
-"""Players for every driver: ``simulate``, ``play_deal``, ``VecEnv`` opponents, the server.
+"""Players for every driver: ``simulate``, ``play_deal``, the arena, ``VecEnv`` opponents, the
+server.
 
 ::
 
@@ -7,12 +8,34 @@
     simulate(1000, "baibian", (bot, "greedy"))      # team 0+2 the bot, team 1+3 greedy
     bots.make("pimc", "jj", worlds=8, max_nodes=300)
 
-A bot is a :class:`Bot`: a callable ``bot(view, plays, rng)`` returning one of ``plays`` or
-``None`` to pass — the policy signature of :mod:`shuangkou.sim` (``view`` is the deciding
-seat's ``State.view(seat)``, what the seat may know), with the ``wilds`` attribute saying which
-legal list it wants. So one object plays in ``simulate``, ``play_deal`` and a server table.
-The kernel's own players (``"random"``, ``"greedy"``) also carry their built-in name
-(:attr:`Bot.kernel`), which ``simulate`` and ``VecEnv(opponents=…)`` run inside the kernel.
+**The bot protocol** (docs/bots.md, "Your own bot"). A bot is any callable
+``bot(view, plays, rng)``:
+
+* ``view`` is a :class:`shuangkou.SeatView`, the deciding seat's ``State.view(seat)``: what
+  that seat may know and nothing more (docs/bots.md lists its members);
+* ``plays`` is the seat's legal list (``len``, ``[i]``, iteration, ``in``), empty when
+  nothing beats the table (then only a pass is legal): ``wilds="all"`` (every distinct way of
+  taking cards) unless the bot has an attribute ``wilds = "fewest"`` (one play per reading,
+  the fewest wilds);
+* ``rng`` is the deal's :class:`~shuangkou.rng.SplitMix64` stream: draw from it (not from a
+  generator of your own) and a run is reproducible for its seed;
+* it returns one of ``plays`` (or its index in ``plays``), or ``None`` to pass (only when
+  answering: ``view.table`` is not ``None``, R4).
+
+Optional attributes: ``wilds`` (above), ``rules`` (the :class:`Rules` it was made for: every
+driver then refuses a position of other rules, :func:`check_rules`), ``kernel`` (``"random"``
+or ``"greedy"``: the kernel plays it instead, GIL-free), ``__name__`` (its name in results).
+A driver calls a bot from one thread at a time and may call one object for several seats and
+deals, so a bot keeps no per-deal state; the bots here are not thread-safe (give each thread
+its own). A driver running worker processes (the arena) sends each a copy: a bot named by a
+string is made there, an object is pickled (the bots of :func:`make` pickle as their name,
+rules and options).
+
+Every driver takes a bot as an object, a name of :data:`BOTS` with options
+(``"pimc:worlds=16,max_nodes=2000"``), or your own as ``"module:function"`` (the function is
+the bot) or ``"module:Class"`` (made as ``Class(rules, **options)``, options after a second
+colon: ``"mybots:Searcher:depth=3"``): :func:`resolve`. :func:`register` adds a name to
+:data:`BOTS` (then the server's seats offer it too, :func:`seat_bots`).
 
 The bots (docs/bots.md has their ladder):
 
@@ -29,17 +52,23 @@ The bots (docs/bots.md has their ladder):
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import re
 from collections.abc import Callable
 from typing import Any
 
 from . import _solve
+from ._check import as_int
+from .errors import ArgumentError
 from .learned import MLP, best_rows, load, shortlist, table_features
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
 from .solve import _breaks, pimc_policy
 
-__all__ = ["BOTS", "DEFAULT", "Bot", "HeuristicBot", "LearnedBot", "make"]
+__all__ = ["BOTS", "DEFAULT", "UNTIMED", "Bot", "HeuristicBot", "LearnedBot",
+           "check_rules", "make", "parse_spec", "register", "resolve", "seat_bots"]
 
 _PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.018}
 """PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
@@ -57,14 +86,19 @@ def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
 
 
 class Bot:
-    """A player: ``bot(view, plays, rng)`` → a play of ``plays`` or ``None`` (pass).
+    """A player of this module: ``bot(view, plays, rng)`` → a play of ``plays`` or ``None``
+    (pass), the protocol of the module docstring.
 
-    ``name`` is what :func:`make` was asked for, ``wilds`` the legal list it reads (``"all"``
-    or ``"fewest"``), ``kernel`` the built-in name ``simulate``/``VecEnv`` can run in the
-    kernel instead (``None``: Python only). A bot holds no per-deal state, so one object may
-    play every seat; it is not thread-safe (callers give each thread its own)."""
+    ``name`` is what :func:`make` was asked for, ``rules`` the rules it was made for (a
+    position of other rules is refused, :func:`check_rules`), ``wilds`` the legal list it
+    reads (``"all"`` or ``"fewest"``), ``kernel`` the built-in name ``simulate``/``VecEnv``
+    can run in the kernel instead (``None``: Python only). A bot holds no per-deal state, so
+    one object may play every seat; it is not thread-safe (callers give each thread its own).
+    A bot of :func:`make` pickles as its name, rules and options (a worker process makes its
+    own)."""
 
     kernel: str | None = None
+    _made: tuple[str, Rules, dict[str, Any]] | None = None  # make's arguments, for pickling
 
     def __init__(self, name: str, rules: Rules, policy: Callable[..., Any], wilds: str) -> None:
         self.name = name
@@ -74,11 +108,33 @@ class Bot:
         self._policy = policy
 
     def __call__(self, view: Any, plays: Any, rng: Any) -> Play | None:
+        if view.rules is not self.rules:  # the same preset object: no comparison needed
+            _check_view(self, view)
         choice: Play | None = self._policy(view, plays, rng)
         return choice
 
+    def __reduce__(self) -> Any:
+        if self._made is None:
+            return super().__reduce__()
+        name, rules, options = self._made
+        return _remake, (name, rules, options)
+
     def __repr__(self) -> str:
         return f"<bot {self.name!r} for {self.rules.name}>"
+
+
+def _remake(name: str, rules: Rules, options: dict[str, Any]) -> Bot:
+    return make(name, rules, **options)
+
+
+def _check_view(bot: Any, view: Any) -> None:
+    """Refuse ``view`` if it is a position of other rules than ``bot.rules``."""
+    theirs = getattr(view, "rules", None)
+    if theirs is not None and theirs != bot.rules:
+        raise ArgumentError(
+            f"{_label(bot)} was made for {_rules_text(bot.rules)} and would judge this "
+            f"position by them, but the position is under {_rules_text(theirs)}"
+            f"{_rules_diff(bot.rules, theirs)}: make a bot for the position's rules")
 
 
 class _KernelBot(Bot):
@@ -117,8 +173,8 @@ class HeuristicBot(Bot):
 
     def __init__(self, name: str, rules: Rules, max_wilds: int = 1, wild_cards: int = 16) -> None:
         super().__init__(name, rules, self._decide, "fewest")
-        self.max_wilds = max_wilds
-        self.wild_cards = wild_cards
+        self.max_wilds = as_int(max_wilds, "heuristic option max_wilds", 0, 108)
+        self.wild_cards = as_int(wild_cards, "heuristic option wild_cards", 0, 108)
         self._wild_ranks = [r for r, on in ((13, rules.wild_small_joker),
                                             (14, rules.wild_big_joker)) if on]
 
@@ -131,6 +187,8 @@ class HeuristicBot(Bot):
         what it judged it by — each play's damage (:func:`shuangkou.solve.hints`'s measure,
         in ``_solve.UNIT``; ``None`` for a hand played by greedy's rules, see
         :meth:`judges`) and the hand's 手数 (0 then)."""
+        if view.rules is not self.rules:
+            _check_view(self, view)
         hand = view.hand
         rules = self.rules
         judged = self.judges(hand)
@@ -289,8 +347,14 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     if maker not in _MAKERS or maker == "pimc":
         raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
     prior = _MAKERS[maker](maker, rules, **settings)
+    wilds = getattr(prior, "wilds", "all")  # a registered bot may leave it out (the protocol)
     return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
-                                        fallback=prior, **options), prior.wilds)
+                                        fallback=prior, **options), wilds)
+
+
+def _make_default(name: str, rules: Rules, **options: Any) -> Bot:
+    maker, settings = _default(rules)
+    return _MAKERS[maker](name, rules, **{**settings, **options})
 
 
 _MAKERS: dict[str, Callable[..., Bot]] = {
@@ -299,9 +363,43 @@ _MAKERS: dict[str, Callable[..., Bot]] = {
     "heuristic": HeuristicBot,
     "pimc": _pimc,
     "learned": LearnedBot,
+    "default": _make_default,
 }
-BOTS = (*_MAKERS, "default")
-"""The names :func:`make` knows."""
+"""The registry: a bot's name → its maker, ``maker(name, rules, **options)`` → a :class:`Bot`
+(:func:`register` adds to it). :data:`BOTS` lists it."""
+BOTS: tuple[str, ...] = tuple(_MAKERS)
+"""The names :func:`make` knows (read it as ``bots.BOTS``: :func:`register` replaces it)."""
+UNTIMED: set[str] = {"pimc"}
+"""Bots whose decision time has no bound with their default options (a search of tens of
+milliseconds or more a move): left out of a server's seats (:func:`seat_bots`)."""
+
+
+def seat_bots() -> tuple[str, ...]:
+    """The bots a server's seat can be filled with: every name of :data:`BOTS` but the
+    :data:`UNTIMED` ones (the server's bots move on its event loop)."""
+    return tuple(b for b in BOTS if b not in UNTIMED)
+
+
+def register(name: str, maker: Callable[..., Any], *, timed: bool = True) -> None:
+    """Add the bot ``name`` to :data:`BOTS`: ``maker(rules, **options)`` makes it (a class
+    following the protocol, as a ``"module:Class"`` spec is made, or a function returning
+    a bot). Every driver then knows the name — :func:`make`, the arena and
+    ``simulate`` specs, and the seats of a server started in this process (unless
+    ``timed=False``: a bot without a bound on its decision time, :data:`UNTIMED`). A name
+    already registered is refused."""
+    global BOTS
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ArgumentError(f"a bot's name is a word of letters, digits, '_' or '-', not "
+                            f"{name!r}")
+    if name in _MAKERS:
+        raise ArgumentError(f"bot {name!r} is already registered")
+    if not callable(maker):
+        raise ArgumentError(f"maker must be a callable maker(name, rules, **options), not "
+                            f"{type(maker).__name__}")
+    _MAKERS[name] = lambda _name, rules, **options: maker(rules, **options)
+    BOTS = tuple(_MAKERS)
+    if not timed:
+        UNTIMED.add(name)
 
 
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
@@ -309,16 +407,136 @@ def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
     ``fallback`` and the rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
     ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
-    ``max_plays``, the most plays a decision scores)."""
-    if not isinstance(name, str) or name not in BOTS:
-        raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
+    ``max_plays``, the most plays a decision scores). An option the bot does not take raises
+    ``TypeError``; a bad value, ``ValueError``."""
+    if not isinstance(name, str) or name not in _MAKERS:
+        raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(_MAKERS)}")
     r = as_rules(rules)
-    if name == "default":
-        maker, settings = _default(r)
-        options = {**settings, **options}
-    else:
-        maker = name
     try:
-        return _MAKERS[maker](name, r, **options)
+        bot = _MAKERS[name](name, r, **options)
     except TypeError as e:
         raise TypeError(f"bot {name!r}: {e}") from None
+    if isinstance(bot, Bot):
+        bot._made = (name, r, dict(options))
+    return bot
+
+
+# -- what every driver plays: resolve -------------------------------------------------------------
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """A bot named by a string → ``(name, options)``: ``"pimc:worlds=16,max_nodes=2000"`` →
+    ``("pimc", {"worlds": 16, "max_nodes": 2000})``, ``"mybots:Searcher:depth=3"`` →
+    ``("mybots:Searcher", {"depth": 3})`` (values read as int, then float, else kept as
+    text). A name of :data:`BOTS` comes first; else the text must be ``module:attribute``."""
+    if not isinstance(spec, str):
+        raise TypeError(f"a bot spec is a string, not {type(spec).__name__}")
+    head, colon, rest = spec.partition(":")
+    if head in _MAKERS:
+        name = head
+    elif colon and _MODULE.fullmatch(head):
+        attr, _, rest = rest.partition(":")
+        if not _MODULE.fullmatch(attr):
+            raise ArgumentError(f"bot {spec!r}: after 'module:' comes a function or class "
+                                f"name, not {attr!r}")
+        name = f"{head}:{attr}"
+    else:
+        raise ArgumentError(f"unknown bot {head!r}: choose one of {', '.join(_MAKERS)}, or "
+                            "name your own as 'module:function' or 'module:Class'")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ArgumentError(f"bot option {item!r} of {spec!r} is not key=value")
+        for cast in (int, float, str):
+            try:
+                options[key] = cast(value)
+                break
+            except ValueError:
+                continue
+    return name, options
+
+
+def _load(path: str) -> Any:
+    """The object ``module:attribute`` names (the module imported)."""
+    module, _, attr = path.partition(":")
+    try:
+        obj: Any = importlib.import_module(module)
+    except ImportError as e:
+        raise ArgumentError(f"bot {path!r}: cannot import module {module!r} ({e})") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ArgumentError(f"bot {path!r}: module {module!r} has no {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def resolve(bot: Any, rules: Rules | str) -> Any:
+    """The player ``bot`` stands for, under ``rules``: a name of :data:`BOTS` with options
+    (:func:`make`), ``"module:function"`` (the function), ``"module:Class"`` (made as
+    ``Class(rules, **options)``), or a bot object as it is. A bad spec or option raises
+    ``ValueError``; what cannot be a bot, ``TypeError``; a bot made for other rules is
+    refused (:func:`check_rules`)."""
+    r = as_rules(rules)
+    if isinstance(bot, str):
+        name, options = parse_spec(bot)
+        if name in _MAKERS:
+            try:
+                return make(name, r, **options)
+            except (TypeError, OSError) as e:  # an option it does not take, a file it cannot
+                raise ArgumentError(f"{bot!r}: {e}") from None  # read: the spec's fault
+        obj = _load(name)
+        if isinstance(obj, type):
+            try:
+                made = obj(r, **options)
+            except TypeError as e:
+                raise ArgumentError(f"bot {bot!r}: {name}(rules, **options) failed: {e}"
+                                    ) from None
+        elif options:
+            raise ArgumentError(f"bot {bot!r}: {name} is a function (the bot itself), it "
+                                "takes no options; name a class to pass options")
+        else:
+            made = obj
+        if not callable(made):
+            raise ArgumentError(f"bot {bot!r} is a {type(made).__name__}, not a callable "
+                                "bot(view, plays, rng)")
+        bot = made
+    elif not callable(bot):
+        raise TypeError(f"a bot is a callable bot(view, plays, rng), a name of "
+                        f"{', '.join(_MAKERS)} or a 'module:function' spec, not "
+                        f"{type(bot).__name__}")
+    check_rules(bot, r)
+    return bot
+
+
+def check_rules(bot: Any, rules: Rules | str) -> None:
+    """Refuse (``ValueError``) a bot that carries a ``rules`` attribute other than
+    ``rules``: it would judge every position by the wrong rules. A bot without one is taken
+    at its word."""
+    r = as_rules(rules)
+    own = getattr(bot, "rules", None)
+    if isinstance(own, Rules) and own != r:
+        raise ArgumentError(f"{_label(bot)} was made for {_rules_text(own)}, not for "
+                            f"these {_rules_text(r)}{_rules_diff(own, r)}: make a bot "
+                            "for these rules")
+
+
+def _label(bot: Any) -> str:
+    name = getattr(bot, "name", None) or getattr(bot, "__name__", None) or type(bot).__name__
+    return f"bot {name!r}"
+
+
+def _rules_text(r: Any) -> str:
+    return f"{r.name} rules" if isinstance(r, Rules) else repr(r)
+
+
+def _rules_diff(a: Rules, b: Any) -> str:
+    """`` (field: the bot's value, not the other's; …)`` where two rule sets differ."""
+    if not isinstance(b, Rules):
+        return ""
+    diff = [f"{f.name} {getattr(a, f.name)!r}, not {getattr(b, f.name)!r}"
+            for f in dataclasses.fields(Rules)
+            if f.name != "name" and getattr(a, f.name) != getattr(b, f.name)]
+    return f" (the bot's {'; '.join(diff)})" if diff else ""

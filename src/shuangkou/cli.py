@@ -21,15 +21,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._check import as_seconds, parse_int
+import numpy as np
+
+from ._check import as_int, as_seconds, parse_int
 from .errors import ShuangkouError
 from .rules import PRESETS, Rules
 
 if TYPE_CHECKING:
     from .server import Limits
-
-_POLICIES = ("random", "greedy")
-
 
 def _int_flag(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse type: an integer ``lo..hi``, else a usage error (exit 2, no traceback) —
@@ -73,10 +72,24 @@ _PORT = _int_flag(0, 65535)
 
 
 def _policy_arg(text: str) -> list[str]:
-    parts = [p.strip() for p in text.split(",") if p.strip()]
+    """``--policy``: one bot, two (a team each) or four, comma-separated; a bot's own options
+    follow it (``pimc:worlds=2,max_nodes=50,greedy``: an item holding ``=`` is an option of
+    the bot before it). Each is checked as :func:`shuangkou.bots.parse_spec` reads it."""
+    from .bots import parse_spec
+
+    parts: list[str] = []
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and parts:
+            parts[-1] += "," + item
+        else:
+            parts.append(item)
     for p in parts:
-        if p not in _POLICIES:
-            raise argparse.ArgumentTypeError(f"unknown policy {p!r}: choose random or greedy")
+        try:
+            parse_spec(p)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
     if len(parts) not in (1, 2, 4):
         raise argparse.ArgumentTypeError("give one policy, two (team 0+2, team 1+3) or four")
     return parts
@@ -107,8 +120,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="number of deals")
     sim.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     sim.add_argument("--policy", type=_policy_arg, default="random",
-                     help="random or greedy; 'greedy,random' = team 0+2 greedy vs 1+3 random; "
-                          "or four comma-separated, one per seat")
+                     help="a bot named in shuangkou.bots.BOTS (random, greedy, heuristic, "
+                          "default, ...; options after a colon: pimc:worlds=2,max_nodes=50) or "
+                          "your own as module:function or module:Class; 'greedy,random' = "
+                          "team 0+2 greedy vs 1+3 random; or four comma-separated, one per "
+                          "seat. Bots other than random and greedy play on one thread")
     sim.add_argument("--threads", type=_int_flag(1, 1024), default=1,
                      help="threads playing deals")
     sim.add_argument("--seed", type=_int_flag(0, 2**64 - 1), default=0,
@@ -142,7 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     ar = sub.add_parser("arena", help="bot against bot on duplicate deals (docs/bots.md)",
                         formatter_class=fmt)
     ar.add_argument("bot_a", metavar="BOT_A",
-                    help="a bot of shuangkou.bots, options after a colon: pimc:worlds=16")
+                    help="a bot of shuangkou.bots, options after a colon (pimc:worlds=16), "
+                         "or your own as module:function or module:Class[:key=value,...] "
+                         "(the current folder is searched for the module)")
     ar.add_argument("bot_b", metavar="BOT_B", help="its opponent")
     ar.add_argument("--rules", default="baibian", help=f"preset: {', '.join(PRESETS)}")
     ar.add_argument("--deals", type=_int_flag(1, _COUNT), default=1000,
@@ -255,10 +273,30 @@ def _cluster(args: argparse.Namespace) -> int:
     return run_cluster(args.nodes, args.port, args.data, extra)
 
 
+def _user_modules() -> None:
+    """A ``module:function`` bot is imported from the current folder too, as ``python -m``
+    would find it (the ``shuangkou`` script's own folder is on the path instead)."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def _simulate(args: argparse.Namespace) -> int:
-    from .sim import output_format, simulate
+    from .sim import FIELDS, output_format, simulate
 
     rules = Rules.preset(args.rules)
+    # every deal's row is kept (the summary, --out, --plot): refuse a count whose rows cannot
+    # fit in this machine's memory before allocating them
+    row = sum(np.dtype(dt).itemsize * int(np.prod(shape)) for dt, shape in FIELDS.values())
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows): numpy's own error
+        memory = None
+    if memory is not None and args.deals * row > memory:
+        raise ValueError(
+            f"--deals {args.deals}: the run keeps {row} bytes a deal, "
+            f"{args.deals * row / 2**30:,.0f} GiB, more than this machine's "
+            f"{memory / 2**30:,.0f} GiB of memory: run fewer deals a call (--start continues "
+            "a run), or stream them with shuangkou.sim.simulate_stats")
     for path in (args.out, args.plot):  # fail before a long run, not after it
         if path:
             _check_writable(path, args.force)
@@ -273,6 +311,7 @@ def _simulate(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError("--plot needs matplotlib: pip install 'shuangkou[plot]'") from None
+    _user_modules()
     t0 = time.perf_counter()
     res = simulate(args.deals, rules, args.policy, threads=args.threads, seed=args.seed,
                    progress=not args.no_progress, start=args.start, wilds=args.wilds)
@@ -295,8 +334,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from .arena import duel
+    from .arena import MAX_PAIRS, duel
 
+    if args.deals > MAX_PAIRS:  # refused before anything is made or played
+        raise ValueError(f"--deals: at most {MAX_PAIRS} pairs a run (the result keeps every "
+                         f"pair's margins): run several with successive --start, not "
+                         f"{args.deals}")
+    _user_modules()
     res = duel(args.bot_a, args.bot_b, Rules.preset(args.rules), args.deals, seed=args.seed,
                start=args.start, processes=args.processes, progress=not args.no_progress)
     print(json.dumps(res.summary(), indent=1) if args.json else res)

@@ -18,6 +18,10 @@ of taking cards), plus pass when answering; ``"greedy"`` – a heuristic worth p
 (see :func:`greedy_policy`; plays from ``wilds="fewest"``). Both run inside the kernel with the
 GIL released.
 
+Every bot of :mod:`shuangkou.bots` is a policy too, by name (``"heuristic"``, ``"default"``,
+``"pimc:worlds=2"`` …) or as your own ``"module:function"`` / ``"module:Class"`` spec
+(:func:`shuangkou.bots.resolve`); a bot made for other rules is refused before the first deal.
+
 A policy may also be a Python callable ``policy(view, plays, rng)`` returning one of ``plays``
 (or its index) or ``None``/``PASS`` to pass. ``view`` is the deciding seat's view of the
 position, ``State.view(seat)``: what that seat may know (its hand, the partner's under 双明,
@@ -125,24 +129,37 @@ _DEFAULT_FEWEST = {"random": False, "greedy": True}
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _as_policies(policy: PolicyArg) -> list[str | PolicyFn]:
+def _as_policies(policy: PolicyArg, rules: Rules) -> list[str | PolicyFn]:
+    """The four seats' policies: ``"random"``/``"greedy"`` (and the bots of ``shuangkou.bots``
+    the kernel plays) as kernel names, every other bot resolved by
+    :func:`shuangkou.bots.resolve` (a name of ``bots.BOTS``, a ``"module:function"`` spec, a
+    callable), a bot made for other rules refused."""
+    from . import bots  # local: bots imports this module
+
     if isinstance(policy, str) or callable(policy):
         pols: list[Any] = [policy] * 4
     else:
-        pols = list(policy)
+        try:
+            pols = list(policy)
+        except TypeError:
+            raise TypeError(f"policy must be a bot (a callable or a name) or a sequence of "
+                            f"them, not {type(policy).__name__}") from None
         if len(pols) in (1, 2):
             pols = pols * (4 // len(pols))
         if len(pols) != 4:
             raise ValueError("policy must be one policy, two (team 0+2, team 1+3) or four")
-    # a shuangkou.bots bot the kernel plays itself ("random", "greedy") runs in the kernel
-    pols = [getattr(p, "kernel", None) or p for p in pols]
+    made: dict[str, Any] = {}  # one object for a spec given to several seats
+    out: list[str | PolicyFn] = []
     for p in pols:
-        if isinstance(p, str):
-            if p not in _BUILTIN:
-                raise ValueError(f"unknown policy {p!r}; built-ins are 'random' and 'greedy'")
-        elif not callable(p):
-            raise TypeError(f"a policy is 'random', 'greedy' or a callable, not {p!r}")
-    return pols
+        if not (isinstance(p, str) and p in _BUILTIN):
+            if isinstance(p, str):
+                p = made[p] if p in made else made.setdefault(p, bots.resolve(p, rules))
+            else:
+                p = bots.resolve(p, rules)
+            # a shuangkou.bots bot the kernel plays itself ("random", "greedy") runs there
+            p = getattr(p, "kernel", None) or p
+        out.append(p)
+    return out
 
 
 def _fewest_flags(pols: Sequence[str | PolicyFn], wilds: str | None) -> list[bool]:
@@ -610,7 +627,7 @@ def play_deal(
     from .game import Game  # local: the kernel path never needs the Game
 
     r = as_rules(rules)
-    pols = _as_policies(policy)
+    pols = _as_policies(policy, r)
     fewest = _fewest_flags(pols, wilds)
     fns = _python_policies(pols)
     ds = deal_seed(seed, index)
@@ -629,7 +646,9 @@ def play_deal(
                 raise ValueError(f"policy {_policy_name(pols[seat])!r} passed on a lead (R4)")
             game.pass_()
         else:
-            game.play(choice)
+            if isinstance(choice, int) and not isinstance(choice, bool):
+                choice = plays[choice]  # an index into the plays it was given (Game.play's
+            game.play(choice)           # own index is into the wilds="all" list)
     acts = game.actions
     n_plays = sum(1 for a in acts if a.kind == "play")
     out = _empty(1)
@@ -811,7 +830,7 @@ def simulate(
     threads = as_int(threads, "threads", 1, 1024)
     seed = as_seed(seed)
     r = as_rules(rules)
-    pols = _as_policies(policy)
+    pols = _as_policies(policy, r)
     fewest = _fewest_flags(pols, wilds)
     names = tuple(_policy_name(p) for p in pols)
     seed64 = int(seed) & MASK64
@@ -908,7 +927,7 @@ def kernel_log(
     replay through :class:`~shuangkou.game.Game` (``Game(rules, seed=rng.deal_seed(seed,
     index))``)."""
     r = as_rules(rules)
-    pols = _as_policies(policy)
+    pols = _as_policies(policy, r)
     if not all(isinstance(p, str) for p in pols):
         raise TypeError("kernel_log runs built-in policies only")
     params = _params(r, pols, _fewest_flags(pols, wilds))

@@ -111,6 +111,31 @@ class Step:
         return self._features[: self.offsets[-1]]
 
 
+def _kernel_name(bot: object, seat: int, rules: Rules) -> str:
+    """The kernel policy an opponent stands for: ``"random"``/``"greedy"``, or a bot of the
+    protocol (:mod:`shuangkou.bots`) the kernel plays (its ``kernel``), made for ``rules``."""
+    if isinstance(bot, str):
+        if bot in _POLICIES:
+            return bot
+        raise ValueError(f"opponent policy of seat {seat} must be 'random' or 'greedy' (the "
+                         f"kernel's players), not {bot!r}")
+    if not callable(bot):
+        raise ValueError(f"opponent policy of seat {seat} must be 'random', 'greedy' or a "
+                         f"bot, not {type(bot).__name__}")
+    from ..bots import check_rules  # local: the bots pull in the solver and the network
+
+    check_rules(bot, rules)
+    kernel = getattr(bot, "kernel", None)
+    if kernel in _POLICIES:
+        return str(kernel)
+    name = getattr(bot, "name", None) or getattr(bot, "__name__", type(bot).__name__)
+    raise ValueError(
+        f"opponent policy of seat {seat}: bot {name!r} runs in Python, and the VecEnv kernel "
+        "plays only its own players, 'random' and 'greedy' (bots.make of either): leave the "
+        "seat to the agent and play the bot there, or use simulate / the arena, which play "
+        "any bot")
+
+
 def _in_use() -> ConcurrentUseError:
     return ConcurrentUseError(
         "this VecEnv is in use by another thread: a VecEnv serves one thread at a time "
@@ -137,8 +162,9 @@ class VecEnv:
     workers split the batch (the results do not depend on it).
 
     ``opponents`` maps seats to a built-in policy (``"random"``: uniform over the legal plays
-    and pass; ``"greedy"``: the kernel's heuristic; or ``shuangkou.bots.make`` of either)
-    played inside the kernel; the other seats
+    and pass; ``"greedy"``: the kernel's heuristic; or ``shuangkou.bots.make`` of either, for
+    these rules) played inside the kernel — any other bot is refused, saying why; the other
+    seats
     are the agent's: every returned row is an agent seat's decision. ``log=True`` keeps each
     deal's actions (:meth:`deal_log`), for replays and tests. With ``autoreset=False`` a
     finished deal stays over (``to_act`` -1, no legal plays, its actions ignored) until
@@ -170,10 +196,7 @@ class VecEnv:
                                 f"{type(opponents).__name__}")
         for key, name in (opponents or {}).items():
             seat = as_seat(key, "opponent seat")
-            name = getattr(name, "kernel", None) or name  # a shuangkou.bots bot the kernel runs
-            if not isinstance(name, str) or name not in _POLICIES:
-                raise ValueError(f"opponent policy must be 'random' or 'greedy', not {name!r}")
-            policy[seat] = _POLICIES[name]
+            policy[seat] = _POLICIES[_kernel_name(name, seat, self.rules)]
         if _rl.AGENT not in policy:
             raise ValueError("every seat is an opponent: the agent must control at least one")
         self.n: int = n
@@ -183,8 +206,9 @@ class VecEnv:
         hk, hv = _key_hash(self.table)
         # held by the call using the kernel (never waited on; the one-row step takes it in C)
         busy = _rl.Busy()
+        self._template = State.deal(self.rules, 0)  # carries the rules as the engine reads them
         params = {
-            "state": State.deal(self.rules, 0),  # carries the rules as the engine reads them
+            "state": self._template,
             "revealed": int(self.rules.first_leader == "revealed"),
             "partner_visible": int(self.rules.partner_visible), "policy": policy, "n": n,
             "threads": threads, "hash_keys": hk, "hash_values": hv, "key_mask": KEY_MASK,
@@ -411,6 +435,19 @@ class VecEnv:
         k = self._enter()
         try:
             return tuple(k.position(i))
+        finally:
+            self._busy.release()
+
+    def state(self, i: int) -> State:
+        """Row ``i``'s position as a :class:`shuangkou.State`: a copy (playing on it does not
+        move the row), with no undo history and no R7 明牌 facts. It holds every hand —
+        hidden information, as :meth:`hands` — for training, search and tests; what a seat may
+        know is ``state(i).view(seat)``, the view every bot of :mod:`shuangkou.bots` plays
+        from (``examples/train_dmc.py`` builds its features from it)."""
+        i = self._row(i)
+        k = self._enter()
+        try:
+            return k.state(i, self._template)
         finally:
             self._busy.release()
 

@@ -21,7 +21,7 @@ from aiohttp import WSMsgType, web
 
 from ..errors import IllegalPlayError
 from .commit import GroupCommit
-from .config import ConfigError, TableConfig
+from .config import ConfigError, TableConfig, seat_kinds
 from .ownership import Ownership
 from .protocol import (
     ACTIONS,
@@ -279,6 +279,10 @@ class Server:
         tables = sorted(self.tables.values(), key=lambda t: t.created)
         return _json({"tables": [t.public() for t in tables]})
 
+    async def list_bots(self, request: web.Request) -> web.Response:
+        """The bots a place can be filled with, in the lobby's order (docs/protocol.md)."""
+        return _json({"bots": list(seat_kinds()[1:])})
+
     async def create_table(self, request: web.Request) -> web.Response:
         address = self.address(request)
         key = self.limits.create_key
@@ -533,6 +537,7 @@ def make_app(server: Server) -> web.Application:
         web.get("/", server.page),
         web.get("/api", server.version),
         web.get("/api/tables", server.list_tables),
+        web.get("/api/bots", server.list_bots),
         web.post("/api/tables", server.create_table),
         web.get("/api/tables/{id}", server.table_info),
         web.post("/api/tables/{id}/join", server.join),

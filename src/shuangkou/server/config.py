@@ -8,16 +8,18 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from ..bots import seat_bots
 from ..rules import PRESETS, Rules
 
-__all__ = ["BOTS", "SEAT_KINDS", "ConfigError", "TableConfig"]
+__all__ = ["ConfigError", "TableConfig", "seat_kinds"]
 
-BOTS = ("random", "greedy", "heuristic", "learned", "default")
-"""The bots a seat can be filled with (:func:`shuangkou.bots.make`; ``default`` is the strongest
-that decides within 20 ms, docs/bots.md). ``pimc`` is left out: it searches for tens of
-milliseconds a move, on the server's event loop."""
-SEAT_KINDS = ("open",) + BOTS
-"""What each of the four places can be: ``open`` for a person, or a bot."""
+
+def seat_kinds() -> tuple[str, ...]:
+    """What each of the four places can be: ``open`` for a person, or a bot of
+    :func:`shuangkou.bots.seat_bots` — every registered bot but those without a bound on
+    their decision time (``pimc``: tens of milliseconds a move, on the server's event loop).
+    ``default`` is the strongest that decides within 20 ms (docs/bots.md)."""
+    return ("open", *seat_bots())
 
 MAX_DEALS = 100
 MAX_TIMER = 3600.0
@@ -92,9 +94,10 @@ class TableConfig:
         ):
             raise ConfigError(f"'timer' must be null or 1..{MAX_TIMER:.0f} seconds")
         seats = doc.get("seats", ["open", "default", "default", "default"])
+        kinds = seat_kinds()
         if (not isinstance(seats, list) or len(seats) != 4
-                or any(not isinstance(s, str) or s not in SEAT_KINDS for s in seats)):
-            raise ConfigError(f"'seats' must be four of {', '.join(SEAT_KINDS)}")
+                or any(not isinstance(s, str) or s not in kinds for s in seats)):
+            raise ConfigError(f"'seats' must be four of {', '.join(kinds)}")
         seed = doc.get("seed")
         if seed is not None:
             if not allow_seed:

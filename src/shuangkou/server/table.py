@@ -444,10 +444,12 @@ class Table:
             if kind not in self._bots:
                 self._bots[kind] = make(kind, self.config.rules)
             policy = self._bots[kind]
-            wilds = policy.wilds
+            plays = game.legal_plays(getattr(policy, "wilds", "all"))  # the bot protocol
             rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
-            choice = policy(game.view(seat), game.legal_plays(wilds), rng)
+            choice = policy(game.view(seat), plays, rng)
+            if isinstance(choice, int) and not isinstance(choice, bool):
+                choice = plays[choice]  # a bot may answer by the play's index
         else:
             choice = None if game.can_pass() else self.hint_order()[0]
         def retry(err: ProtocolError) -> None:  # e.g. the store refused it: try again later

@@ -4,7 +4,8 @@
 const LABELS = {
   zh: {
     title: "双扣", new_table: "新牌桌", rules: "规则", deals: "局数", timer: "限时(秒, 0=不限)",
-    bots: "机器人", greedy: "贪心", random: "随机", sit_with_bots: "与三个机器人开局",
+    bots: "机器人", greedy: "贪心", random: "随机", heuristic: "启发式", learned: "学习型",
+    default: "默认(最强)", sit_with_bots: "与三个机器人开局",
     tables: "牌桌", on_table: "桌面", partner_hand: "对家手牌", play: "出牌", pass: "不要",
     hint: "提示", clear: "重选", result: "结果", lobby: "返回大厅", seat: "座位", you: "你",
     cards_left: "剩余", to_act: "轮到", your_turn: "轮到你出牌", waiting: "等待",
@@ -16,6 +17,7 @@ const LABELS = {
   en: {
     title: "Shuangkou", new_table: "New table", rules: "Rules", deals: "Deals",
     timer: "Turn timer (s, 0 = none)", bots: "Bots", greedy: "greedy", random: "random",
+    heuristic: "heuristic", learned: "learned", default: "default (strongest)",
     sit_with_bots: "Sit with three bots", tables: "Tables", on_table: "On the table",
     partner_hand: "Partner's hand", play: "Play", pass: "Pass", hint: "Hint", clear: "Clear",
     result: "Result", lobby: "Back to the lobby", seat: "Seat", you: "you", cards_left: "cards",
@@ -126,6 +128,21 @@ async function refreshTables() {
     li.append(box);
     list.append(li);
   }
+}
+
+// the lobby offers every bot the server has (GET /api/bots), greedy first chosen as before
+async function loadBots() {
+  const { bots } = await api("/api/bots");
+  const box = document.querySelector('#create select[name="bot"]');
+  const chosen = box.value;
+  box.replaceChildren(...bots.map((name) => {
+    const o = document.createElement("option");
+    o.value = name;
+    o.dataset.t = name;
+    o.textContent = t(name);
+    return o;
+  }));
+  if (bots.includes(chosen)) box.value = chosen;
 }
 
 async function createTable(ev) {
@@ -290,6 +307,7 @@ window.addEventListener("DOMContentLoaded", () => {
     refreshTables().catch(() => {});
   };
   $("create").onsubmit = createTable;
+  loadBots().catch(() => {});
   $("play").onclick = () => {
     if (selected.size) send({ type: "play", cards: [...selected], seq: state.seq });
   };
