@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._check import as_int, as_seconds, parse_int
+from ._check import as_seconds, parse_int
 from .errors import ShuangkouError
 from .rules import PRESETS, Rules
 
