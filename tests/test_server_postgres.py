@@ -139,3 +139,44 @@ def test_table_leases_are_advisory_locks(pg_url):
         b.close()
         a.close()
         store.close()
+
+
+def test_a_new_table_is_leased_before_another_node_can_see_it(pg_url, monkeypatch):
+    """The cluster's creation race (issue 34): ``POST /api/tables`` stored the table before
+    taking its lease, so another node's adoption scan, running between the two, took the new
+    table: the client got ``500`` and no id, and the table lived on. Here the rival node's
+    scan runs at the worst moment — right after the table's row is committed — on every
+    creation: each ``POST`` must answer an id that this node owns and serves, and the rival
+    must take none of them (the earlier tests' tables in this database are fair game)."""
+    from shuangkou.server.cluster import PgOwnership
+    from shuangkou.server.store import Store
+
+    rival = PgOwnership(pg_url, "rival")
+    taken: list[str] = []
+    create = Store.create_table
+
+    def create_then_scan(self: Store, table_id: str, *args: object) -> None:
+        create(self, table_id, *args)
+        for orphan in rival.orphans(rival.held) + rival.orphans(rival.held):
+            if rival.claim(orphan):
+                taken.append(orphan)
+
+    monkeypatch.setattr(Store, "create_table", create_then_scan)
+
+    created: list[str] = []
+
+    async def body() -> None:
+        async with running(pg_url, ownership=PgOwnership(pg_url, "node")) as (server, base), \
+                aiohttp.ClientSession() as http:
+            for _ in range(5):
+                t = await create_table(http, base, seats=["open", "greedy", "greedy", "greedy"])
+                created.append(t["id"])
+                assert t["id"] in server.ownership.held
+                j = await join_table(http, base, t["id"])
+                assert j["table"] == t["id"]
+
+    try:
+        run(body)
+    finally:
+        rival.close()
+    assert len(created) == 5 and not set(created) & set(taken)

@@ -39,7 +39,7 @@ from .protocol import (
     with_reply,
 )
 from .store import Store, open_store
-from .table import Table
+from .table import Table, new_id
 
 __all__ = ["Limits", "Server", "handler_args", "make_app", "new_event_loop", "serve"]
 
@@ -298,12 +298,21 @@ class Server:
             raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
         if key is None and not self._take_create_token(address):
             raise ProtocolError("rate")
-        table = Table.create(config, self.commits, bot_delay=self.bot_delay,
-                             pause_unwatched=self.limits.pause_unwatched)
+        # The lease first, then the row: a stored table nobody leases is an orphan that
+        # another node's adoption scan takes (the client would get no id and the table
+        # would live on). So a table is created leased, or not at all.
+        table_id = new_id()
+        if not self.ownership.claim(table_id):  # 64 fresh random bits: nobody holds them
+            raise ProtocolError("server", "could not take the new table's lease")
+        try:
+            table = Table.create(table_id, config, self.commits, bot_delay=self.bot_delay,
+                                 pause_unwatched=self.limits.pause_unwatched)
+        except Exception:
+            self.ownership.release(table_id)
+            log.exception("table %s could not be stored", table_id)
+            raise ProtocolError("server", "the table could not be stored") from None
         table.creator = address
         table.on_finish = self.ownership.release
-        if not self.ownership.claim(table.id):  # a fresh id: nobody else can hold it
-            raise ProtocolError("server", "could not take the new table's lease")
         self.tables[table.id] = table
         table.schedule()
         return _json(table.public(), status=201)

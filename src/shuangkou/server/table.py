@@ -33,7 +33,7 @@ from .protocol import ProtocolError, encode, with_reply
 from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
-__all__ = ["Listener", "Table", "token_digest"]
+__all__ = ["Listener", "Table", "new_id", "token_digest"]
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -49,6 +49,11 @@ class Listener(Protocol):
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection."""
+
+
+def new_id() -> str:
+    """A fresh table id: 16 random hex digits (64 bits, the key of its lease in a cluster)."""
+    return secrets.token_hex(8)
 
 
 def token_digest(token: str) -> str:
@@ -87,10 +92,12 @@ class Table:
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def create(cls, config: TableConfig, commits: GroupCommit, *, bot_delay: float = 0.5,
-               pause_unwatched: bool = True) -> Table:
-        """A new table, stored (committed) before it is returned."""
-        table = cls(secrets.token_hex(8), config, commits, time.time(), bot_delay=bot_delay,
+    def create(cls, table_id: str, config: TableConfig, commits: GroupCommit, *,
+               bot_delay: float = 0.5, pause_unwatched: bool = True) -> Table:
+        """A new table with a fresh id (:func:`new_id`), stored (committed) before it is
+        returned; nothing is stored if it raises. A cluster node takes the id's lease
+        first (:meth:`.app.Server.create_table`)."""
+        table = cls(table_id, config, commits, time.time(), bot_delay=bot_delay,
                     pause_unwatched=pause_unwatched)
         commits.store.create_table(table.id, table.created, config.to_dict())
         return table
