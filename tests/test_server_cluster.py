@@ -225,3 +225,40 @@ def test_creation_campaign(data: Path) -> None:
     """The creation fault campaign, bigger (3 nodes; ``SK_BUDGET=full``: 30 kills)."""
     run(lambda: _create_while_killing(data, nodes=3, creators=8,
                                       kills=budget(ci=8, full=30)), timeout=900)
+
+
+def test_per_address_limits_hold_through_the_proxy(data: Path) -> None:
+    """Issue 34: behind ``shuangkou cluster`` a client sending its own ``X-Forwarded-For``
+    got every table creation and WebSocket it asked for (the node read the client's line,
+    not the one HAProxy adds). Through the real proxy, a client forging a new address on
+    every request is held to ``tables_per_address`` and ``connections_per_address``."""
+    limits = ["--bot-delay", "0.02", "--limit", "create_rate=0",
+              "--limit", "tables_per_address=3", "--limit", "connections_per_address=4"]
+
+    async def body() -> None:
+        with cluster(data, 1, *limits) as info:
+            base = info["base"]
+            async with aiohttp.ClientSession() as http:
+                got = []
+                for i in range(6):
+                    forged = {"X-Forwarded-For": f"203.0.113.{i}"}
+                    async with http.post(f"{base}/api/tables", headers=forged,
+                                         json={"seats": ["open", "greedy", "greedy",
+                                                         "greedy"]}) as r:
+                        got.append(r.status)
+                        if r.status == 201:
+                            table = (await r.json())["id"]
+                assert got == [201, 201, 201, 429, 429, 429]
+                sockets, refused = [], []
+                for i in range(6):
+                    forged = {"X-Forwarded-For": f"198.51.100.{i}"}
+                    try:
+                        sockets.append(await http.ws_connect(
+                            f"{base}/ws?table={table}", headers=forged))
+                    except aiohttp.WSServerHandshakeError as e:
+                        refused.append(e.status)
+                assert (len(sockets), refused) == (4, [429, 429])
+                for ws in sockets:
+                    await ws.close()
+
+    run(body, timeout=120)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from multidict import CIMultiDict
 
 from shuangkou.cli import _limits, main
 from shuangkou.game import replay
@@ -246,6 +247,7 @@ def test_every_limit_and_error_code_is_documented():
     (["--limit", "idle"], "NAME=VALUE"),
     (["--limit", "idle=soon"], "bad value for idle"),
     (["--limit", "pause_unwatched=yes"], "bad value for pause_unwatched"),
+    (["--limit", "proxies=10.0.0.2,haproxy"], "'haproxy' is not an address"),
     (["--node", "n1"], "postgresql://"),
 ])
 def test_serve_refuses_bad_limit_flags(args, word, capsys):
@@ -258,3 +260,31 @@ def test_serve_refuses_bad_limit_flags(args, word, capsys):
 def test_limit_flags_build_the_limits():
     limits = _limits(["idle=60", "create_key=k", "pause_unwatched=false", "queue=9"])
     assert limits == Limits(idle=60.0, create_key="k", pause_unwatched=False, queue=9)
+
+
+def test_forwarded_address_is_the_proxys_own_line_from_the_proxy_only(tmp_path):
+    """Issue 34: HAProxy's ``option forwardfor`` adds an ``X-Forwarded-For`` line of its own
+    after any the client sent; the server read the first line (the client's, forged at
+    will), so a client naming a new address each time escaped every per-address limit. The
+    address is the last entry of the last line, and only when the peer is a configured
+    proxy (``proxies``); anyone else's header is ignored."""
+    limits = Limits(create_rate=0, tables_per_address=2, trust_forwarded=True)
+
+    async def body() -> None:
+        async with running(db_url(tmp_path), limits=limits) as (server, base), \
+                aiohttp.ClientSession() as http:
+            url = f"{base}/api/tables"
+            got = []
+            for i in range(4):  # the client forges a new first line each time
+                hdr = CIMultiDict([("X-Forwarded-For", f"1.2.3.{i}"),
+                                   ("X-Forwarded-For", "10.0.0.7")])  # the proxy's line
+                got.append((await _post(http, url, json=OPEN, headers=hdr))[0])
+            assert got == [201, 201, 429, 429]
+            assert {t.creator for t in server.tables.values()} == {"10.0.0.7"}
+            server.limits.proxies = "10.9.9.9"  # 127.0.0.1 is no proxy now: header ignored
+            server.tables.clear()
+            hdr = CIMultiDict([("X-Forwarded-For", "10.0.0.8")])
+            assert (await _post(http, url, json=OPEN, headers=hdr))[0] == 201
+            assert {t.creator for t in server.tables.values()} == {"127.0.0.1"}
+
+    run(body)

@@ -14,6 +14,8 @@ import os
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
+from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +83,14 @@ class Limits:
     pause_unwatched: bool = field(default=True, metadata={"help": (
         "pause a table of bots only while no connection watches it")})
     trust_forwarded: bool = field(default=False, metadata={"help": (
-        "take the client address from X-Forwarded-For (only behind a proxy that sets it)")})
+        "behind a proxy: take the client address from the X-Forwarded-For line the proxy"
+        " added (the last), on requests from --limit proxies only")})
+    proxies: str = field(default="127.0.0.1,::1", metadata={"help": (
+        "the proxies whose X-Forwarded-For is believed with trust_forwarded: addresses or"
+        " networks, comma-separated")})
+
+    def __post_init__(self) -> None:
+        proxy_networks(self.proxies)  # refused here, not on the first request
 
 
 class Connection:
@@ -232,12 +241,17 @@ class Server:
         return self._load(table_id)
 
     def address(self, request: web.Request) -> str:
-        """The client's address: the peer, or (``trust_forwarded``, behind a proxy) the
-        last address the proxy appended to ``X-Forwarded-For``."""
-        forwarded = request.headers.get("X-Forwarded-For", "")
-        if self.limits.trust_forwarded and forwarded:
-            return forwarded.rsplit(",", 1)[-1].strip()
-        return request.remote or "?"
+        """The client's address: the peer; or, with ``trust_forwarded`` and a peer that is
+        one of ``proxies``, the address that proxy added: the last entry of the last
+        ``X-Forwarded-For`` line (HAProxy adds a line of its own after any the client sent,
+        and the client can write anything in those)."""
+        peer = request.remote or "?"
+        if not self.limits.trust_forwarded:
+            return peer
+        lines = request.headers.getall("X-Forwarded-For", ())
+        if not lines or not _is_proxy(peer, self.limits.proxies):
+            return peer
+        return lines[-1].rsplit(",", 1)[-1].strip() or peer
 
     # -- expiry ----------------------------------------------------------------------------
     def sweep(self) -> None:
@@ -501,6 +515,28 @@ class Server:
             table.stop()
         for conn in list(self.connections):
             conn.close(1001, "the server is shutting down")
+
+
+@lru_cache(maxsize=8)
+def proxy_networks(text: str) -> tuple[IPv4Network | IPv6Network, ...]:
+    """``Limits.proxies`` read: comma-separated addresses or networks (``10.0.0.2``,
+    ``10.0.0.0/24``, ``::1``); raises ``ValueError`` naming the entry."""
+    networks = []
+    for entry in text.split(","):
+        try:
+            networks.append(ip_network(entry.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"proxies: {entry.strip()[:60]!r} is not an address or network;"
+                             " give e.g. 127.0.0.1,10.0.0.0/24") from None
+    return tuple(networks)
+
+
+def _is_proxy(peer: str, proxies: str) -> bool:
+    try:
+        address = ip_address(peer)
+    except ValueError:  # a Unix socket's peer, or none
+        return False
+    return any(address in net for net in proxy_networks(proxies))
 
 
 def _json(doc: dict[str, Any], status: int = 200) -> web.Response:
