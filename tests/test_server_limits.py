@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import socket
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from multidict import CIMultiDict
 
 from shuangkou.cli import _limits, main
+from shuangkou.errors import ArgumentError
 from shuangkou.game import replay
 from shuangkou.rng import deal_seed
 from shuangkou.server import Limits, open_store
@@ -288,3 +290,38 @@ def test_forwarded_address_is_the_proxys_own_line_from_the_proxy_only(tmp_path):
             assert {t.creator for t in server.tables.values()} == {"127.0.0.1"}
 
     run(body)
+
+
+@pytest.mark.parametrize("pair, word", [
+    ("rate=nan", "Limits.rate must be a finite number > 0, got nan"),
+    ("burst=0.5", "Limits.burst must be a finite number >= 1"),
+    ("auth_timeout=nan", "Limits.auth_timeout must be a positive, finite"),
+    ("idle=-1", "Limits.idle must be a positive, finite"),
+    ("idle=0", "Limits.idle must be a positive, finite"),
+    ("header_timeout=inf", "Limits.header_timeout must be a positive, finite"),
+    ("create_rate=-1", "Limits.create_rate must be a finite number >= 0"),
+    ("queue=0", "Limits.queue must be in 1.."),
+    ("tables=-5", "Limits.tables must be in 1.."),
+    ("tables_per_address=-1", "Limits.tables_per_address must be in 0.."),
+    ("create_key=", "Limits.create_key must be unset or a non-empty text"),
+])
+def test_limit_values_that_mean_nothing_are_refused(pair, word):
+    """Issue 34: ``serve --limit`` took nan, negative and zero values and started
+    (``rate=nan`` turned the flood limit off, ``auth_timeout=nan`` dropped every WebSocket,
+    ``idle=-1`` expired every table at once). Each field has its rule, and ``0`` is taken
+    only where it means "no limit". (``serve`` and ``cluster`` read their flags with
+    ``_limits``: a ValueError there exits 2 with the message, before anything starts.)"""
+    with pytest.raises(ValueError, match=f"--limit: {re.escape(word)}"):
+        _limits([pair])
+
+
+def test_limits_check_every_field_from_python_too():
+    """The same rules hold for ``Limits(...)`` in Python (``ArgumentError``, a ValueError,
+    naming the field), and every documented "0: no limit" value is taken."""
+    for bad in [{"rate": float("nan")}, {"rate": 0}, {"burst": True}, {"spectators": -1},
+                {"connections_per_address": 2.0}, {"pause_unwatched": "yes"},
+                {"body_timeout": -0.5}, {"create_burst": float("inf")}, {"proxies": None}]:
+        with pytest.raises(ArgumentError, match=f"Limits.{next(iter(bad))} "):
+            Limits(**bad)
+    assert Limits(create_rate=0, tables_per_address=0, connections_per_address=0,
+                  spectators=0).create_rate == 0

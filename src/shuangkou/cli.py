@@ -215,7 +215,10 @@ def _limits(pairs: list[str]) -> Limits:
                 values[name] = text
         except ValueError:
             raise ValueError(f"--limit {pair!r}: bad value for {name}") from None
-    return Limits(**values)
+    try:
+        return Limits(**values)  # each field checked by its rule (nan, < 0, ... refused)
+    except ValueError as e:
+        raise ValueError(f"--limit: {e}") from None
 
 
 def _serve(args: argparse.Namespace) -> int:

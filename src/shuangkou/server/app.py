@@ -13,9 +13,7 @@ import logging
 import os
 import time
 from collections import deque
-from dataclasses import dataclass, field
-from functools import lru_cache
-from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
+from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from aiohttp import WSMsgType, web
 from ..errors import IllegalPlayError
 from .commit import GroupCommit
 from .config import ConfigError, TableConfig
+from .limits import Limits, proxy_networks
 from .ownership import Ownership
 from .protocol import (
     ACTIONS,
@@ -47,50 +46,6 @@ __all__ = ["Limits", "Server", "handler_args", "make_app", "new_event_loop", "se
 
 log: logging.Logger = logging.getLogger("shuangkou.server")
 STATIC = Path(__file__).parent / "static"
-
-
-@dataclass
-class Limits:
-    """Every resource limit of a server (docs/protocol.md "Limits"; ``shuangkou serve`` has a
-    flag for each, named like the field). Rates are per second; ``0`` disables a cap that
-    says so."""
-
-    rate: float = field(default=20.0, metadata={"help": (
-        "messages a second a connection may send that are not accepted actions")})
-    burst: float = field(default=40.0, metadata={"help": "burst allowance of --rate"})
-    auth_timeout: float = field(default=10.0, metadata={"help": (
-        "seconds a WebSocket has to join or spectate")})
-    queue: int = field(default=512, metadata={"help": (
-        "messages queued for a slow client before it is dropped")})
-    spectators: int = field(default=50, metadata={"help": "spectators per table"})
-    tables: int = field(default=2000, metadata={"help": "unfinished tables per server"})
-    create_rate: float = field(default=0.2, metadata={"help": (
-        "tables an address may create a second (sustained; 0: no limit)")})
-    create_burst: float = field(default=10.0, metadata={"help": "burst allowance of --create-rate"})
-    create_key: str | None = field(default=None, metadata={"help": (
-        "if set, creating a table needs 'Authorization: Bearer KEY' (then no rate limit)")})
-    tables_per_address: int = field(default=20, metadata={"help": (
-        "unfinished tables created by one address and held at once (0: no limit)")})
-    connections_per_address: int = field(default=64, metadata={"help": (
-        "open WebSocket connections per address (0: no limit)")})
-    idle: float = field(default=3600.0, metadata={"help": (
-        "seconds without an accepted action or a taken place before an unfinished table"
-        " expires (its log is kept)")})
-    header_timeout: float = field(default=10.0, metadata={"help": (
-        "seconds an HTTP connection has to send a request's headers (and idle keep-alive)")})
-    body_timeout: float = field(default=10.0, metadata={"help": (
-        "seconds an HTTP request has to send its body")})
-    pause_unwatched: bool = field(default=True, metadata={"help": (
-        "pause a table of bots only while no connection watches it")})
-    trust_forwarded: bool = field(default=False, metadata={"help": (
-        "behind a proxy: take the client address from the X-Forwarded-For line the proxy"
-        " added (the last), on requests from --limit proxies only")})
-    proxies: str = field(default="127.0.0.1,::1", metadata={"help": (
-        "the proxies whose X-Forwarded-For is believed with trust_forwarded: addresses or"
-        " networks, comma-separated")})
-
-    def __post_init__(self) -> None:
-        proxy_networks(self.proxies)  # refused here, not on the first request
 
 
 class Connection:
@@ -515,20 +470,6 @@ class Server:
             table.stop()
         for conn in list(self.connections):
             conn.close(1001, "the server is shutting down")
-
-
-@lru_cache(maxsize=8)
-def proxy_networks(text: str) -> tuple[IPv4Network | IPv6Network, ...]:
-    """``Limits.proxies`` read: comma-separated addresses or networks (``10.0.0.2``,
-    ``10.0.0.0/24``, ``::1``); raises ``ValueError`` naming the entry."""
-    networks = []
-    for entry in text.split(","):
-        try:
-            networks.append(ip_network(entry.strip(), strict=False))
-        except ValueError:
-            raise ValueError(f"proxies: {entry.strip()[:60]!r} is not an address or network;"
-                             " give e.g. 127.0.0.1,10.0.0.0/24") from None
-    return tuple(networks)
 
 
 def _is_proxy(peer: str, proxies: str) -> bool:
