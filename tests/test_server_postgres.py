@@ -180,3 +180,30 @@ def test_a_new_table_is_leased_before_another_node_can_see_it(pg_url, monkeypatc
     finally:
         rival.close()
     assert len(created) == 5 and not set(created) & set(taken)
+
+
+def test_nul_bytes_get_a_protocol_error_on_either_store(pg_url, tmp_path):
+    """Issue 34: on PostgreSQL a NUL byte in a join name or a table id reached the database,
+    which refuses NUL in text: a plain-text 500 and a logged traceback per request (SQLite
+    stored the name). Both stores now answer the protocol's JSON error, the same code:
+    a name with a control character is ``400 bad_message``; an id that is not a table id
+    (16 hex digits) is ``404 no_table``, over HTTP and WebSocket alike."""
+    async def body(db: str) -> None:
+        async with running(db) as (_, base), aiohttp.ClientSession() as http:
+            t = await create_table(http, base, seats=["open", "greedy", "greedy", "greedy"])
+            async with http.post(f"{base}/api/tables/{t['id']}/join",
+                                 json={"name": "a\x00b"}) as r:
+                assert r.content_type == "application/json", await r.text()
+                assert (r.status, (await r.json())["error"]) == (400, "bad_message")
+            for bad in (t["id"][:8] + "%00" + t["id"][9:], "%00", t["id"].upper()):
+                for path in ("", "/log"):
+                    async with http.get(f"{base}/api/tables/{bad}{path}") as r:
+                        assert r.content_type == "application/json", await r.text()
+                        assert (r.status, (await r.json())["error"]) == (404, "no_table")
+            async with http.ws_connect(f"{base}/ws") as ws:
+                await ws.send_json({"type": "spectate", "table": "\x00" + t["id"][1:]})
+                assert (await ws.receive_json())["code"] == "no_table"
+            assert (await join_table(http, base, t["id"], name="Li Lei"))["player"] == 0
+
+    run(lambda: body(pg_url))
+    run(lambda: body(f"sqlite://{tmp_path / 'sk.db'}"))

@@ -35,6 +35,8 @@ from .protocol import (
     ProtocolError,
     encode,
     error_message,
+    has_control,
+    is_table_id,
     load_json,
     parse_client,
     with_reply,
@@ -181,8 +183,8 @@ class Server:
         table = self.tables.get(table_id)
         if table is not None:
             return table
-        if not isinstance(table_id, str) or len(table_id) > 64:
-            raise ProtocolError("no_table")
+        if not isinstance(table_id, str) or not is_table_id(table_id):
+            raise ProtocolError("no_table")  # never sent to the store (PostgreSQL refuses NUL)
         stored = self.store.table(table_id)
         if stored is None:
             raise ProtocolError("no_table")
@@ -308,9 +310,9 @@ class Server:
         player, name = doc.get("player"), doc.get("name", "")
         if player is not None and (type(player) is not int or not 0 <= player < 4):
             raise ProtocolError("bad_message", "'player' must be 0..3 or absent")
-        if not isinstance(name, str) or len(name) > MAX_NAME:
-            raise ProtocolError("bad_message",
-                                f"'name' must be a text of at most {MAX_NAME} characters")
+        if not isinstance(name, str) or len(name) > MAX_NAME or has_control(name):
+            raise ProtocolError("bad_message", f"'name' must be a text of at most {MAX_NAME}"
+                                " characters, without control characters")
         player, token = table.take(player, name.strip())
         return _json({"table": table.id, "player": player, "token": token})
 
@@ -495,6 +497,11 @@ async def _protocol_errors(request: web.Request, handler: Any) -> web.StreamResp
         resp = _json({"error": e.code, "message": e.detail}, status=HTTP_STATUS[e.code])
         if e.code in ("timeout", "too_large"):  # do not wait for the rest of the body
             resp.force_close()
+    except web.HTTPException:  # aiohttp's own answers (an unknown route: 404)
+        raise
+    except Exception:  # a bug: one JSON error per the protocol, never a plain-text 500
+        log.exception("internal error on %s %s", request.method, request.path)
+        resp = _json({"error": "server", "message": "internal error"}, status=500)
     return resp
 
 

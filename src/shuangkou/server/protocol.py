@@ -10,6 +10,7 @@ on both transports.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ import orjson
 __all__ = [
     "ACTIONS", "CLIENT_TYPES", "ERRORS", "HTTP_STATUS", "MAX_BODY", "MAX_DEPTH", "MAX_FRAME",
     "MAX_NAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError", "encode",
-    "error_message", "load_json", "parse_client", "with_reply",
+    "error_message", "has_control", "is_table_id", "load_json", "parse_client", "with_reply",
 ]
 
 PROTOCOL_VERSION = 2
@@ -116,6 +117,22 @@ def _opt(doc: dict[str, Any], name: str, types: tuple[type, ...], limit: int = 2
     if isinstance(v, int) and not -(2**53) <= v <= 2**53:
         raise ProtocolError("bad_message", f"{name!r} is out of range")
     return v
+
+
+_TABLE_ID = re.compile(r"[0-9a-f]{16}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def is_table_id(text: str) -> bool:
+    """Whether ``text`` has the form of a table id: 16 lowercase hex digits (anything else is
+    ``no_table`` without asking the store)."""
+    return _TABLE_ID.fullmatch(text) is not None
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (NUL among them: PostgreSQL refuses it in
+    text, and no name needs one)."""
+    return _CONTROL.search(text) is not None
 
 
 def load_json(data: str | bytes) -> dict[str, Any]:
