@@ -145,6 +145,14 @@ def test_every_reply_echoes_the_id(tmp_path):
                 ('{"id": 8, "type": "ping", "x": NaN}', "bad_json", None),
                 ('{"id": 9, "type": "ping", "x": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",
                  "bad_json", None),
+                # issue 34: each fault its documented code — a missing or non-text type is a
+                # field fault (bad_message), a card id outside 0..107 is no card (bad_message,
+                # not the engine's illegal), and "id": null is a malformed id (no reply_to)
+                ('{"id": 11}', "bad_message", 11),
+                ('{"id": 12, "type": 3}', "bad_message", 12),
+                ('{"id": 13, "type": "play", "cards": [108]}', "bad_message", 13),
+                ('{"id": 14, "type": "play", "cards": [-1]}', "bad_message", 14),
+                ('{"id": null, "type": "ping"}', "bad_message", None),
             ]
             for text, code, echo in cases:
                 msg = await _frame(ws, text)
@@ -161,6 +169,11 @@ def test_every_reply_echoes_the_id(tmp_path):
             mid = await actor.send({"type": "hint"})
             assert (await _next(actor, "hint"))["reply_to"] == mid
             mid = await actor.send({"type": "play", "cards": [999]})
+            err = await _next(actor, "error")
+            assert err["code"] == "bad_message" and err["reply_to"] == mid
+            held = actor.state["hand"]
+            mid = await actor.send({"type": "play", "cards": [
+                next(c for c in range(108) if c not in held)]})  # a card id it does not hold
             err = await _next(actor, "error")
             assert err["code"] == "illegal" and err["reply_to"] == mid
             seq = actor.state["seq"]

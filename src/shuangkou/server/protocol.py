@@ -157,9 +157,11 @@ def load_json(data: str | bytes) -> dict[str, Any]:
 def parse_client(text: str | bytes) -> ClientMessage:
     """Check one client frame; raises :class:`ProtocolError` on anything malformed (with
     ``reply_to`` set once the frame's ``id`` is read). The cards are only checked for shape
-    here (a list of at most 108 integers): the engine decides whether they are held and
-    legal."""
+    here (a list of 1..108 card ids, each 0..107): the engine decides whether they are
+    held and legal."""
     doc = load_json(text)
+    if "id" in doc and doc["id"] is None:  # an id, but not one a reply could echo
+        raise ProtocolError("bad_message", "'id' must be a string or an integer, not null")
     mid = _opt(doc, "id", (str, int), 64)
     try:
         return _message(doc, mid)
@@ -170,16 +172,19 @@ def parse_client(text: str | bytes) -> ClientMessage:
 
 def _message(doc: dict[str, Any], mid: str | int | None) -> ClientMessage:
     typ = doc.get("type")
-    if not isinstance(typ, str) or typ not in CLIENT_TYPES:
-        shown = typ if isinstance(typ, str) and len(typ) <= 20 else "?"
+    if not isinstance(typ, str):  # missing or not a text: a field fault, not a type's
+        raise ProtocolError("bad_message", "'type' must be a message type (a text)")
+    if typ not in CLIENT_TYPES:
+        shown = typ if len(typ) <= 20 else typ[:20] + "…"
         raise ProtocolError("unknown_type", f"unknown message type {shown!r}")
     cards: tuple[int, ...] = ()
     if typ == "play":
         raw = doc.get("cards")
         if not isinstance(raw, list) or not 0 < len(raw) <= 108:
             raise ProtocolError("bad_message", "'cards' must be a list of 1..108 card ids")
-        if any(isinstance(c, bool) or not isinstance(c, int) for c in raw):
-            raise ProtocolError("bad_message", "card ids must be integers")
+        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 108
+               for c in raw):  # not a card id at all: a field fault (held or not: illegal)
+            raise ProtocolError("bad_message", "card ids must be integers 0..107")
         cards = tuple(raw)
     if typ in ("join", "spectate") and not isinstance(doc.get("table"), str):
         raise ProtocolError("bad_message", "'table' must be a table id")
