@@ -550,11 +550,19 @@ def make_app(server: Server) -> web.Application:
     return app
 
 
+LINGER = 1.0
+"""Seconds a connection answered before its body was read whole (``408 timeout``,
+``413 too_large``, ``401``) goes on reading and dropping the rest before it is closed: long
+enough for a client still sending to read the answer, not aiohttp's 10 s, which kept a
+stalled body's connection open long after its ``408``."""
+
+
 def handler_args(limits: Limits) -> dict[str, Any]:
     """aiohttp's connection settings for ``limits``: a connection that has not sent a whole
     request's headers within ``header_timeout`` seconds of opening (or of the last response)
-    is closed — aiohttp's keep-alive timer, which runs until the headers are complete."""
-    return {"keepalive_timeout": limits.header_timeout}
+    is closed — aiohttp's keep-alive timer, which runs until the headers are complete; one
+    answered before its body was read is closed within :data:`LINGER` seconds."""
+    return {"keepalive_timeout": limits.header_timeout, "lingering_time": LINGER}
 
 
 def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int = 8000, *,
