@@ -350,7 +350,8 @@ class Server:
         cap = self.limits.connections_per_address
         if cap and self.per_address.get(address, 0) >= cap:
             raise ProtocolError("too_many", f"this address has {cap} open connections")
-        ws = web.WebSocketResponse(max_msg_size=MAX_FRAME, heartbeat=30.0)
+        # aiohttp refuses a message of max_msg_size bytes or more: +1 takes MAX_FRAME itself
+        ws = web.WebSocketResponse(max_msg_size=MAX_FRAME + 1, heartbeat=30.0)
         await ws.prepare(request)
         conn = Connection(ws, self.limits)
         self.connections.add(conn)
@@ -360,13 +361,11 @@ class Server:
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
-                    # Accepted actions are paced by the turn order; everything else (errors,
-                    # hints, pings, refused actions) draws on the bucket.
-                    action, reply_to = self._handle(conn, msg.data)
-                    if not action and not self._charge(conn, reply_to):
+                    if not self._handle(conn, msg.data):
                         break
                 elif msg.type == WSMsgType.BINARY:
-                    conn.send(error_message(ProtocolError("bad_json", "text frames only")))
+                    if not self._refuse(conn, ProtocolError("bad_json", "text frames only")):
+                        break
         finally:
             self.connections.discard(conn)
             left = self.per_address[address] - 1
@@ -387,35 +386,55 @@ class Server:
 
     @staticmethod
     def _charge(conn: Connection, reply_to: str | int | None) -> bool:
-        """Take a token for a message that is not an accepted action; ``False`` (and the
-        connection closing) if it is flooding (the ``flood`` error answers the frame that
-        overflowed, ``reply_to``)."""
+        """Take a token for a frame that is not an accepted action, before it is answered;
+        ``False`` if it is flooding: then the ``flood`` error is that frame's only answer
+        (``reply_to``) and the connection closes."""
         if conn.allow():
             return True
         conn.send(error_message(ProtocolError("flood"), reply_to))
         conn.close(1008, "flood")
         return False
 
-    def _handle(self, conn: Connection, text: str) -> tuple[bool, str | int | None]:
+    def _refuse(self, conn: Connection, err: ProtocolError,
+                reply_to: str | int | None = None) -> bool:
+        """Answer a refused frame with its error, charged to the bucket first (:meth:`_charge`);
+        ``False`` if it was flooding."""
+        if not self._charge(conn, reply_to if reply_to is not None else err.reply_to):
+            return False
+        conn.send(error_message(err, reply_to))
+        return True
+
+    def _handle(self, conn: Connection, text: str) -> bool:
         """Answer one client frame, in one synchronous step (no await: nothing else can
-        move the table between reading it and answering). Returns whether it was an action
-        (submitted: a refusal is answered, and charged to the bucket, when the batch is
-        validated) and the frame's id."""
-        msg: ClientMessage | None = None
+        move the table between reading it and answering). Accepted actions are paced by the
+        turn order; every other frame (errors, hints, pings, refused actions) draws on the
+        flood bucket *before* it is answered, so each frame has one answer. An action is
+        submitted: a refusal is charged and answered when the batch is validated. Returns
+        ``False`` once the connection is closing for a flood."""
         try:
             msg = parse_client(text)
-            reply = self._dispatch(conn, msg)
-            if reply is not None:
-                conn.send(reply)
-            return msg.type in ACTIONS, msg.id
         except ProtocolError as e:
-            conn.send(error_message(e, None if msg is None else msg.id))
-            return False, e.reply_to if msg is None else msg.id
+            return self._refuse(conn, e)
+        action = msg.type in ACTIONS
+        if not action and not self._charge(conn, msg.id):
+            return False
+        try:
+            reply = self._dispatch(conn, msg)
+        except ProtocolError as e:
+            if action:
+                return self._refuse(conn, e, msg.id)
+            conn.send(error_message(e, msg.id))
+            return True
         except Exception:  # a bug must cost one reply, never the server or the table
             log.exception("internal error on a client message")
-            mid = None if msg is None else msg.id
-            conn.send(error_message(ProtocolError("server", "internal error"), mid))
-            return False, mid
+            err = ProtocolError("server", "internal error")
+            if action:
+                return self._refuse(conn, err, msg.id)
+            conn.send(error_message(err, msg.id))
+            return True
+        if reply is not None:
+            conn.send(reply)
+        return True
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
@@ -444,8 +463,7 @@ class Server:
         if msg.type == "hint":
             return with_reply(joined.hint(conn.player, msg.n, msg.seq), msg.id)
         def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
-            conn.send(error_message(err, reply_to))
-            self._charge(conn, reply_to)
+            self._refuse(conn, err, reply_to)
 
         joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id,
                    refuse=refuse)
