@@ -55,6 +55,24 @@ def test_creating_tables_needs_the_credential_when_one_is_set(tmp_path):
     run(body)
 
 
+def test_the_credential_is_not_held_to_the_per_address_table_cap(tmp_path):
+    """Issue 34: ``tables_per_address`` applied to holders of the creation key too (a lobby
+    creating tables for its players from one address stopped at 20): the credential lifts
+    the per-address caps on creation (rate and tables held), and the server's own cap
+    (``tables``) still holds."""
+    limits = Limits(create_key="s3cret", tables_per_address=2, tables=5)
+
+    async def body() -> None:
+        async with running(db_url(tmp_path), limits=limits) as (_, base), \
+                aiohttp.ClientSession() as http:
+            key = {"Authorization": "Bearer s3cret"}
+            got = [(await _post(http, f"{base}/api/tables", json=OPEN, headers=key))[0]
+                   for _ in range(6)]
+            assert got == [201] * 5 + [503]
+
+    run(body)
+
+
 def test_table_creation_is_rate_limited_per_address(tmp_path):
     limits = Limits(create_rate=2.0, create_burst=3, tables_per_address=0)
 

@@ -264,11 +264,12 @@ class Server:
         open_tables = [t for t in self.tables.values() if not t.closed]
         if len(open_tables) >= self.limits.tables:
             raise ProtocolError("full")
-        cap = self.limits.tables_per_address
-        if cap and sum(t.creator == address for t in open_tables) >= cap:
-            raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
-        if key is None and not self._take_create_token(address):
-            raise ProtocolError("rate")
+        if key is None:  # the credential's holder is trusted: no per-address caps
+            cap = self.limits.tables_per_address
+            if cap and sum(t.creator == address for t in open_tables) >= cap:
+                raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
+            if not self._take_create_token(address):
+                raise ProtocolError("rate")
         # The lease first, then the row: a stored table nobody leases is an orphan that
         # another node's adoption scan takes (the client would get no id and the table
         # would live on). So a table is created leased, or not at all.

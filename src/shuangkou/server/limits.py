@@ -80,9 +80,11 @@ class Limits:
     create_burst: float = _limit(10.0, _number(1, above=False),
                                  "burst allowance of create_rate (>= 1)")
     create_key: str | None = _limit(None, _key, (
-        "if set, creating a table needs 'Authorization: Bearer KEY' (then no rate limit)"))
+        "if set, creating a table needs 'Authorization: Bearer KEY' (then neither"
+        " create_rate nor tables_per_address applies)"))
     tables_per_address: int = _limit(20, _count(0), (
-        "unfinished tables created by one address and held at once (0: no limit)"))
+        "unfinished tables created by one address and held at once, without create_key"
+        " (0: no limit)"))
     connections_per_address: int = _limit(64, _count(0), (
         "open WebSocket connections per address (0: no limit)"))
     idle: float = _limit(3600.0, _seconds, (
