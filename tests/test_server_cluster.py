@@ -262,3 +262,48 @@ def test_per_address_limits_hold_through_the_proxy(data: Path) -> None:
                     await ws.close()
 
     run(body, timeout=120)
+
+
+def test_the_proxy_is_sized_for_every_nodes_tables(data: Path) -> None:
+    """Issue 34: the generated HAProxy configuration capped the whole cluster at 4,000
+    connections (``maxconn 4000``: ~1,000 tables of four people; a run stalled 313 tables at
+    the cap), undocumented. The cap now scales with the nodes — each node's full
+    ``Limits.tables`` of four places, plus one connection a table for spectators and HTTP —
+    on the process and on the front end (a front end's own default is lower), can be set
+    (``--max-connections``; ``shuangkou cluster`` sizes it from ``--limit tables``), and
+    HAProxy takes the configuration."""
+    import subprocess
+
+    from shuangkou.server.cluster import haproxy_config
+    from shuangkou.server.limits import Limits
+
+    data.mkdir(parents=True)
+    for nodes, given, want in [(2, None, 2 * Limits().tables * 5), (3, 123_456, 123_456)]:
+        names = [(f"node{i}", 40000 + i) for i in range(nodes)]
+        text = haproxy_config(8080, names, str(data / "s"), str(data / "m"), maxconn=given)
+        caps = [int(line.split()[1]) for line in text.splitlines()
+                if line.strip().startswith("maxconn")]
+        assert caps == [want, want], text  # global, and the front end
+        (data / "m").write_text("")
+        (data / "h.cfg").write_text(text)
+        check = subprocess.run(["haproxy", "-c", "-f", str(data / "h.cfg")],
+                               capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_cluster_gives_haproxy_no_more_than_the_descriptors_allow() -> None:
+    """HAProxy refuses to start when it cannot raise its file-descriptor limit to two a
+    connection: the cap ``shuangkou cluster`` gives it is every node full, down to what the
+    hard limit allows; a ``--max-connections`` past the limit is refused up front."""
+    import resource
+
+    from shuangkou.server.cluster import max_connections, proxy_maxconn
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    allowed = 10**7 if hard == resource.RLIM_INFINITY else (hard - 100) // 2
+    assert proxy_maxconn(2, 2000) == min(max_connections(2, 2000), allowed)
+    assert proxy_maxconn(1, 1) == 5
+    assert proxy_maxconn(2, 2000, 300) == 300
+    if allowed < 10**7:
+        with pytest.raises(ValueError, match="file descriptor limit"):
+            proxy_maxconn(2, 2000, allowed + 1)

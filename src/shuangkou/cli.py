@@ -179,6 +179,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="directory for the PostgreSQL cluster, configs and logs")
     cl.add_argument("--bot-delay", type=_delay_flag, default=0.5,
                     help="seconds a bot waits to move")
+    cl.add_argument("--max-connections", type=_int_flag(1, 10_000_000), default=None,
+                    help="HAProxy's cap on client connections (default: every node's"
+                         " --limit tables, 5 connections a table)")
     _limit_args(cl)
     return ap
 
@@ -247,15 +250,20 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _cluster(args: argparse.Namespace) -> int:
     try:
-        from .server.cluster import run_cluster
+        from .server.cluster import max_connections, proxy_maxconn, run_cluster
     except ImportError as e:
         raise ValueError(f"cluster needs the server extra: pip install 'shuangkou[server]' "
                          f"({e})") from None
-    _limits(args.limit or [])  # refuse a bad --limit before starting anything
+    limits = _limits(args.limit or [])  # refuse a bad --limit before starting anything
     extra = ["--bot-delay", str(args.bot_delay)]
     for pair in args.limit or []:
         extra += ["--limit", pair]
-    return run_cluster(args.nodes, args.port, args.data, extra)
+    maxconn = proxy_maxconn(args.nodes, limits.tables, args.max_connections)
+    if maxconn < max_connections(args.nodes, limits.tables):
+        print(f"shuangkou: note: HAProxy takes at most {maxconn} connections (the file"
+              " descriptor limit, or --max-connections), fewer than every node's tables"
+              " at 5 a table", file=sys.stderr)
+    return run_cluster(args.nodes, args.port, args.data, extra, maxconn)
 
 
 def _simulate(args: argparse.Namespace) -> int:
