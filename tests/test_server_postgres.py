@@ -207,3 +207,35 @@ def test_nul_bytes_get_a_protocol_error_on_either_store(pg_url, tmp_path):
 
     run(lambda: body(pg_url))
     run(lambda: body(f"sqlite://{tmp_path / 'sk.db'}"))
+
+
+def test_every_node_lists_every_unfinished_table(pg_url):
+    """Issue 34: through the proxy ``GET /api/tables`` listed only the answering node's
+    tables (0–27 of 30, by node). Two nodes over one database: each lists every unfinished
+    table of the store — its own as they stand, the other node's from the store — and a
+    table at rest is listed the same by both nodes as its owner shows it (config, seq,
+    deal, places with their kinds and names)."""
+    from shuangkou.server.cluster import PgOwnership
+
+    async def body() -> None:
+        async with running(pg_url, ownership=PgOwnership(pg_url, "a")) as (sa, a), \
+                running(pg_url, ownership=PgOwnership(pg_url, "b")) as (sb, b), \
+                aiohttp.ClientSession() as http:
+            made = []  # tables at rest: people who do not move, bots nobody watches
+            for base, seats in ((a, ["open"] * 4), (a, ["open"] * 4), (a, ["open"] * 4),
+                                (b, ["open"] * 4), (b, ["greedy"] * 4)):
+                made.append((await create_table(http, base, seats=seats, deals=2))["id"])
+            await join_table(http, a, made[0], 1, name="Han Meimei")
+            await join_table(http, b, made[3], 0, name="Li Lei")
+            lists = []
+            for base in (a, b):
+                async with http.get(f"{base}/api/tables") as r:
+                    lists.append({t["id"]: t for t in (await r.json())["tables"]})
+            for listed in lists:
+                for table_id in made:
+                    owner = sa if table_id in sa.tables else sb
+                    assert listed[table_id] == owner.tables[table_id].public()
+            assert [p["name"] for p in lists[1][made[0]]["places"]] == ["", "Han Meimei", "", ""]
+            assert set(lists[0]) == set(lists[1])
+
+    run(body)

@@ -43,6 +43,7 @@ from .protocol import (
 )
 from .store import Store, open_store
 from .table import Table, new_id
+from .views import listed_view
 
 __all__ = ["Limits", "Server", "handler_args", "make_app", "new_event_loop", "serve"]
 
@@ -247,8 +248,16 @@ class Server:
                                   "node": self.ownership.node, "pid": os.getpid()})
 
     async def list_tables(self, request: web.Request) -> web.Response:
-        tables = sorted(self.tables.values(), key=lambda t: t.created)
-        return _json({"tables": [t.public() for t in tables]})
+        """The tables this server holds as they stand; on a cluster node, also every other
+        unfinished table of the shared store (another node's, :func:`.views.listed_view`),
+        so that every node lists the same tables. Oldest first."""
+        shown = [(t.created, t.id, t.public()) for t in self.tables.values()]
+        if self.ownership.node is not None:
+            for row in self.store.listing():
+                if row.id not in self.tables and (view := listed_view(row)) is not None:
+                    shown.append((row.created, row.id, view))
+        shown.sort(key=lambda x: (x[0], x[1]))
+        return _json({"tables": [view for _, _, view in shown]})
 
     async def create_table(self, request: web.Request) -> web.Response:
         address = self.address(request)
