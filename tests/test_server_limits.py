@@ -362,3 +362,37 @@ def test_limits_check_every_field_from_python_too():
             Limits(**bad)
     assert Limits(create_rate=0, tables_per_address=0, connections_per_address=0,
                   spectators=0).create_rate == 0
+
+
+def test_reads_are_rate_limited_per_address(tmp_path):
+    """Issue 34: reads were not rate-limited — ``GET /log`` of a long match costs the server
+    milliseconds, a spectator's welcome too, and eight request loops from one address slowed
+    every other table. Reads (the listing, a table, its log, a WebSocket's join or spectate)
+    draw on a bucket per address (``read_rate``, ``read_burst``): past it ``429 rate`` over
+    HTTP, the ``rate`` error on a WebSocket; another address has its own bucket."""
+    limits = Limits(read_rate=1e-3, read_burst=4, create_rate=0, tables_per_address=0,
+                    trust_forwarded=True)
+
+    async def body() -> None:
+        async with running(db_url(tmp_path), limits=limits) as (_, base), \
+                aiohttp.ClientSession() as http:
+            t = (await _post(http, f"{base}/api/tables", json=OPEN))[1]
+            urls = [f"{base}/api/tables", f"{base}/api/tables/{t['id']}",
+                    f"{base}/api/tables/{t['id']}/log"]
+            got = []
+            for i in range(6):
+                async with http.get(urls[i % 3]) as r:
+                    got.append((r.status, (await r.json()).get("error")))
+            assert got == [(200, None)] * 4 + [(429, "rate")] * 2
+            ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws")
+            await ws.send_json({"type": "spectate", "table": t["id"], "id": 1})
+            msg = await ws.receive_json(timeout=5)
+            assert (msg["type"], msg["code"], msg["reply_to"]) == ("error", "rate", 1)
+            await ws.close()
+            other = {"X-Forwarded-For": "10.0.0.3"}
+            async with http.get(urls[2], headers=other) as r:
+                assert r.status == 200
+            async with http.get(f"{base}/api") as r:  # the version is no read of a table
+                assert r.status == 200
+
+    run(body)

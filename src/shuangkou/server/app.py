@@ -22,7 +22,7 @@ from aiohttp import WSMsgType, web
 from ..errors import IllegalPlayError
 from .commit import GroupCommit
 from .config import ConfigError, TableConfig
-from .limits import Limits, proxy_networks
+from .limits import AddressBuckets, Limits, proxy_networks
 from .ownership import Ownership
 from .protocol import (
     ACTIONS,
@@ -60,9 +60,10 @@ class Connection:
     queued: this runs once per message, so it is kept to a few C calls (an
     :class:`asyncio.Queue` costs several times more)."""
 
-    def __init__(self, ws: web.WebSocketResponse, limits: Limits) -> None:
+    def __init__(self, ws: web.WebSocketResponse, limits: Limits, address: str = "?") -> None:
         self.ws = ws
         self.limits = limits
+        self.address = address  # the client's (per-address limits)
         self.queue: deque[bytes | tuple[int, str]] = deque()
         self.table: Table | None = None
         self.player: int | None = None
@@ -149,7 +150,8 @@ class Server:
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
         self.per_address: dict[str, int] = {}  # open WebSocket connections per address
-        self._create_buckets: dict[str, tuple[float, float]] = {}  # address: (tokens, time)
+        self._creations = AddressBuckets(self.limits.create_rate, self.limits.create_burst)
+        self._reads = AddressBuckets(self.limits.read_rate, self.limits.read_burst)
         self._sweeper: asyncio.Task[None] | None = None
 
     def _load(self, table_id: str) -> Table:
@@ -228,10 +230,8 @@ class Server:
             if table_id not in self.tables and self.ownership.claim(table_id):
                 if self._restore_owned(table_id) is not None:
                     log.info("table %s adopted", table_id)
-        full = [a for a, (tokens, t) in self._create_buckets.items()
-                if tokens + (now - t) * self.limits.create_rate >= self.limits.create_burst]
-        for a in full:  # a full bucket is the default: no need to remember it
-            del self._create_buckets[a]
+        self._creations.prune()
+        self._reads.prune()
 
     async def _sweep_forever(self) -> None:
         every = max(0.05, min(self.limits.idle / 4, self.ownership.scan_every, 30.0))
@@ -251,6 +251,7 @@ class Server:
         """The tables this server holds as they stand; on a cluster node, also every other
         unfinished table of the shared store (another node's, :func:`.views.listed_view`),
         so that every node lists the same tables. Oldest first."""
+        self._read(request)
         shown = [(t.created, t.id, t.public()) for t in self.tables.values()]
         if self.ownership.node is not None:
             for row in self.store.listing():
@@ -277,8 +278,9 @@ class Server:
             cap = self.limits.tables_per_address
             if cap and sum(t.creator == address for t in open_tables) >= cap:
                 raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
-            if not self._take_create_token(address):
-                raise ProtocolError("rate")
+            if not self._creations.take(address):
+                raise ProtocolError("rate", "too many tables created from this address;"
+                                    " try later")
         # The lease first, then the row: a stored table nobody leases is an orphan that
         # another node's adoption scan takes (the client would get no id and the table
         # would live on). So a table is created leased, or not at all.
@@ -298,20 +300,14 @@ class Server:
         table.schedule()
         return _json(table.public(), status=201)
 
-    def _take_create_token(self, address: str) -> bool:
-        rate, burst = self.limits.create_rate, self.limits.create_burst
-        if rate <= 0:
-            return True
-        now = time.monotonic()
-        tokens, last = self._create_buckets.get(address, (burst, now))
-        tokens = min(burst, tokens + (now - last) * rate)
-        if tokens < 1:
-            self._create_buckets[address] = (tokens, now)
-            return False
-        self._create_buckets[address] = (tokens - 1, now)
-        return True
+    def _read(self, request: web.Request) -> None:
+        """Charge a read of tables to the client's address (``read_rate``); ``rate`` when
+        its bucket is empty."""
+        if not self._reads.take(self.address(request)):
+            raise ProtocolError("rate", "too many reads from this address; try later")
 
     async def table_info(self, request: web.Request) -> web.Response:
+        self._read(request)
         return _json(self._table(request).public())
 
     async def join(self, request: web.Request) -> web.Response:
@@ -331,6 +327,7 @@ class Server:
         each deal's engine log as the asker may see it — a finished deal whole (every hand as
         dealt; its seed once the match is over), the current one as a spectator sees it, or
         with a place's token (``Authorization: Bearer``) as that place's seat sees it."""
+        self._read(request)
         table = self._table(request)
         player = None
         auth = request.headers.get("Authorization", "")
@@ -363,7 +360,7 @@ class Server:
         # aiohttp refuses a message of max_msg_size bytes or more: +1 takes MAX_FRAME itself
         ws = web.WebSocketResponse(max_msg_size=MAX_FRAME + 1, heartbeat=30.0)
         await ws.prepare(request)
-        conn = Connection(ws, self.limits)
+        conn = Connection(ws, self.limits, address)
         self.connections.add(conn)
         self.per_address[address] = self.per_address.get(address, 0) + 1
         guard = asyncio.get_running_loop().call_later(
@@ -452,6 +449,8 @@ class Server:
         if msg.type in ("join", "spectate"):
             if conn.joined:
                 raise ProtocolError("already_joined")
+            if not self._reads.take(conn.address):  # a welcome is a read of the table
+                raise ProtocolError("rate", "too many reads from this address; try later")
             assert msg.table is not None
             table = self.find(msg.table)
             player = None

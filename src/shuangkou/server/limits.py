@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -16,7 +17,7 @@ from typing import Any
 from .._check import as_int, as_seconds
 from ..errors import ArgumentError
 
-__all__ = ["Limits", "proxy_networks"]
+__all__ = ["AddressBuckets", "Limits", "proxy_networks"]
 
 
 def _number(lo: float, *, above: bool) -> Callable[[object, str], None]:
@@ -64,7 +65,7 @@ def _limit(default: Any, check: Callable[[object, str], None], help: str) -> Any
 class Limits:
     """Every resource limit of a server (docs/protocol.md "Limits"; ``shuangkou serve`` sets
     each with ``--limit NAME=VALUE``). Rates are per second. ``0`` means "no limit" only for
-    ``create_rate``, ``tables_per_address`` and ``connections_per_address`` (and
+    ``create_rate``, ``read_rate``, ``tables_per_address`` and ``connections_per_address`` (and
     ``spectators=0`` allows none); every other number must be positive. Each field is
     checked when the object is built (:class:`~shuangkou.errors.ArgumentError` naming it)."""
 
@@ -79,6 +80,10 @@ class Limits:
         "tables an address may create a second (sustained; 0: no limit)"))
     create_burst: float = _limit(10.0, _number(1, above=False),
                                  "burst allowance of create_rate (>= 1)")
+    read_rate: float = _limit(20.0, _number(0, above=False), (
+        "reads an address may make a second: the table listing, a table, its log, a"
+        " WebSocket's join or spectate (sustained; 0: no limit)"))
+    read_burst: float = _limit(40.0, _number(1, above=False), "burst allowance of read_rate (>= 1)")
     create_key: str | None = _limit(None, _key, (
         "if set, creating a table needs 'Authorization: Bearer KEY' (then neither"
         " create_rate nor tables_per_address applies)"))
@@ -119,3 +124,35 @@ def proxy_networks(text: str) -> tuple[IPv4Network | IPv6Network, ...]:
             raise ArgumentError(f"proxies: {entry.strip()[:60]!r} is not an address or"
                                 " network; give e.g. 127.0.0.1,10.0.0.0/24") from None
     return tuple(networks)
+
+
+class AddressBuckets:
+    """A token bucket per client address: ``rate`` tokens a second up to ``burst`` (a
+    ``rate`` of 0: no limit). Only addresses below a full bucket are remembered
+    (:meth:`prune`)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}  # address: (tokens, time)
+
+    def take(self, address: str) -> bool:
+        """Take a token for ``address``; ``False`` if it has none left."""
+        if self.rate <= 0:
+            return True
+        now = time.monotonic()
+        tokens, last = self._buckets.get(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        if tokens < 1:
+            self._buckets[address] = (tokens, now)
+            return False
+        self._buckets[address] = (tokens - 1, now)
+        return True
+
+    def prune(self) -> None:
+        """Forget the addresses whose bucket has filled again (a full bucket is the
+        default)."""
+        now = time.monotonic()
+        full = [a for a, (tokens, t) in self._buckets.items()
+                if tokens + (now - t) * self.rate >= self.burst]
+        for a in full:
+            del self._buckets[a]

@@ -58,7 +58,7 @@ ERRORS: dict[str, str] = {
     "bad_config": "the table configuration is refused",
     "taken": "that place is not free",
     "full": "the server holds its maximum of tables",
-    "rate": "too many tables created from this address; try later",
+    "rate": "too many tables created, or reads, from this address; try later",
     "too_many": "this address holds too many tables or connections",
     "unauthorized": "creating tables needs the server's credential",
     "timeout": "the request was not sent in time",
