@@ -432,3 +432,48 @@ async def _seat_all_existing(http: aiohttp.ClientSession, base: str, table: str)
         j = await join_table(http, base, table, p)
         clients.append(await TableClient.connect(http, base, table, j["token"]))
     return table, clients
+
+
+def test_reads_of_a_long_table_build_each_deal_once(tmp_path, monkeypatch):
+    """Issue 34: every ``GET /log`` and every welcome rebuilt the whole history (each
+    finished deal's engine log, every action's and result's view): ~16 ms of server CPU a
+    read of a 100-deal match. What never changes is built once: a second read builds no
+    finished deal's log again, and what it answers equals a table restored afresh (nothing
+    cached) — during the match (finished deals without their seeds) and after it."""
+    from shuangkou.game import Game
+    from shuangkou.server.table import Table
+
+    built: list[int] = []
+    log = Game.log
+
+    def counted(self: Game, *args: object, **kw: object) -> dict:
+        if self.is_over:
+            built.append(1)
+        return log(self, *args, **kw)
+
+    monkeypatch.setattr(Game, "log", counted)
+
+    async def body() -> None:
+        async with running(db_url(tmp_path), bot_delay=0.0) as (server, base), \
+                aiohttp.ClientSession() as http:
+            t = await create_table(http, base, seats=["greedy"] * 4, deals=3, seed=5)
+            spectator = await TableClient.connect(http, base, t["id"])
+            table = server.tables[t["id"]]
+            for until in (lambda: len(table.match.games) == 3, lambda: table.finished):
+                while not until():
+                    assert await spectator.receive(10) is not None
+                table.stop()  # at rest while it is read
+                reads = []
+                for _ in range(2):
+                    built.clear()
+                    async with http.get(f"{base}/api/tables/{t['id']}/log") as r:
+                        reads.append((await r.json(), len(built)))
+                (first, n1), (second, n2) = reads
+                assert first == second and n1 >= 1 and n2 == 0
+                fresh = Table.restore(t["id"], table.commits)
+                assert json.loads(json.dumps(fresh.log_view(None))) == first
+                assert (first["deals"][0]["seed"] is None) == (not table.finished)
+                table.schedule()
+            await spectator.close()
+
+    run(body)

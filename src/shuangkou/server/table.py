@@ -88,6 +88,9 @@ class Table:
         self.spectators: set[Listener] = set()
         self._timer: asyncio.TimerHandle | None = None
         self._hints: tuple[int, list[Play]] | None = None  # (seq, order) of the last hint
+        self._views: list[dict[str, Any]] = []  # action_view of each logged action
+        self._result_views: list[dict[str, Any]] = []  # result_view of each deal over
+        self._whole_logs: list[dict[str, Any]] = []  # Game.log() of each deal over
         self.deadline: float | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -211,22 +214,43 @@ class Table:
         invertible, and with it every later deal). The deal in play is as ``player``'s seat
         sees it (``None``: a spectator). An expired table has nothing left to hide: every
         deal whole, with its seed."""
-        deals = []
-        for g in self.match.games:
-            if g.is_over or self.expired:
-                doc = g.log()
-                if not self.closed:
-                    doc["seed"] = None
-            else:
-                doc = g.log(seat=SPECTATOR if player is None else g.players.index(player))
-            deals.append(doc)
+        games = self.match.games
+        deals: list[dict[str, Any]] = [
+            doc if self.closed else {**doc, "seed": None} for doc in self._deal_logs()]
+        for g in games[len(deals):]:  # the deal in play (or, expired, cut short)
+            deals.append(g.log() if self.expired else
+                         g.log(seat=SPECTATOR if player is None else g.players.index(player)))
         return {
             "table": self.id, "config": self.config.public(), "player": player,
             "finished": self.finished, "expired": self.expired,
-            "log": [action_view(a) for a in self.log],
-            "results": [result_view(g) for g in self.match.games if g.is_over],
-            "deals": deals,
+            "log": self._action_views(), "results": self._results(), "deals": deals,
         }
+
+    # What a read is built from, kept as it is first built: the accepted actions, results
+    # and whole logs of the deals that are over never change (a read is never made between
+    # applying an action and committing it, :mod:`.commit`), so a read of a long table
+    # builds only what is new since the last one. The lists are only ever extended.
+    def _over(self) -> int:
+        """How many deals are over (they end in order; only the last may be in play)."""
+        games = self.match.games
+        return len(games) - (not games[-1].is_over)
+
+    def _action_views(self) -> list[dict[str, Any]]:
+        views = self._views
+        if len(views) < len(self.log):
+            views.extend(action_view(a) for a in self.log[len(views):])
+        return list(views)
+
+    def _results(self) -> list[dict[str, Any]]:
+        done, games = self._result_views, self.match.games
+        done.extend(result_view(games[i]) for i in range(len(done), self._over()))
+        return list(done)
+
+    def _deal_logs(self) -> list[dict[str, Any]]:
+        """The whole engine logs of the deals that are over, with their seeds."""
+        done, games = self._whole_logs, self.match.games
+        done.extend(games[i].log() for i in range(len(done), self._over()))
+        return list(done)
 
     # -- seats and listeners ---------------------------------------------------------------
     def take(self, player: int | None, name: str) -> tuple[int, str]:
@@ -277,8 +301,7 @@ class Table:
         listener.send(with_reply({
             "type": "welcome", "table": self.id, "player": player,
             "config": self.config.public(), "expired": self.expired,
-            "log": [action_view(a) for a in self.log],
-            "results": [result_view(g) for g in self.match.games if g.is_over],
+            "log": self._action_views(), "results": self._results(),
             "state": self.state(player),
         }, reply_to))
         self._broadcast_places()
