@@ -477,3 +477,44 @@ def test_reads_of_a_long_table_build_each_deal_once(tmp_path, monkeypatch):
             await spectator.close()
 
     run(body)
+
+
+def test_tables_share_their_bots(tmp_path, monkeypatch):
+    """Issue 34: each table built its own bots (a searched ``default`` holds ~2 MB of search
+    tables: ~3 MB a table, ~6 GB at the 2,000-table cap). A bot holds no per-deal state and
+    the tables run on one thread, so every table of the server plays a kind of bot for a
+    rules with the same object — at most :data:`~shuangkou.server.table.SHARED_BOTS` of
+    them, the least recently used dropped — and a table's moves stay those of its seed."""
+    from shuangkou.server import table as table_module
+
+    made: list[tuple[str, str]] = []
+    make = table_module.make
+
+    def counted(kind: str, rules: Rules, **kw: object) -> object:
+        made.append((kind, rules.name))
+        return make(kind, rules, **kw)
+
+    table_module.shared_bot.cache_clear()
+    monkeypatch.setattr(table_module, "make", counted)
+    try:
+        async def body() -> list[list[dict]]:
+            logs = []
+            async with running(db_url(tmp_path), bot_delay=0.0) as (server, base), \
+                    aiohttp.ClientSession() as http:
+                for _ in range(3):
+                    t = await create_table(http, base, seats=["greedy", "heuristic"] * 2,
+                                           rules="classic", seed=11)
+                    spectator = await TableClient.connect(http, base, t["id"])
+                    while not spectator.state["finished"]:
+                        assert await spectator.receive(10) is not None
+                    await spectator.close()
+                    async with http.get(f"{base}/api/tables/{t['id']}/log") as r:
+                        logs.append((await r.json())["log"])
+            return logs
+
+        logs = run(body)
+    finally:
+        table_module.shared_bot.cache_clear()
+    assert sorted(made) == [("greedy", "classic"), ("heuristic", "classic")]  # once each
+    assert logs[0] == logs[1] == logs[2]  # the same seed, the same moves
+    assert table_module.shared_bot.cache_info().maxsize == table_module.SHARED_BOTS

@@ -19,6 +19,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Protocol
 
 from ..bots import Bot, make
@@ -26,6 +27,7 @@ from ..errors import IllegalPlayError
 from ..game import SPECTATOR, Game, Match
 from ..plays import Play
 from ..rng import SplitMix64
+from ..rules import Rules
 from ..solve import hints as solver_hints
 from .commit import GroupCommit, Submitted
 from .config import TableConfig
@@ -33,7 +35,7 @@ from .protocol import ProtocolError, encode, with_reply
 from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
-__all__ = ["Listener", "Table", "new_id", "token_digest"]
+__all__ = ["SHARED_BOTS", "Listener", "Table", "new_id", "shared_bot", "token_digest"]
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -49,6 +51,21 @@ class Listener(Protocol):
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection."""
+
+
+SHARED_BOTS = 32
+"""The most bots a server keeps (:func:`shared_bot`): one per bot kind and rules in use. A
+searched ``default`` holds about 2 MB once it has searched an end game, so the bots of a
+server stay within about 64 MB however many tables play them."""
+
+
+@lru_cache(maxsize=SHARED_BOTS)
+def shared_bot(kind: str, rules: Rules) -> Bot:
+    """The bot every table of this process plays for ``kind`` under ``rules``, made on first
+    use (:func:`shuangkou.bots.make`). One object may play every seat of every table: a bot
+    holds no per-deal state (each decision gets the seat's view and the table's own seeded
+    generator), and the tables run on the event loop's one thread."""
+    return make(kind, rules)
 
 
 def new_id() -> str:
@@ -78,7 +95,6 @@ class Table:
         self.active = time.monotonic()  # last accepted action or taken place (idle expiry)
         self.creator: str | None = None  # the address that created it (per-address cap)
         self.on_finish: Callable[[str], None] = lambda table_id: None
-        self._bots: dict[str, Bot] = {}  # shuangkou.bots players by seat kind, made on first use
         self.match: Match = Match(config.rules, config.seed)
         self.match.deal()
         self.log: list[StoredAction] = []
@@ -471,9 +487,7 @@ class Table:
             return
         if bot:
             kind = self.config.seats[player]
-            if kind not in self._bots:
-                self._bots[kind] = make(kind, self.config.rules)
-            policy = self._bots[kind]
+            policy = shared_bot(kind, self.config.rules)
             wilds = policy.wilds
             rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)
