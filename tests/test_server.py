@@ -518,3 +518,37 @@ def test_tables_share_their_bots(tmp_path, monkeypatch):
     assert sorted(made) == [("greedy", "classic"), ("heuristic", "classic")]  # once each
     assert logs[0] == logs[1] == logs[2]  # the same seed, the same moves
     assert table_module.shared_bot.cache_info().maxsize == table_module.SHARED_BOTS
+
+
+@pytest.mark.parametrize("case", ["port", "postgres", "sqlite"])
+def test_serve_start_up_failures_are_one_line(tmp_path, case):
+    """Issue 34: a server that could not start printed a raw traceback (``address already in
+    use``; a 19-line ``psycopg.OperationalError``). Now one line naming the cause and the
+    fix, exit 2: the port taken, a database nobody answers at, a SQLite file that cannot be
+    opened."""
+    import socket
+    import subprocess
+    import sys
+
+    if case == "postgres":
+        pytest.importorskip("psycopg")
+    port = free_port()
+    db = db_url(tmp_path)
+    with socket.socket() as held:
+        if case == "port":
+            held.bind(("127.0.0.1", port))
+            held.listen()
+            want = ["127.0.0.1:", "in use", "--port"]
+        elif case == "postgres":
+            db = f"postgresql://someone:secret@127.0.0.1:{free_port()}/nowhere"
+            want = ["cannot open the database", "postgresql://someone@127.0.0.1", "--db"]
+        else:
+            db = f"sqlite://{tmp_path}/no/such/dir/sk.db"
+            want = ["cannot open the database", "no/such/dir", "--db"]
+        done = subprocess.run(
+            [sys.executable, "-m", "shuangkou", "serve", "--db", db, "--port", str(port)],
+            capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("shuangkou: error:")]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(lines) == 1 and all(w in lines[0] for w in want), done.stderr
+    assert "secret" not in done.stderr

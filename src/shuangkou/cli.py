@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -235,17 +236,42 @@ def _serve(args: argparse.Namespace) -> int:
     if args.node is not None:
         if not args.db.startswith(("postgresql://", "postgres://")):
             raise ValueError("--node needs a postgresql:// --db (the tables' leases)")
-        from .server.cluster import HAProxyRouter, PgOwnership
+        if args.router is not None and args.router_map is None:
+            raise ValueError("--router needs --router-map")
+    try:
+        if args.node is not None:
+            from .server.cluster import HAProxyRouter, PgOwnership
 
-        router = None
-        if args.router is not None:
-            if args.router_map is None:
-                raise ValueError("--router needs --router-map")
-            router = HAProxyRouter(args.router, args.router_map)
-        ownership = PgOwnership(args.db, args.node, router)
-    serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable,
-          limits=limits, ownership=ownership)
+            router = None
+            if args.router is not None:
+                router = HAProxyRouter(args.router, args.router_map)
+            ownership = PgOwnership(args.db, args.node, router)
+        serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable,
+              limits=limits, ownership=ownership)
+    except OSError as e:  # the listening socket: nothing has been served yet
+        if e.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}"
+                         " (another server there? choose another --port or --host)") from None
+    except Exception as e:  # the database: sqlite3's or psycopg's OperationalError
+        if type(e).__name__ != "OperationalError":
+            raise
+        cause = (str(e).strip().splitlines() or ["no reason given"])[0].strip()
+        fix = ("is PostgreSQL running there, and --db right?"
+               if args.db.startswith(("postgresql://", "postgres://"))
+               else "does the file's directory exist, writable? check --db")
+        raise ValueError(f"cannot open the database {_without_password(args.db)}: {cause}"
+                         f" ({fix})") from None
     return 0
+
+
+def _without_password(url: str) -> str:
+    """A database URL as it may be shown: ``postgresql://user:pw@host`` without ``:pw``."""
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if not sep or not at:
+        return url
+    return f"{scheme}://{auth.split(':', 1)[0]}@{host}"
 
 
 def _cluster(args: argparse.Namespace) -> int:
