@@ -1,9 +1,9 @@
 """What one table costs the server (issue 34): the CPU of reading a long table — ``GET
 /api/tables/{id}/log`` and a spectator's ``welcome`` of a match of ``--deals`` deals of
 four greedy bots — and the resident memory of ``--tables`` tables of four ``default`` bots,
-each played through one deal (the bots' end-game searches allocate their tables). In process, no sockets: the
-server's own code (``Table.log_view``/``Table.attach`` and the encoding), best of
-``--repeat`` runs.
+each played through one deal (the bots' end-game searches allocate their tables). In
+process, no sockets: the server's own code (``Table.log_view``/``Table.attach`` and the
+encoding), best of ``--repeat`` runs.
 
     python benchmarks/bench_server_tables.py
     python benchmarks/bench_server_tables.py --deals 100 --tables 40
@@ -22,7 +22,7 @@ from shuangkou.server.commit import GroupCommit
 from shuangkou.server.config import TableConfig
 from shuangkou.server.protocol import encode
 from shuangkou.server.store import open_store
-from shuangkou.server.table import Table, new_id
+from shuangkou.server.table import Table
 
 
 class _Listener:
@@ -43,7 +43,7 @@ async def _played(deals: int) -> Table:
     commits = GroupCommit(open_store("sqlite://:memory:"))
     config = TableConfig.from_request({"rules": "baibian", "deals": deals,
                                        "seats": ["greedy"] * 4, "seed": 7}, allow_seed=True)
-    table = Table.create(new_id(), config, commits, bot_delay=0.0, pause_unwatched=False)
+    table = Table.create(config, commits, bot_delay=0.0, pause_unwatched=False)
     table.schedule()
     while not table.finished:
         await asyncio.sleep(0)
@@ -77,7 +77,7 @@ async def _tables(n: int) -> tuple[float, int]:
     for i in range(n):
         config = TableConfig.from_request({"seats": ["default"] * 4, "seed": i},
                                           allow_seed=True)
-        table = Table.create(new_id(), config, commits, bot_delay=0.0, pause_unwatched=False)
+        table = Table.create(config, commits, bot_delay=0.0, pause_unwatched=False)
         table.schedule()
         tables.append(table)
     while not all(t.finished for t in tables):  # a whole deal: the end game is searched
@@ -90,7 +90,7 @@ async def _warm(commits: GroupCommit) -> None:
     """One table played a move first, so that what every table shares (modules, the learned
     weights) is loaded before the measurement."""
     config = TableConfig.from_request({"seats": ["default"] * 4, "seed": 99}, allow_seed=True)
-    table = Table.create(new_id(), config, commits, bot_delay=0.0, pause_unwatched=False)
+    table = Table.create(config, commits, bot_delay=0.0, pause_unwatched=False)
     table.schedule()
     while not table.finished:
         await asyncio.sleep(0.01)

@@ -288,8 +288,9 @@ class Server:
         if not self.ownership.claim(table_id):  # 64 fresh random bits: nobody holds them
             raise ProtocolError("server", "could not take the new table's lease")
         try:
-            table = Table.create(table_id, config, self.commits, bot_delay=self.bot_delay,
-                                 pause_unwatched=self.limits.pause_unwatched)
+            table = Table.create(config, self.commits, bot_delay=self.bot_delay,
+                                 pause_unwatched=self.limits.pause_unwatched,
+                                 table_id=table_id)
         except Exception:
             self.ownership.release(table_id)
             log.exception("table %s could not be stored", table_id)

@@ -111,12 +111,12 @@ class Table:
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def create(cls, table_id: str, config: TableConfig, commits: GroupCommit, *,
-               bot_delay: float = 0.5, pause_unwatched: bool = True) -> Table:
-        """A new table with a fresh id (:func:`new_id`), stored (committed) before it is
-        returned; nothing is stored if it raises. A cluster node takes the id's lease
-        first (:meth:`.app.Server.create_table`)."""
-        table = cls(table_id, config, commits, time.time(), bot_delay=bot_delay,
+    def create(cls, config: TableConfig, commits: GroupCommit, *, bot_delay: float = 0.5,
+               pause_unwatched: bool = True, table_id: str | None = None) -> Table:
+        """A new table, stored (committed) before it is returned; nothing is stored if it
+        raises. ``table_id``: a fresh id drawn by the caller (:func:`new_id`; a cluster node
+        takes its lease first, :meth:`.app.Server.create_table`), else one is drawn here."""
+        table = cls(table_id or new_id(), config, commits, time.time(), bot_delay=bot_delay,
                     pause_unwatched=pause_unwatched)
         commits.store.create_table(table.id, table.created, config.to_dict())
         return table
