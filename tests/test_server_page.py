@@ -96,8 +96,8 @@ def test_partner_revealed_card_and_wilds_are_shown():
     assert got["who"][3] == "贪心 · 对家" and "对家" not in "".join(got["who"][:3])
     assert got["shown"] == f" · 明牌 {got['card']}" and got["none"] == ""
     assert (got["pair"], got["run"], got["plain"]) == ("百变当 3", "百变当 4", "")
-    assert got["zh"] == "对子 (2张，百变当 3)"
-    assert got["en"] == "pair of 3 (2 cards) (wild as 3)"
+    assert got["zh"] == "对子 (2张)，百变当 3"
+    assert got["en"] == "pair of 3 (2 cards), wild as 3"
 
 
 def test_a_table_can_be_created_on_a_server_with_a_creation_key():

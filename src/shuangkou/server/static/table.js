@@ -399,10 +399,10 @@ window.addEventListener("DOMContentLoaded", () => {
 // with what its wilds stood for.
 function playText(play) {
   const wild = wildText(play, state.table_cards);
-  if (lang !== "zh") return state.table_text + (wild ? ` (${wild})` : "");
+  if (lang !== "zh") return state.table_text + (wild ? `, ${wild}` : "");
   const kind = KIND_ZH[play.kind].replace("{w}", play.width).replace("{l}", play.length);
-  return `${kind} (${play.stars ? play.stars + "★, " : ""}${state.table_cards.length}张` +
-    `${wild ? "，" + wild : ""})`;
+  return `${kind} (${play.stars ? play.stars + "★, " : ""}${state.table_cards.length}张)` +
+    (wild ? `，${wild}` : "");
 }
 
 function presetName(name) {
