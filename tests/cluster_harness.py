@@ -52,6 +52,12 @@ def cluster(data: Path, nodes: int, *args: str) -> Iterator[dict[str, Any]]:
             proc.kill()
 
 
+def cluster_db(data: Path) -> str:
+    """The URL of a running cluster's PostgreSQL (its port is line 4 of postmaster.pid)."""
+    port = (data / "pg" / "postmaster.pid").read_text().splitlines()[3].strip()
+    return f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
 def node_pid(port: int) -> int | None:
     """The pid serving a node's port now (the cluster restarts killed nodes), or ``None``."""
     try:

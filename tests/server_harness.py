@@ -27,6 +27,7 @@ from shuangkou.server import app as server_app
 from shuangkou.server import table as server_table
 from shuangkou.server.app import handler_args
 from shuangkou.server.client import TableClient
+from shuangkou.server.ownership import Ownership
 from shuangkou.server.protocol import encode
 
 SCHEMA: dict[str, Any] = json.loads(
@@ -63,14 +64,16 @@ def schema_checked(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 @asynccontextmanager
 async def running(db: str, *, limits: Limits | None = None, bot_delay: float = 0.0,
-                  allow_seed: bool = True) -> AsyncIterator[tuple[Server, str]]:
+                  allow_seed: bool = True, ownership: Ownership | None = None,
+                  ) -> AsyncIterator[tuple[Server, str]]:
     """A server on a free localhost port over the store at ``db``: yields (server, base URL).
-    Without ``limits``, the defaults less the per-address creation limits (tests create many
-    tables from 127.0.0.1; tests/test_server_limits.py tests those)."""
+    Without ``limits``, the defaults less the per-address creation and read limits (tests
+    create and read many tables from 127.0.0.1; tests/test_server_limits.py tests those).
+    ``ownership``: a cluster node's (default: one process owning every table)."""
     if limits is None:
-        limits = Limits(create_rate=0, tables_per_address=0)
+        limits = Limits(create_rate=0, read_rate=0, tables_per_address=0)
     server = Server(open_store(db), bot_delay=bot_delay, allow_seed=allow_seed,
-                    limits=limits)
+                    limits=limits, ownership=ownership)
     runner = web.AppRunner(make_app(server), **handler_args(server.limits))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -110,7 +113,7 @@ def free_port() -> int:
 
 
 UNLIMITED_ADDRESS = ["--limit", "create_rate=0", "--limit", "tables_per_address=0",
-                     "--limit", "connections_per_address=0"]
+                     "--limit", "connections_per_address=0", "--limit", "read_rate=0"]
 """``serve`` flags lifting the per-address limits: tests and benchmarks run every client from
 127.0.0.1 (tests/test_server_limits.py tests those limits)."""
 

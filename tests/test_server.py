@@ -432,3 +432,123 @@ async def _seat_all_existing(http: aiohttp.ClientSession, base: str, table: str)
         j = await join_table(http, base, table, p)
         clients.append(await TableClient.connect(http, base, table, j["token"]))
     return table, clients
+
+
+def test_reads_of_a_long_table_build_each_deal_once(tmp_path, monkeypatch):
+    """Issue 34: every ``GET /log`` and every welcome rebuilt the whole history (each
+    finished deal's engine log, every action's and result's view): ~16 ms of server CPU a
+    read of a 100-deal match. What never changes is built once: a second read builds no
+    finished deal's log again, and what it answers equals a table restored afresh (nothing
+    cached) — during the match (finished deals without their seeds) and after it."""
+    from shuangkou.game import Game
+    from shuangkou.server.table import Table
+
+    built: list[int] = []
+    log = Game.log
+
+    def counted(self: Game, *args: object, **kw: object) -> dict:
+        if self.is_over:
+            built.append(1)
+        return log(self, *args, **kw)
+
+    monkeypatch.setattr(Game, "log", counted)
+
+    async def body() -> None:
+        async with running(db_url(tmp_path), bot_delay=0.0) as (server, base), \
+                aiohttp.ClientSession() as http:
+            t = await create_table(http, base, seats=["greedy"] * 4, deals=3, seed=5)
+            spectator = await TableClient.connect(http, base, t["id"])
+            table = server.tables[t["id"]]
+            for until in (lambda: len(table.match.games) == 3, lambda: table.finished):
+                while not until():
+                    assert await spectator.receive(10) is not None
+                table.stop()  # at rest while it is read
+                reads = []
+                for _ in range(2):
+                    built.clear()
+                    async with http.get(f"{base}/api/tables/{t['id']}/log") as r:
+                        reads.append((await r.json(), len(built)))
+                (first, n1), (second, n2) = reads
+                assert first == second and n1 >= 1 and n2 == 0
+                fresh = Table.restore(t["id"], table.commits)
+                assert json.loads(json.dumps(fresh.log_view(None))) == first
+                assert (first["deals"][0]["seed"] is None) == (not table.finished)
+                table.schedule()
+            await spectator.close()
+
+    run(body)
+
+
+def test_tables_share_their_bots(tmp_path, monkeypatch):
+    """Issue 34: each table built its own bots (a searched ``default`` holds ~2 MB of search
+    tables: ~3 MB a table, ~6 GB at the 2,000-table cap). A bot holds no per-deal state and
+    the tables run on one thread, so every table of the server plays a kind of bot for a
+    rules with the same object — at most :data:`~shuangkou.server.table.SHARED_BOTS` of
+    them, the least recently used dropped — and a table's moves stay those of its seed."""
+    from shuangkou.server import table as table_module
+
+    made: list[tuple[str, str]] = []
+    make = table_module.make
+
+    def counted(kind: str, rules: Rules, **kw: object) -> object:
+        made.append((kind, rules.name))
+        return make(kind, rules, **kw)
+
+    table_module.shared_bot.cache_clear()
+    monkeypatch.setattr(table_module, "make", counted)
+    try:
+        async def body() -> list[list[dict]]:
+            logs = []
+            async with running(db_url(tmp_path), bot_delay=0.0) as (server, base), \
+                    aiohttp.ClientSession() as http:
+                for _ in range(3):
+                    t = await create_table(http, base, seats=["greedy", "heuristic"] * 2,
+                                           rules="classic", seed=11)
+                    spectator = await TableClient.connect(http, base, t["id"])
+                    while not spectator.state["finished"]:
+                        assert await spectator.receive(10) is not None
+                    await spectator.close()
+                    async with http.get(f"{base}/api/tables/{t['id']}/log") as r:
+                        logs.append((await r.json())["log"])
+            return logs
+
+        logs = run(body)
+    finally:
+        table_module.shared_bot.cache_clear()
+    assert sorted(made) == [("greedy", "classic"), ("heuristic", "classic")]  # once each
+    assert logs[0] == logs[1] == logs[2]  # the same seed, the same moves
+    assert table_module.shared_bot.cache_info().maxsize == table_module.SHARED_BOTS
+
+
+@pytest.mark.parametrize("case", ["port", "postgres", "sqlite"])
+def test_serve_start_up_failures_are_one_line(tmp_path, case):
+    """Issue 34: a server that could not start printed a raw traceback (``address already in
+    use``; a 19-line ``psycopg.OperationalError``). Now one line naming the cause and the
+    fix, exit 2: the port taken, a database nobody answers at, a SQLite file that cannot be
+    opened."""
+    import socket
+    import subprocess
+    import sys
+
+    if case == "postgres":
+        pytest.importorskip("psycopg")
+    port = free_port()
+    db = db_url(tmp_path)
+    with socket.socket() as held:
+        if case == "port":
+            held.bind(("127.0.0.1", port))
+            held.listen()
+            want = ["127.0.0.1:", "in use", "--port"]
+        elif case == "postgres":
+            db = f"postgresql://someone:secret@127.0.0.1:{free_port()}/nowhere"
+            want = ["cannot open the database", "postgresql://someone@127.0.0.1", "--db"]
+        else:
+            db = f"sqlite://{tmp_path}/no/such/dir/sk.db"
+            want = ["cannot open the database", "no/such/dir", "--db"]
+        done = subprocess.run(
+            [sys.executable, "-m", "shuangkou", "serve", "--db", db, "--port", str(port)],
+            capture_output=True, text=True, timeout=60)
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("shuangkou: error:")]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(lines) == 1 and all(w in lines[0] for w in want), done.stderr
+    assert "secret" not in done.stderr

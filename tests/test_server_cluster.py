@@ -5,11 +5,14 @@ every deal replays to a valid end in the engine. Needs the Debian packages ``pos
 and ``haproxy``.
 
 The CI budget is small (2 nodes, 4 tables, 3 kills, ~30 s); ``SK_CLUSTER_KILLS``,
-``SK_CLUSTER_TABLES``, ``SK_CLUSTER_NODES`` and ``SK_CLUSTER_DEALS`` run a bigger campaign."""
+``SK_CLUSTER_TABLES``, ``SK_CLUSTER_NODES`` and ``SK_CLUSTER_DEALS`` run a bigger campaign.
+The creation campaign (tables created while nodes are killed) has a bounded run here and a
+bigger one in the slow tier (``tests/budget.py``)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import shutil
@@ -23,7 +26,16 @@ import aiohttp
 import pytest
 
 from shuangkou.server.cluster import HAProxyRouter
-from tests.cluster_harness import Watched, check_log, cluster, killer, retried, watch
+from tests.budget import budget
+from tests.cluster_harness import (
+    Watched,
+    check_log,
+    cluster,
+    cluster_db,
+    killer,
+    retried,
+    watch,
+)
 from tests.conftest import require
 from tests.server_harness import UNLIMITED_ADDRESS, run
 
@@ -138,3 +150,160 @@ def test_kill_nodes_while_tables_play(data: Path) -> None:
                       f"resume worst {max(resumes, default=0):.2f} s")
 
     run(body, timeout=600)
+
+
+async def _create_while_killing(data: Path, nodes: int, creators: int, kills: int) -> None:
+    """``creators`` clients create tables through the proxy while a node is killed every
+    1.5 s. Each request carries its own tag (the turn ``timer``, unique per request), so the
+    store tells which request each stored table came from. Every ``POST`` answered ``201``
+    must name a stored table of its tag that the client can join through the proxy; every
+    ``POST`` a node answered with an error must have left no table; a request whose answer
+    was lost (the proxy's own ``502``/``503`` or a dropped connection: the node died while
+    it ran) may have left at most one."""
+    import psycopg
+
+    seats = ["open", "greedy", "greedy", "greedy"]
+    with cluster(data, nodes, *LIMITS) as info:
+        base = info["base"]
+        created: dict[int, str] = {}  # tag -> id answered
+        refused: dict[int, str] = {}  # tag -> a node's error code
+        lost: list[int] = []
+        tags = iter(range(10_000))
+        done = asyncio.Event()
+
+        async def creator(http: aiohttp.ClientSession) -> None:
+            while not done.is_set():
+                tag = next(tags)
+                try:
+                    async with http.post(f"{base}/api/tables",
+                                         json={"seats": seats, "timer": 100 + tag}) as r:
+                        if r.status == 201:
+                            created[tag] = (await r.json())["id"]
+                        elif r.content_type == "application/json":
+                            refused[tag] = (await r.json())["error"]
+                        else:  # HAProxy's own page: no node answered
+                            lost.append(tag)
+                except aiohttp.ClientError:
+                    lost.append(tag)
+                    await asyncio.sleep(0.05)
+
+        async with aiohttp.ClientSession() as http:
+            rng = random.Random(nodes * 100 + kills)
+            kill = asyncio.ensure_future(killer(info["nodes"], kills, 1.5, rng, done))
+            work = [asyncio.ensure_future(creator(http)) for _ in range(creators)]
+            killed = await kill
+            done.set()
+            await asyncio.gather(*work)
+            assert len(killed) == kills
+            for tag, table_id in created.items():
+                j = await retried(http, "POST", f"{base}/api/tables/{table_id}/join",
+                                  json={})
+                assert j["table"] == table_id and j["player"] == 0, (tag, j)
+        with psycopg.connect(cluster_db(data)) as conn:
+            rows = conn.execute("SELECT id, config FROM sk_tables").fetchall()
+    stored: dict[int, list[str]] = {}
+    for table_id, config in rows:
+        stored.setdefault(int(json.loads(config)["timer"]) - 100, []).append(table_id)
+    assert all(len(ids) == 1 for ids in stored.values()), stored
+    assert {tag: ids[0] for tag, ids in stored.items() if tag in created} == created
+    assert not set(stored) & set(refused), {t: refused[t] for t in set(stored) & set(refused)}
+    assert set(stored) <= set(created) | set(lost)
+    print(f"{len(killed)} kills: {len(created)} created, {len(refused)} refused "
+          f"({sorted(set(refused.values()))}), {len(lost)} lost, of which "
+          f"{len(set(stored) & set(lost))} stored")
+    assert len(created) >= 10
+
+
+def test_tables_created_while_nodes_die_are_leased_or_absent(data: Path) -> None:
+    """The creation race (issue 34), end to end: every table a client was given can be
+    joined, and no refused creation left a table behind (bounded: 2 nodes, 3 kills)."""
+    run(lambda: _create_while_killing(data, nodes=2, creators=4, kills=3), timeout=240)
+
+
+@pytest.mark.slow
+def test_creation_campaign(data: Path) -> None:
+    """The creation fault campaign, bigger (3 nodes; ``SK_BUDGET=full``: 30 kills)."""
+    run(lambda: _create_while_killing(data, nodes=3, creators=8,
+                                      kills=budget(ci=8, full=30)), timeout=900)
+
+
+def test_per_address_limits_hold_through_the_proxy(data: Path) -> None:
+    """Issue 34: behind ``shuangkou cluster`` a client sending its own ``X-Forwarded-For``
+    got every table creation and WebSocket it asked for (the node read the client's line,
+    not the one HAProxy adds). Through the real proxy, a client forging a new address on
+    every request is held to ``tables_per_address`` and ``connections_per_address``."""
+    limits = ["--bot-delay", "0.02", "--limit", "create_rate=0",
+              "--limit", "tables_per_address=3", "--limit", "connections_per_address=4"]
+
+    async def body() -> None:
+        with cluster(data, 1, *limits) as info:
+            base = info["base"]
+            async with aiohttp.ClientSession() as http:
+                got = []
+                for i in range(6):
+                    forged = {"X-Forwarded-For": f"203.0.113.{i}"}
+                    async with http.post(f"{base}/api/tables", headers=forged,
+                                         json={"seats": ["open", "greedy", "greedy",
+                                                         "greedy"]}) as r:
+                        got.append(r.status)
+                        if r.status == 201:
+                            table = (await r.json())["id"]
+                assert got == [201, 201, 201, 429, 429, 429]
+                sockets, refused = [], []
+                for i in range(6):
+                    forged = {"X-Forwarded-For": f"198.51.100.{i}"}
+                    try:
+                        sockets.append(await http.ws_connect(
+                            f"{base}/ws?table={table}", headers=forged))
+                    except aiohttp.WSServerHandshakeError as e:
+                        refused.append(e.status)
+                assert (len(sockets), refused) == (4, [429, 429])
+                for ws in sockets:
+                    await ws.close()
+
+    run(body, timeout=120)
+
+
+def test_the_proxy_is_sized_for_every_nodes_tables(data: Path) -> None:
+    """Issue 34: the generated HAProxy configuration capped the whole cluster at 4,000
+    connections (``maxconn 4000``: ~1,000 tables of four people; a run stalled 313 tables at
+    the cap), undocumented. The cap now scales with the nodes — each node's full
+    ``Limits.tables`` of four places, plus one connection a table for spectators and HTTP —
+    on the process and on the front end (a front end's own default is lower), can be set
+    (``--max-connections``; ``shuangkou cluster`` sizes it from ``--limit tables``), and
+    HAProxy takes the configuration."""
+    import subprocess
+
+    from shuangkou.server.cluster import haproxy_config
+    from shuangkou.server.limits import Limits
+
+    data.mkdir(parents=True)
+    for nodes, given, want in [(2, None, 2 * Limits().tables * 5), (3, 123_456, 123_456)]:
+        names = [(f"node{i}", 40000 + i) for i in range(nodes)]
+        text = haproxy_config(8080, names, str(data / "s"), str(data / "m"), maxconn=given)
+        caps = [int(line.split()[1]) for line in text.splitlines()
+                if line.strip().startswith("maxconn")]
+        assert caps == [want, want], text  # global, and the front end
+        (data / "m").write_text("")
+        (data / "h.cfg").write_text(text)
+        check = subprocess.run(["haproxy", "-c", "-f", str(data / "h.cfg")],
+                               capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_cluster_gives_haproxy_no_more_than_the_descriptors_allow() -> None:
+    """HAProxy refuses to start when it cannot raise its file-descriptor limit to two a
+    connection: the cap ``shuangkou cluster`` gives it is every node full, down to what the
+    hard limit allows; a ``--max-connections`` past the limit is refused up front."""
+    import resource
+
+    from shuangkou.server.cluster import max_connections, proxy_maxconn
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    allowed = 10**7 if hard == resource.RLIM_INFINITY else (hard - 100) // 2
+    assert proxy_maxconn(2, 2000) == min(max_connections(2, 2000), allowed)
+    assert proxy_maxconn(1, 1) == 5
+    assert proxy_maxconn(2, 2000, 300) == 300
+    if allowed < 10**7:
+        with pytest.raises(ValueError, match="file descriptor limit"):
+            proxy_maxconn(2, 2000, allowed + 1)

@@ -139,3 +139,103 @@ def test_table_leases_are_advisory_locks(pg_url):
         b.close()
         a.close()
         store.close()
+
+
+def test_a_new_table_is_leased_before_another_node_can_see_it(pg_url, monkeypatch):
+    """The cluster's creation race (issue 34): ``POST /api/tables`` stored the table before
+    taking its lease, so another node's adoption scan, running between the two, took the new
+    table: the client got ``500`` and no id, and the table lived on. Here the rival node's
+    scan runs at the worst moment — right after the table's row is committed — on every
+    creation: each ``POST`` must answer an id that this node owns and serves, and the rival
+    must take none of them (the earlier tests' tables in this database are fair game)."""
+    from shuangkou.server.cluster import PgOwnership
+    from shuangkou.server.store import Store
+
+    rival = PgOwnership(pg_url, "rival")
+    taken: list[str] = []
+    create = Store.create_table
+
+    def create_then_scan(self: Store, table_id: str, *args: object) -> None:
+        create(self, table_id, *args)
+        for orphan in rival.orphans(rival.held) + rival.orphans(rival.held):
+            if rival.claim(orphan):
+                taken.append(orphan)
+
+    monkeypatch.setattr(Store, "create_table", create_then_scan)
+
+    created: list[str] = []
+
+    async def body() -> None:
+        async with running(pg_url, ownership=PgOwnership(pg_url, "node")) as (server, base), \
+                aiohttp.ClientSession() as http:
+            for _ in range(5):
+                t = await create_table(http, base, seats=["open", "greedy", "greedy", "greedy"])
+                created.append(t["id"])
+                assert t["id"] in server.ownership.held
+                j = await join_table(http, base, t["id"])
+                assert j["table"] == t["id"]
+
+    try:
+        run(body)
+    finally:
+        rival.close()
+    assert len(created) == 5 and not set(created) & set(taken)
+
+
+def test_nul_bytes_get_a_protocol_error_on_either_store(pg_url, tmp_path):
+    """Issue 34: on PostgreSQL a NUL byte in a join name or a table id reached the database,
+    which refuses NUL in text: a plain-text 500 and a logged traceback per request (SQLite
+    stored the name). Both stores now answer the protocol's JSON error, the same code:
+    a name with a control character is ``400 bad_message``; an id that is not a table id
+    (16 hex digits) is ``404 no_table``, over HTTP and WebSocket alike."""
+    async def body(db: str) -> None:
+        async with running(db) as (_, base), aiohttp.ClientSession() as http:
+            t = await create_table(http, base, seats=["open", "greedy", "greedy", "greedy"])
+            async with http.post(f"{base}/api/tables/{t['id']}/join",
+                                 json={"name": "a\x00b"}) as r:
+                assert r.content_type == "application/json", await r.text()
+                assert (r.status, (await r.json())["error"]) == (400, "bad_message")
+            for bad in (t["id"][:8] + "%00" + t["id"][9:], "%00", t["id"].upper()):
+                for path in ("", "/log"):
+                    async with http.get(f"{base}/api/tables/{bad}{path}") as r:
+                        assert r.content_type == "application/json", await r.text()
+                        assert (r.status, (await r.json())["error"]) == (404, "no_table")
+            async with http.ws_connect(f"{base}/ws") as ws:
+                await ws.send_json({"type": "spectate", "table": "\x00" + t["id"][1:]})
+                assert (await ws.receive_json())["code"] == "no_table"
+            assert (await join_table(http, base, t["id"], name="Li Lei"))["player"] == 0
+
+    run(lambda: body(pg_url))
+    run(lambda: body(f"sqlite://{tmp_path / 'sk.db'}"))
+
+
+def test_every_node_lists_every_unfinished_table(pg_url):
+    """Issue 34: through the proxy ``GET /api/tables`` listed only the answering node's
+    tables (0–27 of 30, by node). Two nodes over one database: each lists every unfinished
+    table of the store — its own as they stand, the other node's from the store — and a
+    table at rest is listed the same by both nodes as its owner shows it (config, seq,
+    deal, places with their kinds and names)."""
+    from shuangkou.server.cluster import PgOwnership
+
+    async def body() -> None:
+        async with running(pg_url, ownership=PgOwnership(pg_url, "a")) as (sa, a), \
+                running(pg_url, ownership=PgOwnership(pg_url, "b")) as (sb, b), \
+                aiohttp.ClientSession() as http:
+            made = []  # tables at rest: people who do not move, bots nobody watches
+            for base, seats in ((a, ["open"] * 4), (a, ["open"] * 4), (a, ["open"] * 4),
+                                (b, ["open"] * 4), (b, ["greedy"] * 4)):
+                made.append((await create_table(http, base, seats=seats, deals=2))["id"])
+            await join_table(http, a, made[0], 1, name="Han Meimei")
+            await join_table(http, b, made[3], 0, name="Li Lei")
+            lists = []
+            for base in (a, b):
+                async with http.get(f"{base}/api/tables") as r:
+                    lists.append({t["id"]: t for t in (await r.json())["tables"]})
+            for listed in lists:
+                for table_id in made:
+                    owner = sa if table_id in sa.tables else sb
+                    assert listed[table_id] == owner.tables[table_id].public()
+            assert [p["name"] for p in lists[1][made[0]]["places"]] == ["", "Han Meimei", "", ""]
+            assert set(lists[0]) == set(lists[1])
+
+    run(body)

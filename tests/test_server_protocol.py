@@ -17,7 +17,7 @@ from shuangkou.game import Match, replay
 from shuangkou.rng import deal_seed
 from shuangkou.server import PROTOCOL_VERSION, Limits
 from shuangkou.server.client import TableClient, create_table, join_table
-from shuangkou.server.protocol import ERRORS, HTTP_STATUS, MAX_DEPTH
+from shuangkou.server.protocol import ERRORS, HTTP_STATUS, MAX_DEPTH, MAX_FRAME
 from tests.server_harness import (
     SCHEMA,
     db_url,
@@ -145,6 +145,14 @@ def test_every_reply_echoes_the_id(tmp_path):
                 ('{"id": 8, "type": "ping", "x": NaN}', "bad_json", None),
                 ('{"id": 9, "type": "ping", "x": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",
                  "bad_json", None),
+                # issue 34: each fault its documented code — a missing or non-text type is a
+                # field fault (bad_message), a card id outside 0..107 is no card (bad_message,
+                # not the engine's illegal), and "id": null is a malformed id (no reply_to)
+                ('{"id": 11}', "bad_message", 11),
+                ('{"id": 12, "type": 3}', "bad_message", 12),
+                ('{"id": 13, "type": "play", "cards": [108]}', "bad_message", 13),
+                ('{"id": 14, "type": "play", "cards": [-1]}', "bad_message", 14),
+                ('{"id": null, "type": "ping"}', "bad_message", None),
             ]
             for text, code, echo in cases:
                 msg = await _frame(ws, text)
@@ -162,6 +170,11 @@ def test_every_reply_echoes_the_id(tmp_path):
             assert (await _next(actor, "hint"))["reply_to"] == mid
             mid = await actor.send({"type": "play", "cards": [999]})
             err = await _next(actor, "error")
+            assert err["code"] == "bad_message" and err["reply_to"] == mid
+            held = actor.state["hand"]
+            mid = await actor.send({"type": "play", "cards": [
+                next(c for c in range(108) if c not in held)]})  # a card id it does not hold
+            err = await _next(actor, "error")
             assert err["code"] == "illegal" and err["reply_to"] == mid
             seq = actor.state["seq"]
             await actor.act()
@@ -173,21 +186,52 @@ def test_every_reply_echoes_the_id(tmp_path):
 
 
 def test_the_flood_error_answers_the_frame_that_overflowed(tmp_path):
+    """A burst of ``burst`` frames is answered; the next one is answered by the ``flood``
+    error alone (issue 34: it was answered twice, its pong and then the flood error, both
+    with its ``reply_to``, so ``burst + 1`` frames got through), then the close (1008).
+    Every kind of frame draws on the bucket: malformed, binary, refused actions."""
     limits = Limits(rate=1e-3, burst=2, create_rate=0, tables_per_address=0)
 
     async def body() -> None:
         async with running(db_url(tmp_path), limits=limits) as (_, base), \
                 aiohttp.ClientSession() as http:
-            ws = await http.ws_connect(f"{base.replace('http', 'ws', 1)}/ws")
-            assert (await _frame(ws, '{"type": "ping", "id": 1}'))["reply_to"] == 1
-            assert (await _frame(ws, '{"type": "ping", "id": 2}'))["reply_to"] == 2
-            assert (await _frame(ws, '{"type": "ping", "id": 3}'))["reply_to"] == 3  # answered
-            flood = orjson.loads((await ws.receive(5)).data)  # then refused: over the burst
-            assert flood == {"type": "error", "code": "flood", "reply_to": 3,
-                             "message": ERRORS["flood"]}
-            assert (await ws.receive(5)).type in (aiohttp.WSMsgType.CLOSE,
-                                                  aiohttp.WSMsgType.CLOSED)
-            assert ws.close_code == 1008
+            url = f"{base.replace('http', 'ws', 1)}/ws"
+            for first, second in [('{"type": "ping", "id": 1}', '{"type": "ping", "id": 2}'),
+                                  ("not json", '{"type": "pass", "id": 2}'),
+                                  (b"\x00", '{"id": 2}')]:
+                ws = await http.ws_connect(url)
+                for frame in (first, second):
+                    await (ws.send_bytes(frame) if isinstance(frame, bytes)
+                           else ws.send_str(frame))
+                    assert (await ws.receive(5)).type == aiohttp.WSMsgType.TEXT
+                flood = await _frame(ws, '{"type": "ping", "id": 3}')
+                assert flood == {"type": "error", "code": "flood", "reply_to": 3,
+                                 "message": ERRORS["flood"]}  # the only answer to frame 3
+                assert (await ws.receive(5)).type in (aiohttp.WSMsgType.CLOSE,
+                                                      aiohttp.WSMsgType.CLOSED)
+                assert ws.close_code == 1008
+
+    run(body)
+
+
+def test_a_frame_of_exactly_max_frame_bytes_is_taken(tmp_path):
+    """docs/protocol.md: frames of *at most* 4096 bytes; a frame of exactly 4096 was closed
+    with 1009 (issue 34). 4096 bytes are answered, 4097 close the connection (1009)."""
+    async def body() -> None:
+        async with running(db_url(tmp_path)) as (_, base), aiohttp.ClientSession() as http:
+            url = f"{base.replace('http', 'ws', 1)}/ws"
+            head = '{"type": "ping", "id": 1, "pad": "'
+            for size in (MAX_FRAME - 1, MAX_FRAME):
+                ws = await http.ws_connect(url)
+                frame = head + "x" * (size - len(head) - 2) + '"}'
+                assert len(frame.encode()) == size
+                assert await _frame(ws, frame) == {"type": "pong", "reply_to": 1}, size
+                await ws.close()
+            ws = await http.ws_connect(url)
+            await ws.send_str(head + "x" * (MAX_FRAME + 1 - len(head) - 2) + '"}')
+            msg = await ws.receive(5)
+            assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+            assert ws.close_code == 1009
 
     run(body)
 

@@ -106,8 +106,8 @@ def test_actions_out_of_turn_and_illegal_are_refused(tmp_path):
             (other, {"type": "pass"}, "not_your_turn"),
             (actor, {"type": "play", "cards": foreign[:1]}, "illegal"),  # another seat's card
             (actor, {"type": "play", "cards": [actor.state["hand"][0]] * 2}, "illegal"),
-            (actor, {"type": "play", "cards": [500]}, "illegal"),
-            (actor, {"type": "play", "cards": [-1]}, "illegal"),
+            (actor, {"type": "play", "cards": [500]}, "bad_message"),  # not a card id
+            (actor, {"type": "play", "cards": [-1]}, "bad_message"),
             (actor, {"type": "play", "cards": actor.state["hand"]}, "illegal"),  # no reading
             (actor, {"type": "play", "cards": ["3s"]}, "bad_message"),
             (actor, {"type": "play", "cards": [True]}, "bad_message"),
@@ -149,8 +149,8 @@ def test_malformed_frames_get_an_error(tmp_path):
         c = f.actor()
         frames = [
             ("not json", "bad_json"), ("[1, 2]", "bad_json"), ('"text"', "bad_json"),
-            ("{}", "unknown_type"), ('{"type": "shutdown"}', "unknown_type"),
-            ('{"type": 7}', "unknown_type"), ('{"type": "play"}', "bad_message"),
+            ("{}", "bad_message"), ('{"type": "shutdown"}', "unknown_type"),
+            ('{"type": 7}', "bad_message"), ('{"type": "play"}', "bad_message"),
             ('{"type": "play", "cards": [1], "id": {"x": 1}}', "bad_message"),
             ('{"type": "play", "cards": [1], "seq": 1e400}', "bad_json"),  # not a finite number
             ('{"type": "play", "cards": [1], "seq": 1e23}', "bad_message"),  # a float, not an int

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -197,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="directory for the PostgreSQL cluster, configs and logs")
     cl.add_argument("--bot-delay", type=_delay_flag, default=0.5,
                     help="seconds a bot waits to move")
+    cl.add_argument("--max-connections", type=_int_flag(1, 10_000_000), default=None,
+                    help="HAProxy's cap on client connections (default: every node's"
+                         " --limit tables, 5 connections a table)")
     _limit_args(cl)
     return ap
 
@@ -233,7 +237,10 @@ def _limits(pairs: list[str]) -> Limits:
                 values[name] = text
         except ValueError:
             raise ValueError(f"--limit {pair!r}: bad value for {name}") from None
-    return Limits(**values)
+    try:
+        return Limits(**values)  # each field checked by its rule (nan, < 0, ... refused)
+    except ValueError as e:
+        raise ValueError(f"--limit: {e}") from None
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -247,30 +254,60 @@ def _serve(args: argparse.Namespace) -> int:
     if args.node is not None:
         if not args.db.startswith(("postgresql://", "postgres://")):
             raise ValueError("--node needs a postgresql:// --db (the tables' leases)")
-        from .server.cluster import HAProxyRouter, PgOwnership
+        if args.router is not None and args.router_map is None:
+            raise ValueError("--router needs --router-map")
+    try:
+        if args.node is not None:
+            from .server.cluster import HAProxyRouter, PgOwnership
 
-        router = None
-        if args.router is not None:
-            if args.router_map is None:
-                raise ValueError("--router needs --router-map")
-            router = HAProxyRouter(args.router, args.router_map)
-        ownership = PgOwnership(args.db, args.node, router)
-    serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable,
-          limits=limits, ownership=ownership)
+            router = None
+            if args.router is not None:
+                router = HAProxyRouter(args.router, args.router_map)
+            ownership = PgOwnership(args.db, args.node, router)
+        serve(args.db, args.host, args.port, bot_delay=args.bot_delay, durable=args.durable,
+              limits=limits, ownership=ownership)
+    except OSError as e:  # the listening socket: nothing has been served yet
+        if e.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}"
+                         " (another server there? choose another --port or --host)") from None
+    except Exception as e:  # the database: sqlite3's or psycopg's OperationalError
+        if type(e).__name__ != "OperationalError":
+            raise
+        cause = (str(e).strip().splitlines() or ["no reason given"])[0].strip()
+        fix = ("is PostgreSQL running there, and --db right?"
+               if args.db.startswith(("postgresql://", "postgres://"))
+               else "does the file's directory exist, writable? check --db")
+        raise ValueError(f"cannot open the database {_without_password(args.db)}: {cause}"
+                         f" ({fix})") from None
     return 0
+
+
+def _without_password(url: str) -> str:
+    """A database URL as it may be shown: ``postgresql://user:pw@host`` without ``:pw``."""
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if not sep or not at:
+        return url
+    return f"{scheme}://{auth.split(':', 1)[0]}@{host}"
 
 
 def _cluster(args: argparse.Namespace) -> int:
     try:
-        from .server.cluster import run_cluster
+        from .server.cluster import max_connections, proxy_maxconn, run_cluster
     except ImportError as e:
         raise ValueError(f"cluster needs the server extra: pip install 'shuangkou[server]' "
                          f"({e})") from None
-    _limits(args.limit or [])  # refuse a bad --limit before starting anything
+    limits = _limits(args.limit or [])  # refuse a bad --limit before starting anything
     extra = ["--bot-delay", str(args.bot_delay)]
     for pair in args.limit or []:
         extra += ["--limit", pair]
-    return run_cluster(args.nodes, args.port, args.data, extra)
+    maxconn = proxy_maxconn(args.nodes, limits.tables, args.max_connections)
+    if maxconn < max_connections(args.nodes, limits.tables):
+        print(f"shuangkou: note: HAProxy takes at most {maxconn} connections (the file"
+              " descriptor limit, or --max-connections), fewer than every node's tables"
+              " at 5 a table", file=sys.stderr)
+    return run_cluster(args.nodes, args.port, args.data, extra, maxconn)
 
 
 def _user_modules() -> None:

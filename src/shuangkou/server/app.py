@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from aiohttp import WSMsgType, web
 from ..errors import IllegalPlayError
 from .commit import GroupCommit
 from .config import ConfigError, TableConfig, seat_kinds
+from .limits import AddressBuckets, Limits, proxy_networks
 from .ownership import Ownership
 from .protocol import (
     ACTIONS,
@@ -34,54 +35,20 @@ from .protocol import (
     ProtocolError,
     encode,
     error_message,
+    has_control,
+    is_table_id,
     load_json,
     parse_client,
     with_reply,
 )
 from .store import Store, open_store
-from .table import Table
+from .table import Table, new_id
+from .views import listed_view
 
 __all__ = ["Limits", "Server", "handler_args", "make_app", "new_event_loop", "serve"]
 
 log: logging.Logger = logging.getLogger("shuangkou.server")
 STATIC = Path(__file__).parent / "static"
-
-
-@dataclass
-class Limits:
-    """Every resource limit of a server (docs/protocol.md "Limits"; ``shuangkou serve`` has a
-    flag for each, named like the field). Rates are per second; ``0`` disables a cap that
-    says so."""
-
-    rate: float = field(default=20.0, metadata={"help": (
-        "messages a second a connection may send that are not accepted actions")})
-    burst: float = field(default=40.0, metadata={"help": "burst allowance of --rate"})
-    auth_timeout: float = field(default=10.0, metadata={"help": (
-        "seconds a WebSocket has to join or spectate")})
-    queue: int = field(default=512, metadata={"help": (
-        "messages queued for a slow client before it is dropped")})
-    spectators: int = field(default=50, metadata={"help": "spectators per table"})
-    tables: int = field(default=2000, metadata={"help": "unfinished tables per server"})
-    create_rate: float = field(default=0.2, metadata={"help": (
-        "tables an address may create a second (sustained; 0: no limit)")})
-    create_burst: float = field(default=10.0, metadata={"help": "burst allowance of --create-rate"})
-    create_key: str | None = field(default=None, metadata={"help": (
-        "if set, creating a table needs 'Authorization: Bearer KEY' (then no rate limit)")})
-    tables_per_address: int = field(default=20, metadata={"help": (
-        "unfinished tables created by one address and held at once (0: no limit)")})
-    connections_per_address: int = field(default=64, metadata={"help": (
-        "open WebSocket connections per address (0: no limit)")})
-    idle: float = field(default=3600.0, metadata={"help": (
-        "seconds without an accepted action or a taken place before an unfinished table"
-        " expires (its log is kept)")})
-    header_timeout: float = field(default=10.0, metadata={"help": (
-        "seconds an HTTP connection has to send a request's headers (and idle keep-alive)")})
-    body_timeout: float = field(default=10.0, metadata={"help": (
-        "seconds an HTTP request has to send its body")})
-    pause_unwatched: bool = field(default=True, metadata={"help": (
-        "pause a table of bots only while no connection watches it")})
-    trust_forwarded: bool = field(default=False, metadata={"help": (
-        "take the client address from X-Forwarded-For (only behind a proxy that sets it)")})
 
 
 class Connection:
@@ -93,9 +60,10 @@ class Connection:
     queued: this runs once per message, so it is kept to a few C calls (an
     :class:`asyncio.Queue` costs several times more)."""
 
-    def __init__(self, ws: web.WebSocketResponse, limits: Limits) -> None:
+    def __init__(self, ws: web.WebSocketResponse, limits: Limits, address: str = "?") -> None:
         self.ws = ws
         self.limits = limits
+        self.address = address  # the client's (per-address limits)
         self.queue: deque[bytes | tuple[int, str]] = deque()
         self.table: Table | None = None
         self.player: int | None = None
@@ -182,7 +150,8 @@ class Server:
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
         self.per_address: dict[str, int] = {}  # open WebSocket connections per address
-        self._create_buckets: dict[str, tuple[float, float]] = {}  # address: (tokens, time)
+        self._creations = AddressBuckets(self.limits.create_rate, self.limits.create_burst)
+        self._reads = AddressBuckets(self.limits.read_rate, self.limits.read_burst)
         self._sweeper: asyncio.Task[None] | None = None
 
     def _load(self, table_id: str) -> Table:
@@ -217,8 +186,8 @@ class Server:
         table = self.tables.get(table_id)
         if table is not None:
             return table
-        if not isinstance(table_id, str) or len(table_id) > 64:
-            raise ProtocolError("no_table")
+        if not isinstance(table_id, str) or not is_table_id(table_id):
+            raise ProtocolError("no_table")  # never sent to the store (PostgreSQL refuses NUL)
         stored = self.store.table(table_id)
         if stored is None:
             raise ProtocolError("no_table")
@@ -232,12 +201,17 @@ class Server:
         return self._load(table_id)
 
     def address(self, request: web.Request) -> str:
-        """The client's address: the peer, or (``trust_forwarded``, behind a proxy) the
-        last address the proxy appended to ``X-Forwarded-For``."""
-        forwarded = request.headers.get("X-Forwarded-For", "")
-        if self.limits.trust_forwarded and forwarded:
-            return forwarded.rsplit(",", 1)[-1].strip()
-        return request.remote or "?"
+        """The client's address: the peer; or, with ``trust_forwarded`` and a peer that is
+        one of ``proxies``, the address that proxy added: the last entry of the last
+        ``X-Forwarded-For`` line (HAProxy adds a line of its own after any the client sent,
+        and the client can write anything in those)."""
+        peer = request.remote or "?"
+        if not self.limits.trust_forwarded:
+            return peer
+        lines = request.headers.getall("X-Forwarded-For", ())
+        if not lines or not _is_proxy(peer, self.limits.proxies):
+            return peer
+        return lines[-1].rsplit(",", 1)[-1].strip() or peer
 
     # -- expiry ----------------------------------------------------------------------------
     def sweep(self) -> None:
@@ -256,10 +230,8 @@ class Server:
             if table_id not in self.tables and self.ownership.claim(table_id):
                 if self._restore_owned(table_id) is not None:
                     log.info("table %s adopted", table_id)
-        full = [a for a, (tokens, t) in self._create_buckets.items()
-                if tokens + (now - t) * self.limits.create_rate >= self.limits.create_burst]
-        for a in full:  # a full bucket is the default: no need to remember it
-            del self._create_buckets[a]
+        self._creations.prune()
+        self._reads.prune()
 
     async def _sweep_forever(self) -> None:
         every = max(0.05, min(self.limits.idle / 4, self.ownership.scan_every, 30.0))
@@ -276,11 +248,21 @@ class Server:
                                   "node": self.ownership.node, "pid": os.getpid()})
 
     async def list_tables(self, request: web.Request) -> web.Response:
-        tables = sorted(self.tables.values(), key=lambda t: t.created)
-        return _json({"tables": [t.public() for t in tables]})
+        """The tables this server holds as they stand; on a cluster node, also every other
+        unfinished table of the shared store (another node's, :func:`.views.listed_view`),
+        so that every node lists the same tables. Oldest first."""
+        self._read(request)
+        shown = [(t.created, t.id, t.public()) for t in self.tables.values()]
+        if self.ownership.node is not None:
+            for row in self.store.listing():
+                if row.id not in self.tables and (view := listed_view(row)) is not None:
+                    shown.append((row.created, row.id, view))
+        shown.sort(key=lambda x: (x[0], x[1]))
+        return _json({"tables": [view for _, _, view in shown]})
 
     async def list_bots(self, request: web.Request) -> web.Response:
         """The bots a place can be filled with, in the lobby's order (docs/protocol.md)."""
+        self._read(request)
         return _json({"bots": list(seat_kinds()[1:])})
 
     async def create_table(self, request: web.Request) -> web.Response:
@@ -297,35 +279,41 @@ class Server:
         open_tables = [t for t in self.tables.values() if not t.closed]
         if len(open_tables) >= self.limits.tables:
             raise ProtocolError("full")
-        cap = self.limits.tables_per_address
-        if cap and sum(t.creator == address for t in open_tables) >= cap:
-            raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
-        if key is None and not self._take_create_token(address):
-            raise ProtocolError("rate")
-        table = Table.create(config, self.commits, bot_delay=self.bot_delay,
-                             pause_unwatched=self.limits.pause_unwatched)
+        if key is None:  # the credential's holder is trusted: no per-address caps
+            cap = self.limits.tables_per_address
+            if cap and sum(t.creator == address for t in open_tables) >= cap:
+                raise ProtocolError("too_many", f"this address holds {cap} unfinished tables")
+            if not self._creations.take(address):
+                raise ProtocolError("rate", "too many tables created from this address;"
+                                    " try later")
+        # The lease first, then the row: a stored table nobody leases is an orphan that
+        # another node's adoption scan takes (the client would get no id and the table
+        # would live on). So a table is created leased, or not at all.
+        table_id = new_id()
+        if not self.ownership.claim(table_id):  # 64 fresh random bits: nobody holds them
+            raise ProtocolError("server", "could not take the new table's lease")
+        try:
+            table = Table.create(config, self.commits, bot_delay=self.bot_delay,
+                                 pause_unwatched=self.limits.pause_unwatched,
+                                 table_id=table_id)
+        except Exception:
+            self.ownership.release(table_id)
+            log.exception("table %s could not be stored", table_id)
+            raise ProtocolError("server", "the table could not be stored") from None
         table.creator = address
         table.on_finish = self.ownership.release
-        if not self.ownership.claim(table.id):  # a fresh id: nobody else can hold it
-            raise ProtocolError("server", "could not take the new table's lease")
         self.tables[table.id] = table
         table.schedule()
         return _json(table.public(), status=201)
 
-    def _take_create_token(self, address: str) -> bool:
-        rate, burst = self.limits.create_rate, self.limits.create_burst
-        if rate <= 0:
-            return True
-        now = time.monotonic()
-        tokens, last = self._create_buckets.get(address, (burst, now))
-        tokens = min(burst, tokens + (now - last) * rate)
-        if tokens < 1:
-            self._create_buckets[address] = (tokens, now)
-            return False
-        self._create_buckets[address] = (tokens - 1, now)
-        return True
+    def _read(self, request: web.Request) -> None:
+        """Charge a read of tables to the client's address (``read_rate``); ``rate`` when
+        its bucket is empty."""
+        if not self._reads.take(self.address(request)):
+            raise ProtocolError("rate", "too many reads from this address; try later")
 
     async def table_info(self, request: web.Request) -> web.Response:
+        self._read(request)
         return _json(self._table(request).public())
 
     async def join(self, request: web.Request) -> web.Response:
@@ -334,9 +322,9 @@ class Server:
         player, name = doc.get("player"), doc.get("name", "")
         if player is not None and (type(player) is not int or not 0 <= player < 4):
             raise ProtocolError("bad_message", "'player' must be 0..3 or absent")
-        if not isinstance(name, str) or len(name) > MAX_NAME:
-            raise ProtocolError("bad_message",
-                                f"'name' must be a text of at most {MAX_NAME} characters")
+        if not isinstance(name, str) or len(name) > MAX_NAME or has_control(name):
+            raise ProtocolError("bad_message", f"'name' must be a text of at most {MAX_NAME}"
+                                " characters, without control characters")
         player, token = table.take(player, name.strip())
         return _json({"table": table.id, "player": player, "token": token})
 
@@ -345,6 +333,7 @@ class Server:
         each deal's engine log as the asker may see it — a finished deal whole (every hand as
         dealt; its seed once the match is over), the current one as a spectator sees it, or
         with a place's token (``Authorization: Bearer``) as that place's seat sees it."""
+        self._read(request)
         table = self._table(request)
         player = None
         auth = request.headers.get("Authorization", "")
@@ -374,9 +363,10 @@ class Server:
         cap = self.limits.connections_per_address
         if cap and self.per_address.get(address, 0) >= cap:
             raise ProtocolError("too_many", f"this address has {cap} open connections")
-        ws = web.WebSocketResponse(max_msg_size=MAX_FRAME, heartbeat=30.0)
+        # aiohttp refuses a message of max_msg_size bytes or more: +1 takes MAX_FRAME itself
+        ws = web.WebSocketResponse(max_msg_size=MAX_FRAME + 1, heartbeat=30.0)
         await ws.prepare(request)
-        conn = Connection(ws, self.limits)
+        conn = Connection(ws, self.limits, address)
         self.connections.add(conn)
         self.per_address[address] = self.per_address.get(address, 0) + 1
         guard = asyncio.get_running_loop().call_later(
@@ -384,13 +374,11 @@ class Server:
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
-                    # Accepted actions are paced by the turn order; everything else (errors,
-                    # hints, pings, refused actions) draws on the bucket.
-                    action, reply_to = self._handle(conn, msg.data)
-                    if not action and not self._charge(conn, reply_to):
+                    if not self._handle(conn, msg.data):
                         break
                 elif msg.type == WSMsgType.BINARY:
-                    conn.send(error_message(ProtocolError("bad_json", "text frames only")))
+                    if not self._refuse(conn, ProtocolError("bad_json", "text frames only")):
+                        break
         finally:
             self.connections.discard(conn)
             left = self.per_address[address] - 1
@@ -411,35 +399,55 @@ class Server:
 
     @staticmethod
     def _charge(conn: Connection, reply_to: str | int | None) -> bool:
-        """Take a token for a message that is not an accepted action; ``False`` (and the
-        connection closing) if it is flooding (the ``flood`` error answers the frame that
-        overflowed, ``reply_to``)."""
+        """Take a token for a frame that is not an accepted action, before it is answered;
+        ``False`` if it is flooding: then the ``flood`` error is that frame's only answer
+        (``reply_to``) and the connection closes."""
         if conn.allow():
             return True
         conn.send(error_message(ProtocolError("flood"), reply_to))
         conn.close(1008, "flood")
         return False
 
-    def _handle(self, conn: Connection, text: str) -> tuple[bool, str | int | None]:
+    def _refuse(self, conn: Connection, err: ProtocolError,
+                reply_to: str | int | None = None) -> bool:
+        """Answer a refused frame with its error, charged to the bucket first (:meth:`_charge`);
+        ``False`` if it was flooding."""
+        if not self._charge(conn, reply_to if reply_to is not None else err.reply_to):
+            return False
+        conn.send(error_message(err, reply_to))
+        return True
+
+    def _handle(self, conn: Connection, text: str) -> bool:
         """Answer one client frame, in one synchronous step (no await: nothing else can
-        move the table between reading it and answering). Returns whether it was an action
-        (submitted: a refusal is answered, and charged to the bucket, when the batch is
-        validated) and the frame's id."""
-        msg: ClientMessage | None = None
+        move the table between reading it and answering). Accepted actions are paced by the
+        turn order; every other frame (errors, hints, pings, refused actions) draws on the
+        flood bucket *before* it is answered, so each frame has one answer. An action is
+        submitted: a refusal is charged and answered when the batch is validated. Returns
+        ``False`` once the connection is closing for a flood."""
         try:
             msg = parse_client(text)
-            reply = self._dispatch(conn, msg)
-            if reply is not None:
-                conn.send(reply)
-            return msg.type in ACTIONS, msg.id
         except ProtocolError as e:
-            conn.send(error_message(e, None if msg is None else msg.id))
-            return False, e.reply_to if msg is None else msg.id
+            return self._refuse(conn, e)
+        action = msg.type in ACTIONS
+        if not action and not self._charge(conn, msg.id):
+            return False
+        try:
+            reply = self._dispatch(conn, msg)
+        except ProtocolError as e:
+            if action:
+                return self._refuse(conn, e, msg.id)
+            conn.send(error_message(e, msg.id))
+            return True
         except Exception:  # a bug must cost one reply, never the server or the table
             log.exception("internal error on a client message")
-            mid = None if msg is None else msg.id
-            conn.send(error_message(ProtocolError("server", "internal error"), mid))
-            return False, mid
+            err = ProtocolError("server", "internal error")
+            if action:
+                return self._refuse(conn, err, msg.id)
+            conn.send(error_message(err, msg.id))
+            return True
+        if reply is not None:
+            conn.send(reply)
+        return True
 
     def _dispatch(self, conn: Connection, msg: ClientMessage) -> dict[str, Any] | None:
         if msg.type == "ping":
@@ -447,6 +455,8 @@ class Server:
         if msg.type in ("join", "spectate"):
             if conn.joined:
                 raise ProtocolError("already_joined")
+            if not self._reads.take(conn.address):  # a welcome is a read of the table
+                raise ProtocolError("rate", "too many reads from this address; try later")
             assert msg.table is not None
             table = self.find(msg.table)
             player = None
@@ -468,8 +478,7 @@ class Server:
         if msg.type == "hint":
             return with_reply(joined.hint(conn.player, msg.n, msg.seq), msg.id)
         def refuse(err: ProtocolError, reply_to: str | int | None = msg.id) -> None:
-            conn.send(error_message(err, reply_to))
-            self._charge(conn, reply_to)
+            self._refuse(conn, err, reply_to)
 
         joined.act(conn.player, msg.type, msg.cards, msg.kind, seq=msg.seq, reply_to=msg.id,
                    refuse=refuse)
@@ -498,6 +507,14 @@ class Server:
             conn.close(1001, "the server is shutting down")
 
 
+def _is_proxy(peer: str, proxies: str) -> bool:
+    try:
+        address = ip_address(peer)
+    except ValueError:  # a Unix socket's peer, or none
+        return False
+    return any(address in net for net in proxy_networks(proxies))
+
+
 def _json(doc: dict[str, Any], status: int = 200) -> web.Response:
     """An HTTP answer: ``doc`` encoded like every WebSocket message (:func:`.protocol.encode`)."""
     return web.Response(body=encode(doc), status=status, content_type="application/json")
@@ -513,6 +530,11 @@ async def _protocol_errors(request: web.Request, handler: Any) -> web.StreamResp
         resp = _json({"error": e.code, "message": e.detail}, status=HTTP_STATUS[e.code])
         if e.code in ("timeout", "too_large"):  # do not wait for the rest of the body
             resp.force_close()
+    except web.HTTPException:  # aiohttp's own answers (an unknown route: 404)
+        raise
+    except Exception:  # a bug: one JSON error per the protocol, never a plain-text 500
+        log.exception("internal error on %s %s", request.method, request.path)
+        resp = _json({"error": "server", "message": "internal error"}, status=500)
     return resp
 
 
@@ -562,11 +584,19 @@ def make_app(server: Server) -> web.Application:
     return app
 
 
+LINGER = 1.0
+"""Seconds a connection answered before its body was read whole (``408 timeout``,
+``413 too_large``, ``401``) goes on reading and dropping the rest before it is closed: long
+enough for a client still sending to read the answer, not aiohttp's 10 s, which kept a
+stalled body's connection open long after its ``408``."""
+
+
 def handler_args(limits: Limits) -> dict[str, Any]:
     """aiohttp's connection settings for ``limits``: a connection that has not sent a whole
     request's headers within ``header_timeout`` seconds of opening (or of the last response)
-    is closed — aiohttp's keep-alive timer, which runs until the headers are complete."""
-    return {"keepalive_timeout": limits.header_timeout}
+    is closed — aiohttp's keep-alive timer, which runs until the headers are complete; one
+    answered before its body was read is closed within :data:`LINGER` seconds."""
+    return {"keepalive_timeout": limits.header_timeout, "lingering_time": LINGER}
 
 
 def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int = 8000, *,

@@ -44,9 +44,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .limits import Limits
 from .ownership import Ownership
 
-__all__ = ["HAProxyRouter", "PgOwnership", "haproxy_config", "run_cluster", "table_key"]
+__all__ = ["CONNECTIONS_PER_TABLE", "HAProxyRouter", "PgOwnership", "haproxy_config",
+           "max_connections", "proxy_maxconn", "run_cluster", "table_key"]
 
 log: logging.Logger = logging.getLogger("shuangkou.server")
 
@@ -193,16 +195,50 @@ class PgOwnership(Ownership):
         self.held.clear()
 
 
+CONNECTIONS_PER_TABLE = 5
+"""Client connections the proxy holds per table a node may serve: its four places, and one
+more for spectators and HTTP requests (:func:`max_connections`)."""
+
+
+def max_connections(nodes: int, tables: int) -> int:
+    """The proxy's connection cap for ``nodes`` nodes of ``tables`` tables each
+    (``Limits.tables``): every node full, :data:`CONNECTIONS_PER_TABLE` a table. HAProxy
+    needs two file descriptors a connection (it raises its own limit when run as root; else
+    ``ulimit -n`` must allow them) and allocates buffers only while data moves."""
+    return nodes * tables * CONNECTIONS_PER_TABLE
+
+
+def proxy_maxconn(nodes: int, tables: int, requested: int | None = None) -> int:
+    """The connection cap ``shuangkou cluster`` gives HAProxy: ``requested``, else every
+    node full (:func:`max_connections`), but never more than this machine's hard limit on
+    file descriptors allows (two a connection, 100 spare): HAProxy refuses to start past
+    it. Raises ``ValueError`` for a ``requested`` cap past that limit."""
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    allowed = 10**7 if hard == resource.RLIM_INFINITY else max(1, (hard - 100) // 2)
+    if requested is None:
+        return min(max_connections(nodes, tables), allowed)
+    if requested > allowed:
+        raise ValueError(f"--max-connections {requested}: this machine's file descriptor"
+                         f" limit ({hard}, ulimit -Hn) allows HAProxy at most {allowed}")
+    return requested
+
+
 def haproxy_config(port: int, nodes: list[tuple[str, int]], socket_path: str,
-                   map_file: str, host: str = "127.0.0.1") -> str:
+                   map_file: str, host: str = "127.0.0.1", maxconn: int | None = None) -> str:
     """An HAProxy configuration: the front end on ``host:port``; a table's requests go to its
     owner's backend when the map has it, else to any live node (round robin, health-checked
-    with ``GET /api``); WebSockets are tunnelled."""
+    with ``GET /api``); WebSockets are tunnelled. At most ``maxconn`` client connections, on
+    the process and the front end (default :func:`max_connections` of the nodes at the
+    default ``Limits.tables``)."""
+    if maxconn is None:
+        maxconn = max_connections(len(nodes), Limits().tables)
     check = "check inter 500ms fall 2 rise 1"
     lines = [
         "global",
         f"    stats socket {socket_path} mode 600 level admin",
-        "    maxconn 4000",
+        f"    maxconn {maxconn}",
         "defaults",
         "    mode http",
         "    option forwardfor",
@@ -215,6 +251,7 @@ def haproxy_config(port: int, nodes: list[tuple[str, int]], socket_path: str,
         "    retries 2",
         "frontend shuangkou",
         f"    bind {host}:{port}",
+        f"    maxconn {maxconn}",
         "    http-request set-var(txn.table) path,field(4,/) if { path_beg /api/tables/ }",
         "    http-request set-var(txn.table) url_param(table) if { path /ws }",
         f"    use_backend %[var(txn.table),map({map_file})]"
@@ -302,9 +339,11 @@ def _wait_http(port: int, proc: subprocess.Popen[bytes], what: str, seconds: flo
     raise RuntimeError(f"{what} did not start")
 
 
-def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
+def run_cluster(nodes: int, port: int, data: str, serve_args: list[str],
+                maxconn: int | None = None) -> int:
     """``shuangkou cluster``: start PostgreSQL (in ``data``/pg), ``nodes`` nodes
-    (``shuangkou serve`` with ``serve_args``) and HAProxy on 127.0.0.1:``port``; print one
+    (``shuangkou serve`` with ``serve_args``) and HAProxy on 127.0.0.1:``port`` (at most
+    ``maxconn`` connections, :func:`haproxy_config`); print one
     JSON line ``{"proxy", "nodes": [{"pid", "port", "name"}], "postgres_pid", "haproxy_pid"}``;
     restart a node that dies (same port and name: its tables have moved meanwhile) and
     HAProxy if it dies (the nodes route their tables again); stop everything on SIGTERM or
@@ -321,7 +360,8 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str]) -> int:
     sock, map_file = root / "haproxy.sock", root / "tables.map"
     map_file.write_text("")
     (root / "haproxy.cfg").write_text(
-        haproxy_config(port, list(zip(names, ports)), str(sock), str(map_file)))
+        haproxy_config(port, list(zip(names, ports)), str(sock), str(map_file),
+                       maxconn=maxconn))
     procs: dict[str, subprocess.Popen[bytes]] = {}
     stopping = False
 

@@ -10,6 +10,7 @@ on both transports.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ import orjson
 __all__ = [
     "ACTIONS", "CLIENT_TYPES", "ERRORS", "HTTP_STATUS", "MAX_BODY", "MAX_DEPTH", "MAX_FRAME",
     "MAX_NAME", "PROTOCOL_VERSION", "ClientMessage", "ProtocolError", "encode",
-    "error_message", "load_json", "parse_client", "with_reply",
+    "error_message", "has_control", "is_table_id", "load_json", "parse_client", "with_reply",
 ]
 
 PROTOCOL_VERSION = 2
@@ -57,7 +58,7 @@ ERRORS: dict[str, str] = {
     "bad_config": "the table configuration is refused",
     "taken": "that place is not free",
     "full": "the server holds its maximum of tables",
-    "rate": "too many tables created from this address; try later",
+    "rate": "too many tables created, or reads, from this address; try later",
     "too_many": "this address holds too many tables or connections",
     "unauthorized": "creating tables needs the server's credential",
     "timeout": "the request was not sent in time",
@@ -118,6 +119,22 @@ def _opt(doc: dict[str, Any], name: str, types: tuple[type, ...], limit: int = 2
     return v
 
 
+_TABLE_ID = re.compile(r"[0-9a-f]{16}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def is_table_id(text: str) -> bool:
+    """Whether ``text`` has the form of a table id: 16 lowercase hex digits (anything else is
+    ``no_table`` without asking the store)."""
+    return _TABLE_ID.fullmatch(text) is not None
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (NUL among them: PostgreSQL refuses it in
+    text, and no name needs one)."""
+    return _CONTROL.search(text) is not None
+
+
 def load_json(data: str | bytes) -> dict[str, Any]:
     """A frame or HTTP body as a JSON object; :class:`ProtocolError` ``bad_json`` if it is not
     JSON, holds NaN/Infinity (orjson refuses them), is not an object or nests deeper than
@@ -140,9 +157,11 @@ def load_json(data: str | bytes) -> dict[str, Any]:
 def parse_client(text: str | bytes) -> ClientMessage:
     """Check one client frame; raises :class:`ProtocolError` on anything malformed (with
     ``reply_to`` set once the frame's ``id`` is read). The cards are only checked for shape
-    here (a list of at most 108 integers): the engine decides whether they are held and
-    legal."""
+    here (a list of 1..108 card ids, each 0..107): the engine decides whether they are
+    held and legal."""
     doc = load_json(text)
+    if "id" in doc and doc["id"] is None:  # an id, but not one a reply could echo
+        raise ProtocolError("bad_message", "'id' must be a string or an integer, not null")
     mid = _opt(doc, "id", (str, int), 64)
     try:
         return _message(doc, mid)
@@ -153,16 +172,19 @@ def parse_client(text: str | bytes) -> ClientMessage:
 
 def _message(doc: dict[str, Any], mid: str | int | None) -> ClientMessage:
     typ = doc.get("type")
-    if not isinstance(typ, str) or typ not in CLIENT_TYPES:
-        shown = typ if isinstance(typ, str) and len(typ) <= 20 else "?"
+    if not isinstance(typ, str):  # missing or not a text: a field fault, not a type's
+        raise ProtocolError("bad_message", "'type' must be a message type (a text)")
+    if typ not in CLIENT_TYPES:
+        shown = typ if len(typ) <= 20 else typ[:20] + "…"
         raise ProtocolError("unknown_type", f"unknown message type {shown!r}")
     cards: tuple[int, ...] = ()
     if typ == "play":
         raw = doc.get("cards")
         if not isinstance(raw, list) or not 0 < len(raw) <= 108:
             raise ProtocolError("bad_message", "'cards' must be a list of 1..108 card ids")
-        if any(isinstance(c, bool) or not isinstance(c, int) for c in raw):
-            raise ProtocolError("bad_message", "card ids must be integers")
+        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 108
+               for c in raw):  # not a card id at all: a field fault (held or not: illegal)
+            raise ProtocolError("bad_message", "card ids must be integers 0..107")
         cards = tuple(raw)
     if typ in ("join", "spectate") and not isinstance(doc.get("table"), str):
         raise ProtocolError("bad_message", "'table' must be a table id")

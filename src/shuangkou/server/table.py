@@ -19,6 +19,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Protocol
 
 from ..bots import Bot, make
@@ -26,6 +27,7 @@ from ..errors import IllegalPlayError
 from ..game import SPECTATOR, Game, Match
 from ..plays import Play
 from ..rng import SplitMix64
+from ..rules import Rules
 from ..solve import hints as solver_hints
 from .commit import GroupCommit, Submitted
 from .config import TableConfig
@@ -33,7 +35,7 @@ from .protocol import ProtocolError, encode, with_reply
 from .store import Store, StoredAction
 from .views import action_view, public_view, result_view, seat_view
 
-__all__ = ["Listener", "Table", "token_digest"]
+__all__ = ["SHARED_BOTS", "Listener", "Table", "new_id", "shared_bot", "token_digest"]
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -49,6 +51,26 @@ class Listener(Protocol):
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection."""
+
+
+SHARED_BOTS = 32
+"""The most bots a server keeps (:func:`shared_bot`): one per bot kind and rules in use. A
+searched ``default`` holds about 2 MB once it has searched an end game, so the bots of a
+server stay within about 64 MB however many tables play them."""
+
+
+@lru_cache(maxsize=SHARED_BOTS)
+def shared_bot(kind: str, rules: Rules) -> Bot:
+    """The bot every table of this process plays for ``kind`` under ``rules``, made on first
+    use (:func:`shuangkou.bots.make`). One object may play every seat of every table: a bot
+    holds no per-deal state (each decision gets the seat's view and the table's own seeded
+    generator), and the tables run on the event loop's one thread."""
+    return make(kind, rules)
+
+
+def new_id() -> str:
+    """A fresh table id: 16 random hex digits (64 bits, the key of its lease in a cluster)."""
+    return secrets.token_hex(8)
 
 
 def token_digest(token: str) -> str:
@@ -73,7 +95,6 @@ class Table:
         self.active = time.monotonic()  # last accepted action or taken place (idle expiry)
         self.creator: str | None = None  # the address that created it (per-address cap)
         self.on_finish: Callable[[str], None] = lambda table_id: None
-        self._bots: dict[str, Bot] = {}  # shuangkou.bots players by seat kind, made on first use
         self.match: Match = Match(config.rules, config.seed)
         self.match.deal()
         self.log: list[StoredAction] = []
@@ -83,14 +104,19 @@ class Table:
         self.spectators: set[Listener] = set()
         self._timer: asyncio.TimerHandle | None = None
         self._hints: tuple[int, list[Play]] | None = None  # (seq, order) of the last hint
+        self._views: list[dict[str, Any]] = []  # action_view of each logged action
+        self._result_views: list[dict[str, Any]] = []  # result_view of each deal over
+        self._whole_logs: list[dict[str, Any]] = []  # Game.log() of each deal over
         self.deadline: float | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
     def create(cls, config: TableConfig, commits: GroupCommit, *, bot_delay: float = 0.5,
-               pause_unwatched: bool = True) -> Table:
-        """A new table, stored (committed) before it is returned."""
-        table = cls(secrets.token_hex(8), config, commits, time.time(), bot_delay=bot_delay,
+               pause_unwatched: bool = True, table_id: str | None = None) -> Table:
+        """A new table, stored (committed) before it is returned; nothing is stored if it
+        raises. ``table_id``: a fresh id drawn by the caller (:func:`new_id`; a cluster node
+        takes its lease first, :meth:`.app.Server.create_table`), else one is drawn here."""
+        table = cls(table_id or new_id(), config, commits, time.time(), bot_delay=bot_delay,
                     pause_unwatched=pause_unwatched)
         commits.store.create_table(table.id, table.created, config.to_dict())
         return table
@@ -204,22 +230,43 @@ class Table:
         invertible, and with it every later deal). The deal in play is as ``player``'s seat
         sees it (``None``: a spectator). An expired table has nothing left to hide: every
         deal whole, with its seed."""
-        deals = []
-        for g in self.match.games:
-            if g.is_over or self.expired:
-                doc = g.log()
-                if not self.closed:
-                    doc["seed"] = None
-            else:
-                doc = g.log(seat=SPECTATOR if player is None else g.players.index(player))
-            deals.append(doc)
+        games = self.match.games
+        deals: list[dict[str, Any]] = [
+            doc if self.closed else {**doc, "seed": None} for doc in self._deal_logs()]
+        for g in games[len(deals):]:  # the deal in play (or, expired, cut short)
+            deals.append(g.log() if self.expired else
+                         g.log(seat=SPECTATOR if player is None else g.players.index(player)))
         return {
             "table": self.id, "config": self.config.public(), "player": player,
             "finished": self.finished, "expired": self.expired,
-            "log": [action_view(a) for a in self.log],
-            "results": [result_view(g) for g in self.match.games if g.is_over],
-            "deals": deals,
+            "log": self._action_views(), "results": self._results(), "deals": deals,
         }
+
+    # What a read is built from, kept as it is first built: the accepted actions, results
+    # and whole logs of the deals that are over never change (a read is never made between
+    # applying an action and committing it, :mod:`.commit`), so a read of a long table
+    # builds only what is new since the last one. The lists are only ever extended.
+    def _over(self) -> int:
+        """How many deals are over (they end in order; only the last may be in play)."""
+        games = self.match.games
+        return len(games) - (not games[-1].is_over)
+
+    def _action_views(self) -> list[dict[str, Any]]:
+        views = self._views
+        if len(views) < len(self.log):
+            views.extend(action_view(a) for a in self.log[len(views):])
+        return list(views)
+
+    def _results(self) -> list[dict[str, Any]]:
+        done, games = self._result_views, self.match.games
+        done.extend(result_view(games[i]) for i in range(len(done), self._over()))
+        return list(done)
+
+    def _deal_logs(self) -> list[dict[str, Any]]:
+        """The whole engine logs of the deals that are over, with their seeds."""
+        done, games = self._whole_logs, self.match.games
+        done.extend(games[i].log() for i in range(len(done), self._over()))
+        return list(done)
 
     # -- seats and listeners ---------------------------------------------------------------
     def take(self, player: int | None, name: str) -> tuple[int, str]:
@@ -270,8 +317,7 @@ class Table:
         listener.send(with_reply({
             "type": "welcome", "table": self.id, "player": player,
             "config": self.config.public(), "expired": self.expired,
-            "log": [action_view(a) for a in self.log],
-            "results": [result_view(g) for g in self.match.games if g.is_over],
+            "log": self._action_views(), "results": self._results(),
             "state": self.state(player),
         }, reply_to))
         self._broadcast_places()
@@ -441,9 +487,7 @@ class Table:
             return
         if bot:
             kind = self.config.seats[player]
-            if kind not in self._bots:
-                self._bots[kind] = make(kind, self.config.rules)
-            policy = self._bots[kind]
+            policy = shared_bot(kind, self.config.rules)
             plays = game.legal_plays(getattr(policy, "wilds", "all"))  # the bot protocol
             rng = SplitMix64((self.config.seed ^ (self.seq + 1) * _GOLDEN) & (2**64 - 1))
             # the bot is handed only its seat's view (the fair-bot rule of shuangkou.sim)

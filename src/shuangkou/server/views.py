@@ -9,18 +9,20 @@ logs are :meth:`Game.log` with ``seat=`` (hidden hands redacted by the engine).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..game import Game, play_to_dict
 from ..plays import Play
+from .config import TableConfig
 
 if TYPE_CHECKING:
-    from .store import StoredAction
+    from .store import ListedTable, StoredAction
     from .table import Table
 
-__all__ = ["action_view", "public_view", "result_view", "seat_view"]
+__all__ = ["action_view", "listed_view", "public_view", "result_view", "seat_view"]
 
 
 def action_view(a: StoredAction) -> dict[str, Any]:
@@ -81,3 +83,31 @@ def seat_view(table: Table, player: int | None, public: dict[str, Any]) -> dict[
         "partner_hand": list(game.hand(seat ^ 2)) if game.rules.partner_visible else None,
         "can_pass": game.to_act == seat and game.can_pass(),
     }
+
+
+def listed_view(row: ListedTable) -> dict[str, Any] | None:
+    """A table another cluster node serves, as ``GET /api/tables`` lists it from the store
+    (the form of :meth:`Table.public`): ``deal`` is the deal of its last accepted action and
+    no place is ``connected`` (that node knows; docs/protocol.md "HTTP API"). ``None`` for a
+    stored configuration this server cannot read."""
+    config = _listed_config(row.config)
+    if config is None:
+        return None
+    seats = config["seats"]
+    return {
+        "id": row.id, "config": config, "seq": row.seq, "deal": row.deal, "finished": False,
+        "expired": False, "places": [
+            {"player": p, "kind": ("human" if p in row.names else "open")
+             if seats[p] == "open" else seats[p], "name": row.names.get(p, ""),
+             "connected": False} for p in range(4)],
+    }
+
+
+@lru_cache(maxsize=8192)
+def _listed_config(text: str) -> dict[str, Any] | None:
+    """A stored configuration's public form, read once per table (it never changes; the
+    dict is only encoded, never mutated)."""
+    try:
+        return TableConfig.from_dict(json.loads(text)).public()
+    except (ValueError, KeyError, TypeError):
+        return None

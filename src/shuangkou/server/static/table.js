@@ -12,7 +12,8 @@ const LABELS = {
     lead: "你领出", join: "加入", spectate: "观战", over: "本局结束", finished: "比赛结束",
     totals: "总分", score: "得分", deal: "第{n}局", places: "名次", open: "空位",
     human: "玩家", passed: "不要", abandoned: "逃跑", no_hint: "没有能打过的牌，只能不要",
-    connected: "在线", offline: "离线", timer_left: "剩余时间",
+    connected: "在线", offline: "离线", timer_left: "剩余时间", partner: "对家",
+    revealed: "明牌", wild_as: "百变当", create_key: "创建牌桌需要服务器的密钥：",
   },
   en: {
     title: "Shuangkou", new_table: "New table", rules: "Rules", deals: "Deals",
@@ -25,7 +26,9 @@ const LABELS = {
     join: "Join", spectate: "Watch", over: "Deal over", finished: "Match over",
     totals: "Totals", score: "score", deal: "Deal {n}", places: "Places", open: "open",
     human: "player", passed: "pass", abandoned: "abandoned", no_hint: "Nothing beats it: pass",
-    connected: "online", offline: "offline", timer_left: "time left",
+    connected: "online", offline: "offline", timer_left: "time left", partner: "partner",
+    revealed: "revealed card", wild_as: "wild as",
+    create_key: "Creating a table on this server needs its key:",
   },
 };
 // the kinds of RULES.md R2 in Chinese (the engine's table_text is English)
@@ -35,6 +38,14 @@ const KIND_ZH = {
   chain_bomb: "{w}相{l}连环炸弹",
 };
 const PRESET_ZH = { classic: "经典", baibian: "百变", jj: "JJ", qianbian: "千变" };
+// the protocol's error codes people meet at the table (docs/protocol.md "Errors")
+const ERROR_ZH = {
+  illegal: "不能这样出牌", not_your_turn: "还没轮到你", stale: "牌局已变，请重试",
+  match_over: "比赛已结束", expired: "牌桌已过期", flood: "消息太多，连接已断开",
+  rate: "请求太频繁，请稍后再试", busy: "观战人数已满", bad_token: "座位凭证无效",
+  no_table: "没有这个牌桌", taken: "这个座位已有人", full: "服务器牌桌已满",
+  too_many: "你开的牌桌或连接太多", unauthorized: "需要服务器的密钥", server: "服务器出错，请重试",
+};
 const OUTCOME_EN = { "双扣": "double win", "单扣": "single win", "平扣": "tie", "逃跑": "escape" };
 const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "SJ", "BJ"];
 const SUITS = ["♠", "♥", "♣", "♦"];
@@ -97,13 +108,46 @@ function showCards(box, ids) {
 }
 
 // -- HTTP -----------------------------------------------------------------------------------
-async function api(path, body) {
+async function api(path, body, headers) {
   const res = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    method: "POST", body: JSON.stringify(body),
+    headers: { "Content-Type": "application/json", ...(headers || {}) },
   });
   const doc = await res.json();
-  if (!res.ok) throw new Error(doc.message || res.statusText);
+  if (!res.ok) {
+    const err = new Error(errorText({ code: doc.error, message: doc.message || res.statusText }));
+    err.code = doc.error;
+    throw err;
+  }
   return doc;
+}
+
+// An error for people: the code's own words in Chinese (with the engine's reason for an
+// illegal play), else the server's message; never the card ids an engine message holds
+// ("illegal play [5, 50] by seat 3: ...", "card 3c (id 2) is given twice").
+function errorText(m) {
+  const text = (m.message || m.code || "").replace(/\s*\[[\d,\s]*\]|\s*\(id \d+\)/g, "");
+  if (lang === "zh" && ERROR_ZH[m.code]) {
+    const why = m.code === "illegal" ? text.split(": ").slice(1).join(": ") : "";
+    return ERROR_ZH[m.code] + (why ? `（${why}）` : "");
+  }
+  return text;
+}
+
+// POST /api/tables; a server with a creation key (Limits.create_key) answers 401: ask for
+// the key once, keep it for this browser, and send it (Authorization: Bearer).
+async function createWithKey(config) {
+  for (let asked = false; ; asked = true) {
+    const key = localStorage.getItem("sk-create-key");
+    try {
+      return await api("/api/tables", config, key ? { Authorization: "Bearer " + key } : {});
+    } catch (e) {
+      if (e.code !== "unauthorized" || asked) throw e;
+      const given = prompt(t("create_key"));
+      if (!given) throw e;
+      localStorage.setItem("sk-create-key", given);
+    }
+  }
 }
 
 async function refreshTables() {
@@ -151,7 +195,7 @@ async function createTable(ev) {
   const bot = f.get("bot");
   const timer = Number(f.get("timer"));
   try {
-    const tb = await api("/api/tables", {
+    const tb = await createWithKey({
       rules: f.get("rules"), deals: Number(f.get("deals")), timer: timer > 0 ? timer : null,
       seats: ["open", bot, bot, bot],
     });
@@ -211,7 +255,7 @@ function onMessage(m) {
     if (m.pass) $("message").textContent = t("no_hint");
     else { selected = new Set(m.cards); $("message").textContent = m.text; }
   } else if (m.type === "error") {
-    $("message").textContent = m.message;
+    $("message").textContent = errorText(m);
   }
   render();
 }
@@ -237,7 +281,8 @@ function render() {
   else if (myTurn) status = state.table ? t("your_turn") : t("lead");
   else status = `${t("waiting")} ${t("seat")} ${state.to_act}`;
   if (state.timer_left !== null && !state.finished) status += ` · ${t("timer_left")} ${Math.round(state.timer_left)}s`;
-  $("status").textContent = `${presetName(state.rules)} · ${t("deal", { n: state.deal + 1 })}/${state.deals} · ${status}`;
+  $("status").textContent = `${presetName(state.rules)} · ${t("deal", { n: state.deal + 1 })}/${state.deals} · ${status}` +
+    revealedText(state);
 
   const seats = $("seats");
   seats.replaceChildren();
@@ -246,7 +291,7 @@ function render() {
     d.className = "seat" + (s === state.to_act ? " to-act" : "") + (s === mine ? " me" : "");
     const player = state.players[s];
     const info = placesInfo ? placesInfo[player] : null;
-    const who = s === mine ? t("you") : info ? (info.name || t(info.kind)) : "";
+    const who = seatWho(s, mine, info);
     d.innerHTML = `<div>${t("seat")} ${s} ${who ? "· " + escapeHtml(who) : ""}</div>` +
       `<div class="count">${state.card_counts[s]}</div><div>${t("cards_left")}</div>`;
     if (s === state.to_act) d.title = t("to_act");
@@ -293,6 +338,40 @@ function render() {
   }));
 }
 
+// Who sits at a seat: you, or the place's name or kind; your partner (the seat across, R1)
+// is marked, and a spectator sees the two sides (seats 0 and 2 against 1 and 3).
+function seatWho(s, mine, info) {
+  const who = s === mine ? t("you") : info ? (info.name || t(info.kind)) : "";
+  if (mine !== null && mine !== undefined && s === (mine ^ 2)) return `${who} · ${t("partner")}`;
+  return who;
+}
+
+// The 明牌 card (R7), once the deal has revealed it.
+function revealedText(st) {
+  return st.revealed === null || st.revealed === undefined ? ""
+    : ` · ${t("revealed")} ${cardText(st.revealed)}`;
+}
+
+// What the wild cards of a play stood for (R3: a 百变 wild takes any rank): the reading's
+// ranks less the natural cards played; "" when the play has no wild or it cannot be told.
+function wildText(play, ids) {
+  if (!play.wilds) return "";
+  const need = [];
+  const kind = play.kind;
+  if (["single", "pair", "triple", "bomb"].includes(kind)) {
+    for (let i = 0; i < play.width; i++) need.push(play.top);
+  } else if (["straight", "pair_chain", "triple_chain", "chain_bomb"].includes(kind)) {
+    for (let r = play.top - play.length + 1; r <= play.top; r++)
+      for (let i = 0; i < play.width; i++) need.push(r);
+  } else return "";
+  for (const id of ids) {
+    const at = need.indexOf(rankOf(id));
+    if (at >= 0) need.splice(at, 1);
+  }
+  if (need.length !== play.wilds) return "";
+  return `${t("wild_as")} ${need.map((r) => RANKS[r]).join(" ")}`;
+}
+
 function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -334,11 +413,14 @@ window.addEventListener("DOMContentLoaded", () => {
   }, 1000);
 });
 
-// A play of the table for people: the engine's text in English, the R2 kind name in Chinese.
+// A play of the table for people: the engine's text in English, the R2 kind name in Chinese,
+// with what its wilds stood for.
 function playText(play) {
-  if (lang !== "zh") return state.table_text;
+  const wild = wildText(play, state.table_cards);
+  if (lang !== "zh") return state.table_text + (wild ? `, ${wild}` : "");
   const kind = KIND_ZH[play.kind].replace("{w}", play.width).replace("{l}", play.length);
-  return `${kind} (${play.stars ? play.stars + "★, " : ""}${state.table_cards.length}张)`;
+  return `${kind} (${play.stars ? play.stars + "★, " : ""}${state.table_cards.length}张)` +
+    (wild ? `，${wild}` : "");
 }
 
 function presetName(name) {
