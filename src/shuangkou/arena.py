@@ -41,7 +41,8 @@ def parse_bot(spec: str) -> tuple[str, dict[str, Any]]:
     """``"pimc:worlds=16,max_nodes=2000"`` → ``("pimc", {"worlds": 16, "max_nodes": 2000})``
     (values read as int, then float, else kept as text)."""
     if not isinstance(spec, str):
-        raise TypeError(f"a bot is named by a string, not {spec!r}")
+        raise TypeError(f"spec: a bot is named by a string such as 'greedy' or "
+                        f"'pimc:worlds=16', not {type(spec).__name__} ({spec!r:.40})")
     name, _, rest = spec.partition(":")
     if name not in bots.BOTS:
         raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(bots.BOTS)}")

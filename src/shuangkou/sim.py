@@ -128,7 +128,11 @@ def _as_policies(policy: PolicyArg) -> list[str | PolicyFn]:
     if isinstance(policy, str) or callable(policy):
         pols: list[Any] = [policy] * 4
     else:
-        pols = list(policy)
+        try:
+            pols = list(policy)
+        except TypeError:  # policy=5: not "'int' object is not iterable"
+            raise TypeError(f"policy must be a policy ('random', 'greedy' or a callable) or a "
+                            f"list of one, two or four, not {type(policy).__name__}") from None
         if len(pols) in (1, 2):
             pols = pols * (4 // len(pols))
         if len(pols) != 4:
@@ -140,7 +144,7 @@ def _as_policies(policy: PolicyArg) -> list[str | PolicyFn]:
             if p not in _BUILTIN:
                 raise ValueError(f"unknown policy {p!r}; built-ins are 'random' and 'greedy'")
         elif not callable(p):
-            raise TypeError(f"a policy is 'random', 'greedy' or a callable, not {p!r}")
+            raise TypeError(f"policy: a policy is 'random', 'greedy' or a callable, not {p!r}")
     return pols
 
 
