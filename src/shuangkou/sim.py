@@ -456,6 +456,14 @@ class Summary(dict[str, Any]):
             lo, hi = sc["ci95"]
             out.append(f"{s:>4}   {sc['mean']:+10.3f}   [{lo:+.3f}, {hi:+.3f}]   "
                        f"{self['mean_place'][s]:.3f}")
+        if self["nonzero_sum_deals"]:  # every seat's mean can be positive: say why
+            total = sum(self["score"][s]["mean"] for s in range(4))
+            out.append(
+                f"not zero-sum: in {self['nonzero_sum_deals']} deals "
+                f"({self['nonzero_sum_deals'] / n:.2%}) the four scores do not sum to 0; the "
+                f"means sum to {total:+.3f}\n(RULES.md R8 \"Zero-sum\": a 百变 平扣 pays "
+                f"places 1 and 4 the base, 1, 0, 0, 1 (R8.2); 千变's cap (R8.4) and an escape "
+                f"break it too)")
         out.append("")
         out.append(f"bombs per deal {self['bombs_per_deal']:.3f}; deals with a bomb "
                    f"{self['deals_with_bomb']:.2%}")
