@@ -26,6 +26,7 @@ import statistics
 import time
 
 from deals import deals  # type: ignore[import-not-found]
+from instructions import SMALL  # type: ignore[import-not-found]
 from shuangkou import Hand, Play, Rules, State, _solve, count_plays, decompose, hints, legal_plays
 from shuangkou._reference_game import RefState
 
@@ -141,7 +142,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.climb:
         for preset in args.rules:
-            climb(preset, 12, 3000)
+            climb(preset, 2, 20) if SMALL else climb(preset, 12, 3000)
         return
     print("CPU ms, median and worst; old = the first search on the first --old deals and the "
           "worst hands (x: over the cap)")

@@ -36,13 +36,14 @@ import numpy as np
 import pytest
 
 from deals import deals
+from instructions import SMALL
 from shuangkou import Hand, Rules, legal_plays
 from shuangkou import _core as core
 from shuangkou import _reference as ref
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
-N_HANDS = 500
-N_REF_HANDS = 20
+N_HANDS = 20 if SMALL else 500  # SHUANGKOU_BENCH_SMALL=1: a check that the table prints
+N_REF_HANDS = 2 if SMALL else 20
 TABLES = {  # a mid plain play of each kind, plus a bomb
     "single": "9",
     "pair": "9 9",
@@ -171,7 +172,7 @@ def store_floor_ns(plays: int, repeat: int = 5) -> float:
     return best / plays
 
 
-ROUNDS = 9
+ROUNDS = 2 if SMALL else 9
 """Alternated slices of :func:`lead_and_floor` (each a full pass over the hands)."""
 
 
@@ -256,7 +257,7 @@ def kernel_ns() -> dict[str, dict[str, float]]:
     return out
 
 
-def compare(other_src: str, rounds: int = 5) -> None:
+def compare(other_src: str, rounds: int = 1 if SMALL else 5) -> None:
     """This build vs the one in ``other_src``: alternating subprocesses, best per build."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
     best: dict[str, dict[str, dict[str, float]]] = {}

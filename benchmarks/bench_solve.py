@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 
 import instructions  # benchmarks/: this script's folder is on sys.path
-
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
 from shuangkou.solve import default_tt_bits
