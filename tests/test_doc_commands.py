@@ -157,3 +157,15 @@ def test_each_cited_command_runs_in_a_small_mode(script: str, tmp_path: Path) ->
             f"{page}: python benchmarks/{script} {args} (small: {' '.join(small)}) exited "
             f"{done.returncode}\n{done.stdout[-1500:]}\n{done.stderr[-3000:]}")
         assert done.stdout.strip(), f"{page}: benchmarks/{script} {args} printed nothing"
+
+
+def test_bench_hints_without_the_old_search() -> None:
+    # issue #35: --old 0 crashed (statistics.StatisticsError: no median for empty data) on a
+    # preset without worst hands; its old columns are dashes now
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_hints.py"), "--deals", "2", "--old", "0",
+         "--rules", "classic"], env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    row = done.stdout.splitlines()[-1].split()
+    assert row[:2] == ["classic", "2"] and row.count("-") == 6, done.stdout
