@@ -100,6 +100,13 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=60)
 
 
+def test_hand_count_reads_a_rank_token() -> None:
+    # was silently wrong: count("3") read index 3, the rank 6
+    hand = sk.Hand("3 3 6 10 BJ")
+    assert [hand.count(t) for t in ("3", "6", "10", "T", "BJ", "2")] == [2, 1, 1, 1, 1, 0]
+    assert hand.count(sk.Rank.THREE) == hand.count(0) == 2
+
+
 def test_cli_hint_rules_flag_says_the_position_names_its_rules() -> None:
     # was "unrecognized arguments: --rules classic"
     done = _cli("hint", TEXT, "--rules", "classic")
@@ -177,6 +184,10 @@ WALK: list[Case] = [
     ("Game.abandon('0')", lambda: _game().abandon("0"), "seat"),
     ("Game.cards_for(play='5 5')", lambda: _game().cards_for("5 5 5 5 5 5 5 5 5"), "play"),
     ("Game.from_json(5)", lambda: sk.Game.from_json(5), "text"),  # type: ignore[arg-type]
+    ("Game.from_deal(leader='0')",  # was taken: int('0')
+     lambda: sk.Game.from_deal(BAIBIAN, [[0], [1], [2], [3]], leader="0"), "leader"),
+    ("Game.from_deal(leader=1.5)",  # was read as seat 1
+     lambda: sk.Game.from_deal(BAIBIAN, [[0], [1], [2], [3]], leader=1.5), "leader"),
     ("Game.from_deal(hands='...')",
      lambda: sk.Game.from_deal(BAIBIAN, "3 4 5"), "hands"),
     ("Match(seed=-1)", lambda: sk.Match(BAIBIAN, seed=-1), "seed"),
@@ -207,6 +218,14 @@ WALK: list[Case] = [
     ("simulate(seed=-1)", lambda: sk.simulate(2, seed=-1), "seed"),
     ("play_deal(seed='1')", lambda: sim.play_deal(BAIBIAN, "1"), "seed"),  # type: ignore
     ("chunk_ranges(chunk=0)", lambda: sim.chunk_ranges(10, 0), "chunk"),
+    ("chunk_ranges(n='10')", lambda: sim.chunk_ranges("10", 2), "n"),  # type: ignore
+    ("simulate(progress='yes')", lambda: sk.simulate(2, progress="yes"), "progress"),
+    ("with_game(5)", lambda: sim.with_game(5), "fn"),  # type: ignore[arg-type]
+    ("arena.elo(5)", lambda: arena.elo(5), "results"),  # type: ignore[arg-type]
+    ("rng.shuffle_deck(1)", lambda: rng.shuffle_deck(1), "rng"),  # type: ignore[arg-type]
+    ("batch.observation(game=text)", lambda: batch.observation(TEXT, 0), "game"),
+    ("Hand.count('11')", lambda: sk.Hand("3 3").count("11"), "11"),
+    ("Hand.count(15)", lambda: sk.Hand("3 3").count(15), "rank"),
     ("bots.make('smart')", lambda: bots.make("smart", BAIBIAN), "smart"),
     ("bots.make(rules=None)", lambda: bots.make("greedy", None), "rules"),  # type: ignore
     ("arena.duel(pairs='10')",

@@ -509,6 +509,8 @@ def observation(game: Any, seat: int) -> np.ndarray:
     This is the pure-Python reference: it reads the game's public history. ``shuangkou.rl``
     writes the same bytes from its incrementally updated C state."""
     seat = as_seat(seat)
+    if not hasattr(game, "hand_ranks"):
+        raise TypeError(f"game must be a Game, not {type(game).__name__}")
     obs = np.zeros(OBS_SIZE, np.float32)
 
     def put(name: str, values: Any, at: int = 0) -> None:

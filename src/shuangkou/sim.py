@@ -110,7 +110,7 @@ class with_game:  # noqa: N801 - used like a function: with_game(fn)
 
     def __init__(self, fn: Callable[[Any, list[Play], SplitMix64], Play | int | None]) -> None:
         if not callable(fn):
-            raise TypeError(f"with_game needs a callable, not {fn!r}")
+            raise TypeError(f"with_game: fn must be a policy (a callable), not {fn!r:.40}")
         self.fn = fn
         self.wilds: str = getattr(fn, "wilds", "all")
         self.__name__: str = getattr(fn, "__name__", type(fn).__name__)
@@ -699,7 +699,9 @@ def _write(out: dict[str, np.ndarray], start: int, rows: Sequence[tuple[Any, ...
 # -- the fast path -----------------------------------------------------------------------------
 def chunk_ranges(n: int, chunk: int, start: int = 0) -> list[tuple[int, int]]:
     """``(start, count)`` pieces covering deal indices ``start … start+n-1``."""
+    n = as_int(n, "n", 0)
     chunk = as_int(chunk, "chunk", 1)
+    start = as_int(start, "start", 0)
     return [(start + s, min(chunk, n - s)) for s in range(0, n, chunk)]
 
 
@@ -710,6 +712,11 @@ def _chunks(n: int, threads: int, chunk: int | None) -> list[tuple[int, int]]:
 
 
 def _progress_bar(total: int, progress: bool | Any, desc: str) -> Any:
+    if not isinstance(progress, bool) and progress is not None and not callable(
+        getattr(progress, "update", None)
+    ):
+        raise TypeError(f"progress must be True, False or a bar with update(k) (tqdm), not "
+                        f"{type(progress).__name__}")
     if progress is False or progress is None:
         return None
     if progress is True:
