@@ -170,6 +170,11 @@ WALK: list[Case] = [
     ("State.play(3.0)", lambda: _state().play(3.0), "play"),
     ("State.view(4)", lambda: _state().view(4), "seat"),
     ("State.perft(depth='2')", lambda: _state().perft("2"), "depth"),
+    ("State.from_position(to_act='0')",  # said "seat must be ..."
+     lambda: sk.State.from_position(BAIBIAN, ["5", "6", "7", "8"], "0"), "to_act"),
+    ("State.from_position(table_owner=4)",
+     lambda: sk.State.from_position(BAIBIAN, ["5", "66", "7", "8"], 0, table="6",
+                                    table_owner=4), "table_owner"),
     ("State.from_position(hands='55D')",
      lambda: sk.State.from_position(BAIBIAN, "55D", 0), "hands"),
     # Game
