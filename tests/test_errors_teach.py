@@ -12,6 +12,8 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -107,6 +109,11 @@ def test_hand_count_reads_a_rank_token() -> None:
     assert hand.count(sk.Rank.THREE) == hand.count(0) == 2
 
 
+def test_table_config_takes_a_preset_name() -> None:
+    # was stored as the str 'baibian', to fail inside a running table
+    assert _server().config.TableConfig("baibian", 1).rules is BAIBIAN
+
+
 def test_cli_hint_rules_flag_says_the_position_names_its_rules() -> None:
     # was "unrecognized arguments: --rules classic"
     done = _cli("hint", TEXT, "--rules", "classic")
@@ -122,6 +129,13 @@ def test_cli_hint_rules_flag_says_the_position_names_its_rules() -> None:
 # -- the walk: wrong-but-natural arguments, each message names the argument ----------------------
 def _game() -> sk.Game:
     return sk.Game(BAIBIAN, seed=1)
+
+
+def _server() -> Any:
+    """The server package (the ``server`` extra, part of the test extra)."""
+    from shuangkou.server import app, config, store
+
+    return SimpleNamespace(app=app, config=config, store=store)
 
 
 def _parsed() -> sk.State:
@@ -246,6 +260,18 @@ WALK: list[Case] = [
     # positions
     ("parse_position(None)", lambda: position.parse_position(None), "position text"),
     ("format_position(text)", lambda: position.format_position(TEXT), "state"),
+    # the server's Python entry points (the HTTP body is checked by TableConfig.from_request)
+    ("TableConfig(seed='1')", lambda: _server().config.TableConfig(BAIBIAN, "1"), "seed"),
+    ("TableConfig(deals=0)", lambda: _server().config.TableConfig(BAIBIAN, 1, deals=0),
+     "deals"),
+    ("TableConfig(timer='30')",
+     lambda: _server().config.TableConfig(BAIBIAN, 1, timer="30"), "timer"),
+    ("TableConfig(seats=('open',))",
+     lambda: _server().config.TableConfig(BAIBIAN, 1, seats=("open",)), "seats"),
+    ("open_store(5)", lambda: _server().store.open_store(5), "url"),  # type: ignore[arg-type]
+    ("Limits(rate='20')", lambda: _server().app.Limits(rate="20"), "rate"),  # type: ignore
+    ("Limits(queue=-1)", lambda: _server().app.Limits(queue=-1), "queue"),
+    ("serve(port='80x')", lambda: _server().app.serve("sqlite://:memory:", port="80x"), "port"),
     # batch and RL
     ("batch.action_table(None)", lambda: batch.action_table(None), "rules"),  # type: ignore
     ("batch.legal_action_mask(hands='55D')",

@@ -13,13 +13,14 @@ import logging
 import os
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from ..errors import IllegalPlayError
+from .._check import as_int
+from ..errors import ArgumentError, IllegalPlayError
 from .commit import GroupCommit
 from .config import ConfigError, TableConfig
 from .ownership import Ownership
@@ -82,6 +83,24 @@ class Limits:
         "pause a table of bots only while no connection watches it")})
     trust_forwarded: bool = field(default=False, metadata={"help": (
         "take the client address from X-Forwarded-For (only behind a proxy that sets it)")})
+
+    def __post_init__(self) -> None:
+        # Limits(rate="20") or queue=-1 would fail (or never limit) at the first message
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool":
+                if not isinstance(value, bool):
+                    raise ArgumentError(f"{f.name} must be True or False, not {value!r:.40}")
+            elif f.type == "int":
+                as_int(value, f.name, 0)
+            elif f.type == "float":
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    0 <= value < float("inf")
+                ):
+                    raise ArgumentError(f"{f.name} must be a number >= 0, not {value!r:.40}")
+            elif value is not None and not isinstance(value, str):  # create_key
+                raise ArgumentError(f"{f.name} must be a str or None, not "
+                                    f"{type(value).__name__}")
 
 
 class Connection:
@@ -568,6 +587,7 @@ def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int 
           bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False,
           limits: Limits | None = None, ownership: Ownership | None = None) -> None:
     """Run a server until interrupted (what ``shuangkou serve`` calls)."""
+    port = as_int(port, "port", 0, 65535)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_collector()
     limits = limits or Limits()
