@@ -42,7 +42,7 @@ from shuangkou import _core as core
 from shuangkou import _reference as ref
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
-N_HANDS = 20 if SMALL else 500  # SHUANGKOU_BENCH_SMALL=1: a check that the table prints
+N_HANDS = 20 if SMALL else 500  # SK_SMOKE=1: a check that the table prints
 N_REF_HANDS = 2 if SMALL else 20
 TABLES = {  # a mid plain play of each kind, plus a bomb
     "single": "9",
@@ -258,8 +258,9 @@ def kernel_ns() -> dict[str, dict[str, float]]:
 
 
 def compare(other_src: str, rounds: int = 1 if SMALL else 5) -> None:
-    """This build vs the one in ``other_src``: alternating subprocesses, best per build."""
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    """This build (the shuangkou this interpreter imports: the checkout's ``src`` in an
+    editable install) vs the one in ``other_src``: alternating subprocesses, best per build."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(core.__file__)))
     best: dict[str, dict[str, dict[str, float]]] = {}
     for _ in range(rounds):
         for label, src in (("this", here), ("other", other_src)):

@@ -34,7 +34,7 @@ from typing import Any
 
 from instructions import SMALL
 
-SCENARIOS = 3 if SMALL else 300  # SHUANGKOU_BENCH_SMALL=1: each side run once, natively
+SCENARIOS = 3 if SMALL else 300  # SK_SMOKE=1: each side run once, natively
 LOOP_DEALS = 1 if SMALL else 10
 
 

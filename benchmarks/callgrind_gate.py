@@ -370,7 +370,7 @@ def main(argv: list[str]) -> int:
         return 0
     from instructions import SMALL  # benchmarks/instructions.py, beside this script
 
-    if SMALL:  # SHUANGKOU_BENCH_SMALL=1: each workload once, natively (a check that it runs)
+    if SMALL:  # SK_SMOKE=1: each workload once, natively (a check that it runs)
         for name in list(idiom_workloads()) if argv[:1] == ["--idioms"] else list(WORKLOADS):
             print(f"{name}: {workload(name)[1]()} (not counted)")
         return 0

@@ -2,10 +2,10 @@
 finds every ``python benchmarks/….py …`` command those pages name and runs each one in a small
 mode, so none crashes or drifts from its flags:
 
-* the command as written, placeholders filled (``<checkout …>/src``: this checkout's ``src``;
+* the command as written, placeholders filled (``<checkout …>/src``: the build under test;
   ``N``: 2) and optional ``[…]`` parts left out (their flags are checked against the script);
 * plus the script's size flags of :data:`SMALL_FLAGS`, appended (argparse keeps the last), and
-  ``SHUANGKOU_BENCH_SMALL=1`` (``benchmarks/instructions.py``'s ``SMALL``) for what has no size
+  ``SK_SMOKE=1`` (``benchmarks/instructions.py``'s ``SMALL``) for what has no size
   flag: callgrind commands run each workload once natively, the kernel table on 20 hands;
 * every flag the page gives must be one the script takes (argparse: its ``--help``; a script
   without argparse: a flag its source tests for), so a renamed flag fails here.
@@ -25,8 +25,12 @@ from pathlib import Path
 
 import pytest
 
+import shuangkou
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
+INSTALLED = Path(shuangkou.__file__).resolve().parent.parent
+"""The folder holding the shuangkou under test (``src`` in an editable install)."""
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md")
                                      if not {"_build", "api"} & set(p.parts))]
 
@@ -48,7 +52,7 @@ SMALL_FLAGS: dict[str, list[str]] = {
 
 WHOLE_ARGV = ("--instructions",)
 """Flags a script reads as its whole command line (``sys.argv[1:] == [flag]``): nothing is
-appended to those commands; ``SHUANGKOU_BENCH_SMALL`` makes them small."""
+appended to those commands; ``SK_SMOKE`` makes them small."""
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
 _COMMAND = re.compile(r"(?:python3? )?benchmarks/(\w+\.py)([^#`]*)")
@@ -82,7 +86,7 @@ CITED = cited()
 
 def _argv(args: str) -> tuple[list[str], list[str]]:
     """``(argv to run, flags of the optional parts)`` of a page's arguments."""
-    args = re.sub(r"<[^>]*>/src", str(ROOT / "src"), args)
+    args = re.sub(r"<[^>]*>/src", str(INSTALLED), args)  # --against: this build itself
     optional = re.findall(r"\[([^\]]*)\]", args)
     required = re.sub(r"\[[^\]]*\]", " ", args)
     argv = ["2" if token == "N" else token for token in shlex.split(required)]
@@ -133,15 +137,14 @@ def test_each_cited_arena_command_runs_in_a_small_mode() -> None:
         done = subprocess.run(
             [sys.executable, "-m", "shuangkou", "arena", *argv, "--deals", "1",
              "--processes", "1", "--no-progress"],
-            env=dict(os.environ, PYTHONPATH=str(ROOT / "src")), capture_output=True, text=True,
-            timeout=300)
+            capture_output=True, text=True, timeout=300)
         assert done.returncode == 0 and done.stdout.strip(), (
             f"{page}: shuangkou arena {' '.join(argv)}\n{done.stdout[-1500:]}\n{done.stderr}")
 
 
 @pytest.mark.parametrize("script", sorted(SMALL_FLAGS))
 def test_each_cited_command_runs_in_a_small_mode(script: str, tmp_path: Path) -> None:
-    env = dict(os.environ, SHUANGKOU_BENCH_SMALL="1", PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ, SK_SMOKE="1")
     takes = _flag_check(script, env)
     commands = sorted(CITED.get(script, []), key=lambda c: "--report" in c[0])
     assert commands, f"no page names benchmarks/{script}"
@@ -164,8 +167,7 @@ def test_bench_hints_without_the_old_search() -> None:
     # preset without worst hands; its old columns are dashes now
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / "bench_hints.py"), "--deals", "2", "--old", "0",
-         "--rules", "classic"], env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
-        capture_output=True, text=True, timeout=300)
+         "--rules", "classic"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     row = done.stdout.splitlines()[-1].split()
     assert row[:2] == ["classic", "2"] and row.count("-") == 6, done.stdout
