@@ -4,8 +4,9 @@ a preset name where rules are) or refuses it with a ``ValueError``/``TypeError``
 argument, says what it got and what to pass instead; the object called on is left unchanged.
 
 The walk below passes wrong-but-natural arguments to the public API (``shuangkou.__all__`` and
-the documented submodules ``game``, ``solve``, ``sim``, ``rng``, ``batch``, ``bots``,
-``arena``, ``position``, ``rl``) and checks each message names the argument."""
+the documented submodules ``cards``, ``game``, ``solve``, ``sim``, ``rng``, ``batch``,
+``bots``, ``arena``, ``position``, ``rl`` and the server's ``config``, ``store``, ``app``) and
+checks each message names the argument."""
 
 from __future__ import annotations
 
@@ -294,3 +295,15 @@ def test_a_natural_mistake_names_the_argument(name, call, names) -> None:
     assert names.lower() in message.lower(), f"{name}: {type(caught.value).__name__}: {message}"
     # a message to act on: says what it got or what to pass, never a bare C conversion error
     assert "Cannot convert" not in message and "object has no attribute" not in message
+
+
+def test_a_refused_argument_leaves_the_game_and_state_unchanged() -> None:
+    game, state = _game(), _state()
+    before = (game.to_json(), str(state))
+    for call in (lambda: game.play(2.0), lambda: game.play("3 4 5 6 7 8"),
+                 lambda: game.abandon("0"), lambda: game.observation(None),
+                 lambda: state.play(3.0), lambda: state.play("3 4 5 6 7 8"),
+                 lambda: state.view(4)):
+        with pytest.raises((ValueError, TypeError)):
+            call()  # type: ignore[no-untyped-call]
+    assert (game.to_json(), str(state)) == before
