@@ -262,7 +262,8 @@ def per_call(fn: Callable[[], object], calls: int, repeat: int = 5) -> float:
     return best / calls * 1e6
 
 
-def rate(fn: Callable[[int], int], seconds: float = 2.0) -> tuple[float, float]:
+def rate(fn: Callable[[int], int],
+         seconds: float = 0.05 if instructions.SMALL else 2.0) -> tuple[float, float]:
     """Units per second of ``fn(i)`` (it returns how many units it did), for ``seconds``: by
     the wall clock and by this process's CPU time (a shared machine deschedules us)."""
     fn(0)

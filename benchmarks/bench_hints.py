@@ -26,6 +26,7 @@ import statistics
 import time
 
 from deals import deals  # type: ignore[import-not-found]
+from instructions import SMALL  # type: ignore[import-not-found]
 from shuangkou import Hand, Play, Rules, State, _solve, count_plays, decompose, hints, legal_plays
 from shuangkou._reference_game import RefState
 
@@ -64,7 +65,16 @@ def answering(rules: Rules, hand: Hand, i: int) -> RefState:
 
 
 def ms(xs: list[float]) -> str:
+    """Median and worst in ms; dashes when nothing was timed (``--old 0``, a preset without
+    worst hands)."""
+    if not xs:
+        return f"{'-':>7} {'-':>8}"
     return f"{1e3 * statistics.median(xs):7.3f} {1e3 * max(xs):8.2f}"
+
+
+def ratio(old: list[float], new: list[float]) -> str:
+    """The old search's median time over the new one's on the same hands, or a dash."""
+    return f"{statistics.median(old) / statistics.median(new):6.0f}" if old else f"{'-':>6}"
 
 
 def run(preset: str, n: int, n_old: int, cap: int) -> dict[str, object]:
@@ -132,7 +142,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.climb:
         for preset in args.rules:
-            climb(preset, 12, 3000)
+            climb(preset, 2, 20) if SMALL else climb(preset, 12, 3000)
         return
     print("CPU ms, median and worst; old = the first search on the first --old deals and the "
           "worst hands (x: over the cap)")
@@ -141,11 +151,11 @@ def main() -> None:
           f"{'old hints lead':>16} {'x':>2} {'ratio':>6}")
     for preset in args.rules:
         r = run(preset, args.deals, args.old, args.cap)
-        rd = statistics.median(r["old_dec"]) / statistics.median(r["new_dec_old"])  # type: ignore[arg-type]
-        rh = statistics.median(r["old_hint"]) / statistics.median(r["new_lead_old"])  # type: ignore[arg-type]
+        rd = ratio(r["old_dec"], r["new_dec_old"])  # type: ignore[arg-type]
+        rh = ratio(r["old_hint"], r["new_lead_old"])  # type: ignore[arg-type]
         print(f"{preset:9} {r['n']:5} | {ms(r['dec'])} | {ms(r['lead'])} | {ms(r['answer'])} || "  # type: ignore[arg-type]
-              f"{ms(r['old_dec'])} {r['over_dec']:2} {rd:6.0f} | "  # type: ignore[arg-type]
-              f"{ms(r['old_hint'])} {r['over_hint']:2} {rh:6.0f}", flush=True)  # type: ignore[arg-type]
+              f"{ms(r['old_dec'])} {r['over_dec']:2} {rd} | "  # type: ignore[arg-type]
+              f"{ms(r['old_hint'])} {r['over_hint']:2} {rh}", flush=True)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

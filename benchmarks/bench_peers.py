@@ -32,8 +32,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-SCENARIOS = 300
-LOOP_DEALS = 10
+from instructions import SMALL
+
+SCENARIOS = 3 if SMALL else 300  # SK_SMOKE=1: each side run once, natively
+LOOP_DEALS = 1 if SMALL else 10
 
 
 def counted(work: Callable[[], tuple[int, int]]) -> tuple[int, int]:
@@ -199,6 +201,16 @@ def measure(name: str, side: int) -> tuple[int, int, int]:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--run"]:
         print(",".join(map(str, WORKLOADS[argv[1]][int(argv[2])]())))
+        return 0
+    if SMALL:  # a check that every workload runs; OpenSpiel's sides need the [peers] extra
+        import importlib.util
+
+        sides = (0, 1) if importlib.util.find_spec("pyspiel") else (0,)
+        for name, work in WORKLOADS.items():
+            for side in sides:
+                print(f"{name} side {side}: {work[side]()} (not counted)")
+        if sides == (0,):
+            print("OpenSpiel is not installed (pip install '.[peers]'): its sides not run")
         return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)")

@@ -7,6 +7,7 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --ablation --sizes 6 --positions 10  # technique table
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
+    python benchmarks/bench_solve.py --instructions   # callgrind: one solve's instructions
 
 A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
 nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
@@ -22,8 +23,11 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
+import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
 from shuangkou.solve import default_tt_bits
@@ -192,7 +196,29 @@ def versus_minimax(a: argparse.Namespace) -> None:
               f"{sn:>12,}")
 
 
+def solves(k: int, without: tuple[str, ...] = ()) -> int:
+    """The instruction-count workload: ``k`` exact one-thread solves of the 6-card 百变
+    position of seed 3 (``position``), each with its own searcher and table, with the
+    techniques of ``without`` off; returns ``k``."""
+    state = position(Rules.preset("baibian"), 6, 3)
+    techniques = [t for t in _solve.TECHNIQUES if t not in without]
+    for _ in range(k):
+        assert search(state, 0, 0.0, techniques)[3] is not None
+    return k
+
+
+INSTRUCTION_WORKLOADS = {
+    "solve 6 cards 百变 seed 3": solves,
+    "the same without pext": lambda k: solves(k, ("pext",)),
+}
+"""``--instructions``: counted by ``instructions.per_unit`` as the difference of a run with no
+solve and one with one solve (imports, the position's set-up and start-up cancel out): the
+instructions of the search alone, its table's allocation and zeroing included."""
+
+
 def main() -> None:
+    if instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=PRESETS)
     ap.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
@@ -207,7 +233,13 @@ def main() -> None:
     ap.add_argument("--each", action="store_true", help="each position's nodes and value")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions of one 6-card 百变 solve (seed 3) under callgrind, with "
+                         "and without pext, nothing else")
     a = ap.parse_args()
+    if a.instructions:
+        sys.exit(instructions.report(Path(__file__), {
+            name: ("solve", 0, 1) for name in INSTRUCTION_WORKLOADS}))
     if a.ablation:
         ablation(a)
     elif a.minimax:

@@ -368,6 +368,12 @@ def main(argv: list[str]) -> int:
         done = workload(argv[1])[1]()
         print(",".join(map(str, done if isinstance(done, tuple) else (done,))))
         return 0
+    from instructions import SMALL  # benchmarks/instructions.py, beside this script
+
+    if SMALL:  # SK_SMOKE=1: each workload once, natively (a check that it runs)
+        for name in list(idiom_workloads()) if argv[:1] == ["--idioms"] else list(WORKLOADS):
+            print(f"{name}: {workload(name)[1]()} (not counted)")
+        return 0
     if argv[:1] == ["--idioms"]:
         names = list(idiom_workloads())
         with ThreadPoolExecutor(max_workers=2) as pool:

@@ -9,6 +9,10 @@ units — start-up, imports and warm-up cancel out. Used by ``bench_game.py --in
 
 A workload is a script and a name: ``python SCRIPT --count NAME SIZE`` runs it at ``SIZE`` and
 prints the units it did (the scripts' ``count_main``).
+
+With ``SK_SMOKE=1`` in the environment (:data:`SMALL`: tests/test_doc_commands.py
+runs every benchmark command the docs name that way) each workload runs once natively at its
+small size, without valgrind: the command is exercised in seconds, nothing is counted.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+
+SMALL = os.environ.get("SK_SMOKE") == "1"
+"""The small mode of the benchmark scripts (seconds a command: a check that it runs)."""
 
 
 def _run(script: Path, name: str, size: int) -> tuple[int, int]:
@@ -45,6 +52,13 @@ def per_unit(script: Path, name: str, small: int, large: int) -> float:
 
 def report(script: Path, workloads: Mapping[str, tuple[str, int, int]]) -> int:
     """Print instructions per unit of each workload (name -> (unit, small, large))."""
+    if SMALL:
+        for name, (unit, small, _) in workloads.items():
+            done = subprocess.run([sys.executable, str(script), "--count", name, str(small)],
+                                  capture_output=True, text=True, check=True)
+            print(f"{name:28s} ran natively at size {small}: {done.stdout.split()[-1]} "
+                  f"{unit}s (SK_SMOKE: not counted)")
+        return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)")
         return 1

@@ -9,6 +9,8 @@ found in the installed package, so a new public module needs no edit here.
 
 from __future__ import annotations
 
+import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -70,7 +72,25 @@ def _restore_attribute_docstring(app, what, name, obj, options, lines):  # type:
         lines[:] = _set_aside.pop(name, lines)
 
 
+# The README, included on the home page (its API table), links the docs on GitHub, where it is
+# read; on the site those links go to the site's own pages. Other repository files (examples/,
+# src/) have no page here and keep their GitHub links.
+_REPO_DOCS = re.compile(r"https://github\.com/shuangkou/shuangkou/blob/main/docs/([\w/.-]+?)\.md")
+
+
+def own_pages(text: str, docname: str) -> str:
+    """``text`` with every GitHub link to a page of docs/ made a link to that page of the
+    site, relative to the document ``docname`` that includes it."""
+    here = posixpath.dirname(docname)
+    return _REPO_DOCS.sub(lambda m: posixpath.relpath(m.group(1), here or ".") + ".md", text)
+
+
+def _own_pages_in_include(app, relative_path, parent_docname, content):  # type: ignore[no-untyped-def]
+    content[0] = own_pages(content[0], parent_docname)
+
+
 def setup(app):  # type: ignore[no-untyped-def]
+    app.connect("include-read", _own_pages_in_include)
     # napoleon's own autodoc-process-docstring handler has the default priority, 500
     app.connect("autodoc-process-docstring", _set_aside_attribute_docstring, priority=400)
     app.connect("autodoc-process-docstring", _restore_attribute_docstring, priority=600)

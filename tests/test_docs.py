@@ -207,6 +207,21 @@ def test_site_has_every_page(site: Path) -> None:
         assert (site / "api" / f"{module}.html").is_file(), module
 
 
+def test_home_page_links_the_sites_own_pages(site: Path) -> None:
+    # issue #35: the README's API table, included on the home page, linked every guide on
+    # github.com; on the site each goes to the site's page (examples/ keeps its GitHub link)
+    html = (site / "index.html").read_text(encoding="utf-8")
+    links = set(re.findall(r'href="([^"]+)"', html))
+    assert not [u for u in links if "github.com" in u and "/docs/" in u], sorted(links)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("<!-- api-table -->")[1].split("<!-- /api-table -->")[0]
+    pages = set(re.findall(r"/blob/main/docs/([\w/.-]+)\.md", table))
+    assert pages  # the table does link the docs
+    for page in pages:
+        assert f"{page}.html" in links or any(u.startswith(f"{page}.html#") for u in links), page
+        assert (site / f"{page}.html").is_file(), page
+
+
 def test_every_public_name_is_documented(site: Path) -> None:
     from sphinx.util.inventory import InventoryFile
 

@@ -180,9 +180,11 @@ def test_encode_refuses_values_that_are_no_tag(value):
 
 
 def test_encode_refuses_wrong_types_and_foreign_stars():
-    for bad in (7.9, True, "5"):
+    for bad in (7.9, True):
         with pytest.raises(ArgumentError):
             AT.encode(bad)  # type: ignore[arg-type]
+    # card text is a play, read under the table's rules (issue #35), never a tag in a str
+    assert AT.encode("5") == AT.encode(sk.Play.parse("5", BAIBIAN)) != 5
     with pytest.raises(ArgumentError, match="integer array"):
         AT.encode_tags(np.array([float(AT.tags[5])]))
     with pytest.raises(KeyError):  # its stars differ from the action's: no reading

@@ -340,3 +340,16 @@ def test_base_scores_out_of_range_fail_at_rules_time(base: int) -> None:
     played — never a wrapped score."""
     with pytest.raises(ValueError, match="base_score"):
         simulate(10, Rules.preset("jj").replace(base_score=base), "random")
+
+
+def test_summary_says_when_the_scores_are_not_zero_sum() -> None:
+    # issue #35: every seat's mean score positive with no word why (R8.2: a 百变 平扣 pays
+    # places 1 and 4 one base each, nobody pays it)
+    res = simulate(400, "baibian", "random", seed=1)
+    unbalanced = int((res.units.sum(1) != 0).sum())
+    assert unbalanced > 0
+    text = str(res.summary())
+    assert f"not zero-sum: in {unbalanced} deals" in text and "R8.2" in text, text
+    total = sum(res.scores[:, s].mean() for s in range(4))
+    assert f"the means sum to {total:+.3f}" in text
+    assert "zero-sum" not in str(simulate(200, "classic", "random", seed=1).summary())

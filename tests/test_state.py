@@ -376,8 +376,8 @@ def test_from_position_errors() -> None:
         ({"hands": ["3", "4", "5", 1.5]}, None),  # type error below
         ({"hands": ["3", "4", "5", 9 << 4]}, "packed cards word"),
         ({"hands": ["3 3 3 3 3", "3 3 3 3", "5", "6"]}, "more cards than the deck"),
-        ({"to_act": 4}, "seat must be in 0..3"),
-        ({"to_act": True}, "seat must be an integer, not a bool"),
+        ({"to_act": 4}, "to_act must be in 0..3"),
+        ({"to_act": True}, "to_act must be an integer, not a bool"),
         ({"table": "7"}, "table_owner"),
         ({"table": "7", "table_owner": 0}, "owner cannot be the seat to act"),
         ({"table": "7", "table_owner": 3, "passes": 3}, "passes must be"),

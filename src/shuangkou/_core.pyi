@@ -115,8 +115,9 @@ class Play:
     @property
     def reading(self) -> tuple[Kind, Rank, int, int, int]:
         """What the play *is*, whatever cards make it: (kind, top, size, width, length)."""
-    def beats(self, other: Play | None, rules: Rules | str) -> bool:
-        """True if this play may be played on ``other`` (R4, R5)."""
+    def beats(self, other: Play | str | None, rules: Rules | str) -> bool:
+        """True if this play may be played on ``other`` (R4, R5): a Play, its card text or
+        ``None``."""
     def __bool__(self) -> bool: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __ne__(self, value: object, /) -> bool: ...

@@ -641,13 +641,20 @@ cdef class Play:
         return (self.kind, self.top, self.size, self.width, self.length)
 
     def beats(self, other, rules):
-        """True if this play may be played on ``other`` (R4, R5); anything beats ``None``
-        or a pass (a free lead)."""
+        """True if this play may be played on ``other`` (R4, R5): a Play, its card text (read
+        under ``rules`` as :meth:`parse` reads it: ``"5 6 7 8 9"``) or ``None``; anything
+        beats ``None`` or a pass (a free lead)."""
+        r = _as_rules(rules)
+        if isinstance(other, str):
+            other = _plays().parse_play(other, r)
+        elif other is not None and type(other) is not Play:
+            raise TypeError(f"other must be a Play, card text such as '5 6 7 8 9' or None, "
+                            f"not {type(other).__name__}")
         if self.tag == rd.NO_TABLE:
             return False
         if not other:
             return True
-        return bool(_plays().backend.beats(self.tag, (<Play?>other).tag, _as_rules(rules).flags))
+        return bool(_plays().backend.beats(self.tag, (<Play>other).tag, r.flags))
 
     # -- value semantics -------------------------------------------------------------------
     def __bool__(self):

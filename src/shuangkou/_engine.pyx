@@ -54,11 +54,12 @@ cdef inline object _play(uint64_t word, uint32_t tag):
     return play_of(word, tag, 0)
 
 
-cdef int _seat(object seat) except -1:
-    """A seat 0..3 by the argument rule of ``_check`` (a plain int is the fast path)."""
+cdef int _seat(object seat, str what="seat") except -1:
+    """A seat 0..3 by the argument rule of ``_check`` (a plain int is the fast path); a
+    refusal names the argument ``what``."""
     if type(seat) is int and 0 <= seat < 4:
         return seat
-    return as_seat(seat)
+    return as_seat(seat, what)
 
 
 cdef uint64_t _hand_word(object h, int seat) except? 0xFFFFFFFFFFFFFFFF:
@@ -187,7 +188,7 @@ cdef class State:
             s.st.places[i] = <int8_t>seat
         s.st.nplaces = len(placed)
         if escape is not None:
-            s.st.escape = <int8_t>_seat(escape)
+            s.st.escape = <int8_t>_seat(escape, "escape")
         over = escape is not None or sk_decided(&s.st)
         if over:
             if to_act is not None:
@@ -195,7 +196,7 @@ cdef class State:
             s.st.over = 1
             s.st.to_act = -1
         else:
-            s.st.to_act = <int8_t>_seat(to_act)
+            s.st.to_act = <int8_t>_seat(to_act, "to_act")
             if s.st.ncards[s.st.to_act] == 0:
                 raise ValueError(f"seat {to_act} has no cards and cannot act")
         # table; R7: at most the three other seats pass a play
@@ -208,7 +209,7 @@ cdef class State:
             t = _as_play(table, r_, "table")
             if table_owner is None:
                 raise ValueError("a table play needs its table_owner")
-            owner = _seat(table_owner)
+            owner = _seat(table_owner, "table_owner")
             s.st.table = t.tag
             s.st.table_word = t.packed
             s.st.owner = <int8_t>owner
@@ -254,7 +255,7 @@ cdef class State:
             raise PositionError(problem)
         if leader is None:
             leader = owner if table is not None else (0 if to_act is None else to_act)
-        s.st.leader = <int8_t>_seat(leader)
+        s.st.leader = <int8_t>_seat(leader, "leader")
         s.st.first_leader = s.st.leader
         s.st.trick = as_int(trick, "trick", 0, 32767)
         s.st.hash = sk_rehash(&s.st)

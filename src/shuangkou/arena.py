@@ -278,6 +278,11 @@ def elo(results: list[dict[str, Any]], anchor: str = "greedy", iterations: int =
     Bradley–Terry strengths that best explain each pair's share of deals won (a tie counts
     half), by the minorisation–maximisation iteration, on the Elo scale (400 points: 10 to 1
     odds) with ``anchor`` at 1500."""
+    if not isinstance(results, list) or not all(
+        isinstance(r, dict) and {"a", "b", "pairs", "won", "lost"} <= r.keys() for r in results
+    ):
+        raise TypeError("results must be a list of duel summaries (DuelResult.summary(): a, b, "
+                        f"pairs, won, lost), not {type(results).__name__}")
     names = sorted({r["a"] for r in results} | {r["b"] for r in results})
     wins = {x: {y: 0.0 for y in names} for x in names}
     for r in results:

@@ -19,6 +19,7 @@ variable-length list of plays with their card vectors.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -74,12 +75,22 @@ def as_counts(hands: Any) -> np.ndarray:
     elif isinstance(hands, (Hand, str, int, np.integer)):
         return as_counts([hands])
     else:
+        if not isinstance(hands, Iterable):
+            raise TypeError(f"hands must be an (N, 15) array or a sequence of Hand, card text "
+                            f"or packed ints, not {type(hands).__name__}")
         rows = []
-        for h in hands:
-            if isinstance(h, (int, np.integer)):
+        for i, h in enumerate(hands):
+            if isinstance(h, Hand):
+                pass
+            elif isinstance(h, (int, np.integer)):
                 h = Hand.from_packed(h)
-            elif not isinstance(h, Hand):
-                h = Hand.parse(h) if isinstance(h, str) else Hand.from_counts(list(h))
+            elif isinstance(h, str):
+                h = Hand.parse(h)
+            elif isinstance(h, (Sequence, np.ndarray)):
+                h = Hand.from_counts(list(h))
+            else:  # a float of a 1-D float array, a dict, None
+                raise TypeError(f"hands[{i}] must be a Hand, card text, a packed int or 15 "
+                                f"counts, not {type(h).__name__}")
             rows.append(h.counts)
         arr = np.array(rows, dtype=np.int64).reshape(-1, N_RANKS)
     if arr.ndim != 2 or arr.shape[1] != N_RANKS:
@@ -341,13 +352,17 @@ class ActionTable:
         return f"ActionTable({self.rules.name!r}, version={self.version}, actions={len(self)})"
 
     # -- encode / decode -----------------------------------------------------------------------
-    def encode(self, play: Play | int | None) -> int:
-        """The action index of a play or tag (its reading and wild count; 0 for PASS /
+    def encode(self, play: Play | str | int | None) -> int:
+        """The action index of a play, its card text (read under the table's rules, as
+        :meth:`Play.parse` reads it) or tag (its reading and wild count; 0 for PASS /
         ``None``). Raises ``KeyError`` for a reading not in the table, ``ValueError`` for a
         tag that is no integer of 0..2**31-1."""
+        if isinstance(play, str):
+            play = Play.parse(play, self.rules)
         if play is None or (isinstance(play, Play) and not play):
             return 0
-        tag = play.tag if isinstance(play, Play) else as_int(play, "tag", 0, _MAX_TAG)
+        tag = play.tag if isinstance(play, Play) else as_int(
+            play, "play (a Play, its card text or a tag)", 0, _MAX_TAG)
         i = self._index.get(tag & KEY_MASK)
         if i is None or int(self.tags[i]) != tag:  # stars included, as in _lookup
             raise KeyError(f"reading not in the action table: tag {tag:#x}")
@@ -376,7 +391,7 @@ class ActionTable:
     def _action(self, index: object) -> int:
         """The one check of an action index: a plain int of ``0..len-1``, else
         :class:`ActionIndexError` (``-1`` is not the last action, ``True`` not action 1)."""
-        return as_int(index, "action", 0, len(self) - 1, ActionIndexError)
+        return as_int(index, "action index", 0, len(self) - 1, ActionIndexError)
 
     def decode(self, index: int) -> dict[str, Any]:
         """The reading of an action: ``kind`` (a :class:`Kind`, ``None`` for PASS), ``top``,
@@ -494,6 +509,8 @@ def observation(game: Any, seat: int) -> np.ndarray:
     This is the pure-Python reference: it reads the game's public history. ``shuangkou.rl``
     writes the same bytes from its incrementally updated C state."""
     seat = as_seat(seat)
+    if not hasattr(game, "hand_ranks"):
+        raise TypeError(f"game must be a Game, not {type(game).__name__}")
     obs = np.zeros(OBS_SIZE, np.float32)
 
     def put(name: str, values: Any, at: int = 0) -> None:

@@ -207,9 +207,11 @@ class Hand:
         p = self._packed
         return tuple((p >> (4 * r)) & 15 for r in range(N_RANKS))
 
-    def count(self, rank: int) -> int:
-        """How many cards of ``rank`` (a :class:`Rank` or index) the multiset holds."""
-        return (self._packed >> (4 * int(rank))) & 15
+    def count(self, rank: Rank | int | str) -> int:
+        """How many cards of ``rank`` the multiset holds: a :class:`Rank`, its index or a rank
+        token (``"10"``, ``"T"``, ``"BJ"``; ``"3"`` is the rank 3, not index 3)."""
+        r = parse_rank(rank) if isinstance(rank, str) else as_int(rank, "rank", 0, N_RANKS - 1)
+        return (self._packed >> (4 * r)) & 15
 
     def ranks(self) -> list[Rank]:
         """Every card's rank, weakest first."""

@@ -156,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
 
     hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
     hi.add_argument("position", help="position text (docs/position.md)")
+    for p in (so, hi):
+        p.add_argument("--rules", help="the preset the position text names in its first field "
+                                       "(optional: a check)")
     ar = sub.add_parser("arena", help="bot against bot on duplicate deals (docs/bots.md)",
                         formatter_class=fmt)
     ar.add_argument("bot_a", metavar="BOT_A",
@@ -452,6 +455,11 @@ def _solve(args: argparse.Namespace) -> int:
     from .solve import hints, solve
 
     position = parse_position(args.position)
+    named = position.rules
+    if args.rules is not None and Rules.preset(args.rules) != named:
+        raise ValueError(f"--rules {args.rules}: the position names its rules in its first "
+                         f"field ({str(position).split()[0]!r}); drop --rules or change that "
+                         f"field")
     if args.command == "hint":
         found = hints(position)
         print(f"{len(found)} hints for seat {position.to_act}" + (":" if found else ""))

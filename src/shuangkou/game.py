@@ -89,7 +89,7 @@ from .cards import (
     parse_faces,
 )
 from .documents import Trust, integer
-from .errors import DocumentError, IllegalPlayError, NotationError
+from .errors import ArgumentError, DocumentError, IllegalPlayError, NotationError
 from .plays import PASS, Kind, Play, classify
 from .rng import deal as rng_deal
 from .rng import deal_seed
@@ -503,9 +503,9 @@ class Game(_Base):
                 masks[a], masks[b] = masks[b], masks[a]
                 seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
-        if leader is None or not 0 <= int(leader) < 4:
-            raise ValueError(f"leader must be a seat 0..3, got {leader!r}")
-        leader = int(leader)
+        if leader is None:
+            raise ArgumentError("leader must be a seat 0..3, got None")
+        leader = as_seat(leader, "leader")  # "0" or 1.5 refused, never read as a seat
         self.players = tuple(seated)  # type: ignore[assignment]
         self.initial_hands = tuple(seat_hands)
         self.first_leader = leader

@@ -122,8 +122,17 @@ PASS = Play.PASS
 
 
 # -- the public functions ------------------------------------------------------------------
-def _as_hand(cards: Hand | str) -> Hand:
-    return cards if isinstance(cards, Hand) else Hand.parse(cards)
+def _as_hand(cards: Hand | str, what: str = "hand") -> Hand:
+    """A Hand, or card text parsed (R1); anything else refused naming the argument ``what``
+    (a list of tokens is not read: one way to write cards)."""
+    if isinstance(cards, Hand):
+        return cards
+    if not isinstance(cards, str):
+        raise NotationError(
+            f"{what} must be a Hand or card text such as '3 3 4 BJ', not {type(cards).__name__}"
+            + (" (join the tokens with spaces)" if isinstance(cards, (list, tuple)) else "")
+        )
+    return Hand.parse(cards)
 
 
 def _table_tag(table: Play | str | None, rules: Rules) -> int:
@@ -150,7 +159,7 @@ def _table_tag(table: Play | str | None, rules: Rules) -> int:
 def classify(cards: Hand | str, rules: Rules | str) -> list[Play]:
     """Every reading of a card set under ``rules`` (R3): one play usually; two for a 千变 set
     that reads as two plain kinds; none if the cards are no valid play."""
-    hand = _as_hand(cards)
+    hand = _as_hand(cards, "cards")
     tags = backend.classify(hand.packed, as_rules(rules).flags)
     return [Play._from_codes(hand.packed, tag) for tag in tags]
 

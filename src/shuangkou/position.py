@@ -205,7 +205,8 @@ def _parse_cards(token: str, field: int, what: str) -> Hand:
     for ch in token:
         r = _RANK_OF.get(ch)
         if r is None:
-            raise _error(field, f"unknown card {_q(ch)} in {what} (cards are {SYMBOLS})")
+            raise _error(field, f"unknown card {_q(ch)} in {what} (cards are {SYMBOLS}, one "
+                                f"character each: T for 10, X and D the small and big jokers)")
         counts[r] += 1
         if counts[r] > MAX_COPIES[r]:
             raise _error(field, f"more than {MAX_COPIES[r]} cards {ch} in {what}")
@@ -253,7 +254,12 @@ def _split4(token: str, field: int) -> list[str]:
 
 # -- the text ----------------------------------------------------------------------------------
 def format_position(state: _Position) -> str:
-    """The position text of ``state`` (docs/position.md)."""
+    """The position text of ``state`` (docs/position.md): a ``State`` or ``RefState``."""
+    if isinstance(state, str) or not hasattr(state, "bombs_played"):
+        raise NotationError(
+            f"state must be a State or RefState (State.parse reads a position text), not "
+            f"{type(state).__name__}"
+        )
     rules = state.rules
     table = state.table
     owner = state.table_owner
@@ -286,8 +292,16 @@ def parse_position(text: str, rules: Rules | str | None = None, cls: Any = None)
         raise NotationError(f"position text too long ({len(text)} > {MAX_LENGTH} characters)")
     fields = text.split()
     if len(fields) != len(FIELDS):
+        if len(fields) > len(FIELDS):  # the docs' spaced card notation, '5 5 BJ' or '3 10'
+            hint = (": cards are written one character each, glued, T for 10 ('55D', not "
+                    "'5 5 BJ'; '3T', not '3 10'); spaces only separate the fields")
+        elif fields and "/" in fields[0]:  # the hands first: the rules were left out
+            hint = ": the first field names the rules, before the hands ('baibian 55D/-/77/3 …')"
+        else:
+            hint = ""
         raise NotationError(
-            f"a position text has {len(FIELDS)} fields ({' '.join(FIELDS)}), got {len(fields)}"
+            f"a position text has {len(FIELDS)} fields ({' '.join(FIELDS)}), got "
+            f"{len(fields)}{hint}"
         )
     named = _parse_rules(fields[0])
     if isinstance(rules, str):

@@ -56,6 +56,8 @@ def deal_seed(seed: int, index: int) -> int:
 
 def shuffle_deck(rng: SplitMix64) -> list[int]:
     """The 108 card ids in dealt order (Fisher–Yates, i = 107 … 1, j = bounded(i + 1))."""
+    if not isinstance(rng, SplitMix64):
+        raise TypeError(f"rng must be a SplitMix64 (SplitMix64(seed)), not {type(rng).__name__}")
     return rng.shuffle()
 
 

@@ -8,6 +8,9 @@ House rules are a preset with fields replaced::
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Literal
@@ -198,6 +201,32 @@ class Rules:
 
 
 PRESETS = ("classic", "baibian", "jj", "qianbian")
+
+
+def _teaching_init(init: Callable[..., None]) -> Callable[..., None]:
+    """The dataclass ``__init__`` with a call that does not fit its fields (``Rules("baibian")``,
+    a user's first guess) refused by a TypeError that names the fix — :meth:`Rules.preset`,
+    :meth:`Rules.replace` — besides what was missing or unexpected."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self: Rules, *args: object, **kwargs: object) -> None:
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError as e:
+            named = args[0] if args else kwargs.get("name")
+            preset = (_ALIASES.get(named.strip().lower()) if isinstance(named, str) else None)
+            raise TypeError(
+                f"Rules(...) builds rules from every field ({e}); for a preset write "
+                f"Rules.preset({preset or 'baibian'!r}) (one of {', '.join(PRESETS)}), for "
+                f"house rules Rules.preset({preset or 'baibian'!r}).replace(base_score=10)"
+            ) from None
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
+Rules.__init__ = _teaching_init(Rules.__init__)  # type: ignore[method-assign]
 
 MAX_BASE_SCORE = 1_000_000
 """Largest ``base_score``: scores are units × base score, and the kernel keeps them in 64-bit

@@ -115,7 +115,7 @@ class with_game:  # noqa: N801 - used like a function: with_game(fn)
 
     def __init__(self, fn: Callable[[Any, list[Play], SplitMix64], Play | int | None]) -> None:
         if not callable(fn):
-            raise TypeError(f"with_game needs a callable, not {fn!r}")
+            raise TypeError(f"with_game: fn must be a policy (a callable), not {fn!r:.40}")
         self.fn = fn
         self.wilds: str = getattr(fn, "wilds", "all")
         self.__name__: str = getattr(fn, "__name__", type(fn).__name__)
@@ -496,6 +496,14 @@ class Summary(dict[str, Any]):
             lo, hi = sc["ci95"]
             out.append(f"{s:>4}   {sc['mean']:+10.3f}   [{lo:+.3f}, {hi:+.3f}]   "
                        f"{self['mean_place'][s]:.3f}")
+        if self["nonzero_sum_deals"]:  # every seat's mean can be positive: say why
+            total = sum(self["score"][s]["mean"] for s in range(4))
+            out.append(
+                f"not zero-sum: in {self['nonzero_sum_deals']} deals "
+                f"({self['nonzero_sum_deals'] / n:.2%}) the four scores do not sum to 0; the "
+                f"means sum to {total:+.3f}\n(RULES.md R8 \"Zero-sum\": a 百变 平扣 pays "
+                f"places 1 and 4 the base, 1, 0, 0, 1 (R8.2); 千变's cap (R8.4) and an escape "
+                f"break it too)")
         out.append("")
         out.append(f"bombs per deal {self['bombs_per_deal']:.3f}; deals with a bomb "
                    f"{self['deals_with_bomb']:.2%}")
@@ -745,6 +753,11 @@ def _chunks(n: int, threads: int, chunk: int | None) -> list[tuple[int, int]]:
 
 
 def _progress_bar(total: int, progress: bool | Any, desc: str) -> Any:
+    if not isinstance(progress, bool) and progress is not None and not callable(
+        getattr(progress, "update", None)
+    ):
+        raise TypeError(f"progress must be True, False or a bar with update(k) (tqdm), not "
+                        f"{type(progress).__name__}")
     if progress is False or progress is None:
         return None
     if progress is True:

@@ -24,8 +24,8 @@ from ._engine import State
 from .cards import MAX_COPIES, N_RANKS, Hand, card_face, face_copies
 from .errors import ArgumentError
 from .game import Game
-from .plays import PASS, Kind, Play, legal_plays
-from .position import PositionFields
+from .plays import PASS, Kind, Play, _as_hand, legal_plays
+from .position import PositionFields, parse_position
 from .rules import Rules, as_rules
 
 __all__ = [
@@ -62,8 +62,10 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
     Bounded time on any hand (docs/solver.md "Decomposition": about a millisecond on the worst
     dealt hands), GIL released; safe from many threads at once (each call owns its memo).
     Ctrl-C stops it (``KeyboardInterrupt``)."""
-    h = hand if isinstance(hand, Hand) else Hand.parse(hand)
+    h = _as_hand(hand)
     r = as_rules(rules)
+    if not isinstance(keep_bombs, bool):  # "yes" or 0.0 must not pick a split silently
+        raise ArgumentError(f"keep_bombs must be True or False, not {keep_bombs!r}")
     count, _, words, tags = _solve.decompose_split(h.packed, r.flags, keep_bombs)
     plays = tuple(
         sorted(
@@ -105,7 +107,7 @@ def _breaks(hand: Hand, plays: list[Play], rules: Rules) -> list[int]:
     ]
 
 
-def hints(position: Position) -> list[Play]:
+def hints(position: Position | str) -> list[Play]:
     """What a 提示 button cycles through for the seat to act: every legal play, in the order
     of docs/solver.md ("Hints"); passing is never a hint (an empty list: nothing beats the
     table). The *damage* of a play is how much it spoils the rest of the hand (:func:`_breaks`:
@@ -119,15 +121,27 @@ def hints(position: Position) -> list[Play]:
     3..9 before a lone 3: it rids the hand of the same low card and six more); then the
     lowest top.
 
+    ``position`` is a ``State``, ``RefState``, :class:`~shuangkou.Game` or a position text
+    (docs/position.md: ``"baibian 55D/-/77/3 0 99@1 2 1 -/666666/-/- -"``, read with the
+    rules it names).
+
     Milliseconds on any hand (the damages from one pass over the hand, the order in C, GIL
     released); safe from many threads at once."""
-    seat = position.to_act
+    pos: Position = parse_position(position) if isinstance(position, str) else position
+    if not all(hasattr(pos, a) for a in ("to_act", "rules", "table", "hand")) or (
+        isinstance(pos, type)
+    ):
+        raise ArgumentError(
+            f"position must be a State, RefState, Game or a position text (docs/position.md), "
+            f"not {type(position).__name__}"
+        )
+    seat = pos.to_act
     if seat is None:
         return []
-    rules = position.rules
-    hand = _ranks(position, seat)
-    plays = legal_plays(hand, rules, position.table)
-    return _solve.hint_order(hand.packed, rules.flags, position.table is None, plays)
+    rules = pos.rules
+    hand = _ranks(pos, seat)
+    plays = legal_plays(hand, rules, pos.table)
+    return _solve.hint_order(hand.packed, rules.flags, pos.table is None, plays)
 
 
 # -- sampling the hidden hands -------------------------------------------------------------------

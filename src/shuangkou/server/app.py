@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from .._check import as_int
 from ..errors import IllegalPlayError
 from .commit import GroupCommit
 from .config import ConfigError, TableConfig, seat_kinds
@@ -603,6 +604,7 @@ def serve(db: str = "sqlite://shuangkou.db", host: str = "127.0.0.1", port: int 
           bot_delay: float = 0.5, allow_seed: bool = False, durable: bool = False,
           limits: Limits | None = None, ownership: Ownership | None = None) -> None:
     """Run a server until interrupted (what ``shuangkou serve`` calls)."""
+    port = as_int(port, "port", 0, 65535)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     quiet_collector()
     limits = limits or Limits()

@@ -8,8 +8,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from .._check import as_int, as_seconds, as_seed
 from ..bots import seat_bots
-from ..rules import PRESETS, Rules
+from ..rules import PRESETS, Rules, as_rules
 
 __all__ = ["ConfigError", "TableConfig", "seat_kinds"]
 
@@ -72,6 +73,25 @@ class TableConfig:
     deals: int = 1
     timer: float | None = None
     seats: tuple[str, str, str, str] = ("open", "default", "default", "default")
+
+    def __post_init__(self) -> None:
+        # The constructor is public: check what from_request checks, so a config built in
+        # Python (rules a preset name, deals 0) fails here, not in a running table
+        object.__setattr__(self, "rules", as_rules(self.rules))
+        object.__setattr__(self, "seed", as_seed(self.seed))
+        object.__setattr__(self, "deals", as_int(self.deals, "deals", 1, MAX_DEALS))
+        if self.timer is not None:
+            timer = as_seconds(self.timer, "timer", ConfigError)
+            if timer < 1 or timer > MAX_TIMER:
+                raise ConfigError(f"timer must be None or 1..{MAX_TIMER:.0f} seconds, got "
+                                  f"{timer!r}")
+            object.__setattr__(self, "timer", timer)
+        seats = tuple(self.seats) if isinstance(self.seats, (list, tuple)) else ()
+        kinds = seat_kinds()
+        if len(seats) != 4 or any(not isinstance(s, str) or s not in kinds for s in seats):
+            raise ConfigError(f"seats must be four of {', '.join(kinds)}, not "
+                              f"{self.seats!r:.60}")
+        object.__setattr__(self, "seats", seats)
 
     @classmethod
     def from_request(cls, doc: object, *, allow_seed: bool = False) -> TableConfig:

@@ -326,6 +326,9 @@ def open_store(url: str, *, durable: bool = False) -> Store:
     """Open (creating and migrating if needed) the store at ``url``: ``sqlite://PATH`` (so
     ``sqlite:///var/sk.db`` is ``/var/sk.db``), a plain file path, ``sqlite://:memory:``, or ``postgresql://user:pw@host/db``
     (needs ``psycopg``: ``pip install 'shuangkou[server]'``)."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str such as 'sqlite://shuangkou.db', not "
+                        f"{type(url).__name__}")
     if url.startswith(("postgresql://", "postgres://")):
         import psycopg
 
