@@ -152,10 +152,13 @@ def _as_policies(policy: PolicyArg, rules: Rules) -> list[str | PolicyFn]:
     out: list[str | PolicyFn] = []
     for p in pols:
         if not (isinstance(p, str) and p in _BUILTIN):
-            if isinstance(p, str):
-                p = made[p] if p in made else made.setdefault(p, bots.resolve(p, rules))
-            else:
-                p = bots.resolve(p, rules)
+            try:
+                if isinstance(p, str):
+                    p = made[p] if p in made else made.setdefault(p, bots.resolve(p, rules))
+                else:
+                    p = bots.resolve(p, rules)
+            except (TypeError, ValueError) as e:  # the message names the argument
+                raise type(e)(f"policy: {e}") from None
             # a shuangkou.bots bot the kernel plays itself ("random", "greedy") runs there
             p = getattr(p, "kernel", None) or p
         out.append(p)
