@@ -9,6 +9,8 @@ import importlib
 import math
 import random
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -18,6 +20,7 @@ import pytest
 from shuangkou import Game, Hand, Rules, State, pimc_policy, solve
 from shuangkou._reference_game import RefState
 from shuangkou.errors import ArgumentError
+from shuangkou.position import parse_position
 from shuangkou.solve import searcher
 
 SMALL = "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
@@ -38,6 +41,8 @@ def deal(preset: str, cards: int, seed: int) -> State:
         ({"max_nodes": 2**70}, "max_nodes"), ({"max_nodes": "9"}, "max_nodes"),
         ({"tt_bits": 4.5}, "tt_bits"), ({"tt_bits": 99}, "tt_bits"),
         ({"tt_bits": False}, "tt_bits"),
+        ({"all_values": "yes"}, "all_values"), ({"all_values": 1}, "all_values"),
+        ({"all_values": None}, "all_values"),
         ({"time_limit": -1}, "time_limit"), ({"time_limit": math.nan}, "time_limit"),
         ({"time_limit": math.inf}, "time_limit"), ({"time_limit": 0}, "time_limit"),
         ({"time_limit": True}, "time_limit"), ({"time_limit": "1"}, "time_limit"),
@@ -60,6 +65,60 @@ def test_solve_normalises_int_like_arguments() -> None:
 def test_solve_refuses_what_is_not_a_position(position: object) -> None:
     with pytest.raises(ArgumentError, match="position must be a State, RefState or Game"):
         solve(position)  # type: ignore[arg-type]
+
+
+def test_solve_takes_numpy_bools() -> None:
+    sol = solve(RefState.parse(SMALL), all_values=np.bool_(True))
+    assert sol.exact and len(sol.values) == 3 and all(v is not None for _, v in sol.values)
+
+
+def finished_state() -> State:
+    state = parse_position(SMALL)
+    for play in solve(state).pv:
+        state.play(play)
+    assert state.to_act is None
+    return state
+
+
+def test_solve_refuses_a_finished_position() -> None:
+    """Issue #33: a finished deal (a State played out, its RefState, an abandoned Game) is an
+    ArgumentError naming the position (it was an AssertionError); nothing is changed."""
+    state = finished_state()
+    before = str(state)
+    game = Game.from_deal(Rules.preset("classic"), ["3s 4s", "5s", "6s", "7s"], leader=0)
+    game.abandon(1)
+    for position in (state, RefState.parse(before), game):
+        with pytest.raises(ArgumentError, match="position: the deal is over"):
+            solve(position)  # type: ignore[arg-type]
+    assert str(state) == before
+
+
+def test_cli_solve_refuses_a_finished_position(capsys: pytest.CaptureFixture[str]) -> None:
+    from shuangkou.cli import main
+
+    assert main(["solve", str(finished_state())]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1
+    assert out.err.startswith("shuangkou: error: position: the deal is over")
+
+
+def test_a_table_too_big_names_its_size() -> None:
+    """Issue #33: a table the memory cannot hold is a MemoryError naming tt_bits, its size and
+    the way out (it had no message). The address space is capped in a child process so that
+    the allocation fails on any machine, overcommit or not."""
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31))\n"
+        "from shuangkou import solve\n"
+        "from shuangkou._reference_game import RefState\n"
+        f"solve(RefState.parse({SMALL!r}), tt_bits=28)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("MemoryError: tt_bits=28: the transposition table of 2**28 "
+                           "entries of 16 bytes (4 GiB) could not be allocated"), last
+    assert "smaller tt_bits" in last
 
 
 def test_solve_refuses_a_seat_view_with_a_reason() -> None:

@@ -1669,6 +1669,13 @@ TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTD
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
 
+cdef str sv_table_too_big(int bits, size_t size):
+    """The message of a table that could not be allocated: its size and how to lower it."""
+    return (f"tt_bits={bits}: the transposition table of 2**{bits} entries of 16 bytes "
+            f"({size / 2**30:.4g} GiB) could not be allocated; pass a smaller tt_bits (each "
+            f"one less halves it: 22 is 64 MiB) or none (solve then sizes it to the search)")
+
+
 def _choice(value, str what, dict allowed):
     if not isinstance(value, str) or value not in allowed:
         names = " or ".join(repr(k) for k in allowed)
@@ -1739,7 +1746,9 @@ cdef class Searcher:
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
-        if not sv_alloc(&self.s) or self.s.tt_block == NULL:
+        if self.s.tt_block == NULL:
+            raise MemoryError(sv_table_too_big(bits, size))
+        if not sv_alloc(&self.s):
             raise MemoryError()
 
     def __dealloc__(self):

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+import numpy as np
+
 from . import _solve
 from ._check import as_int, as_seat, as_seconds, as_seed
 from ._engine import State
@@ -337,6 +339,7 @@ def as_state(position: Position) -> State:
     from ._reference_game import RefState
 
     if isinstance(position, State):
+        _refuse_finished(position)
         return position
     if not isinstance(position, (Game, RefState)):
         hint = (
@@ -346,14 +349,19 @@ def as_state(position: Position) -> State:
         raise ArgumentError(
             f"position must be a State, RefState or Game, not {type(position).__name__}{hint}"
         )
-    if position.to_act is None:
-        raise ArgumentError("position: the deal is over: there is nothing to solve")
+    _refuse_finished(position)
     return State.from_position(
         position.rules, [_ranks(position, s) for s in range(4)], position.to_act,
         table=position.table, table_owner=position.table_owner, passes=position.passes,
         places=position.places, bombs=[position.bombs_played(s) for s in range(4)],
         leader=position.leader,
     )
+
+
+def _refuse_finished(position: Position) -> None:
+    if position.to_act is None:
+        raise ArgumentError("position: the deal is over (no seat to act): there is nothing "
+                            "to solve; pass a position with a seat to act")
 
 
 def searcher(
@@ -465,6 +473,7 @@ def solve(
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
     seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
+    all_values = _flag(all_values, "all_values")
     bits = (default_tt_bits(sum(state.card_counts)) if tt_bits is None
             else as_int(tt_bits, "tt_bits", 4, 34))
     workers = as_int(THREADS if threads is None else threads, "threads", 1,
@@ -516,6 +525,15 @@ def solve(
     best = tuple(plays[i] for i in optimal)
     return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals,
                     best[0])
+
+
+def _flag(value: object, what: str) -> bool:
+    """A yes/no argument: ``True`` or ``False`` (numpy's bool too), nothing else (a string
+    such as ``"no"`` would read as true)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ArgumentError(f"{what} must be True or False, not {type(value).__name__} "
+                        f"({value!r})")
 
 
 def _choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
