@@ -7,14 +7,23 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --ablation --sizes 6 --positions 10  # technique table
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
+    python benchmarks/bench_solve.py --per-call                          # small solves' cost
 
 A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
 nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
 is noisy; node counts do not depend on load) and, for the search on several threads
 (``--threads``: each position searched with each count in turn), wall seconds too. Each solve is
-capped (``--cap`` nodes, ``--seconds`` CPU) so a run stays short; a capped position counts as
-unsolved and its time as the cap's. Under pytest (pytest-benchmark) ``test_bench_*`` times one
-small fixed workload.
+capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``time_limit``)
+so a run stays short; a capped position counts as unsolved and its time as the cap's.
+
+``--per-call``: what a call costs beyond its search, in one run: the CPU of the default
+``solve`` of small positions against ``solve(tt_bits=12, threads=1)`` (a table that fits,
+one thread) and against the old call (its table fixed at ``default_tt_bits`` of the cards,
+its threads started at once: ``Searcher(state, "score", default_tt_bits(cards))`` searched
+with ``THREADS`` threads), and, each in a fresh process, the peak memory and the time that
+``solve(max_nodes=1000)`` adds on a whole deal, the same two ways.
+
+Under pytest (pytest-benchmark) ``test_bench_*`` times one small fixed workload.
 """
 
 from __future__ import annotations
@@ -22,11 +31,13 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import subprocess
+import sys
 import time
 
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
-from shuangkou.solve import default_tt_bits
+from shuangkou.solve import THREADS, default_tt_bits
 
 SIZES = (5, 6, 7, 8, 9)
 PRESETS = ("classic", "baibian", "jj", "qianbian")
@@ -192,6 +203,83 @@ def versus_minimax(a: argparse.Namespace) -> None:
               f"{sn:>12,}")
 
 
+def old_call(state: State, max_nodes: int) -> None:
+    """The call as it was before the table grew with the search (issue #33): a table fixed at
+    ``default_tt_bits`` of the cards in hand, threads started at once."""
+    s = _solve.Searcher(state, "score", default_tt_bits(sum(state.card_counts)))
+    s.set_position(state)
+    s.root_values(max_nodes, 0.0, _solve.EXACT_DEPTH, False, THREADS)
+
+
+def call_cpu(call, reps: int) -> float:  # type: ignore[no-untyped-def]
+    """CPU seconds a call, the best of three rounds of ``reps`` calls (every thread's CPU)."""
+    best = float("inf")
+    for _ in range(3):
+        t = time.process_time()
+        for _ in range(reps):
+            call()
+        best = min(best, (time.process_time() - t) / reps)
+    return best
+
+
+MEMORY_CODE = """
+import resource, sys, time
+sys.path.insert(0, {here!r})
+from bench_solve import old_call
+from shuangkou import State, solve
+state = State.deal({preset!r}, {seed})
+solve(State.deal({preset!r}, 0), max_nodes=1, threads=1)     # the imports' memory first
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+if {old}:
+    old_call(state, 1000)
+else:
+    solve(state, max_nodes=1000)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024,
+      time.perf_counter() - t)
+"""
+
+
+def per_call(a: argparse.Namespace) -> None:
+    """Small solves' CPU a call, and the memory and time of a 1,000-node solve of a deal."""
+    import os
+
+    print(f"CPU a call (ms; best of 3 rounds), median over {a.positions} positions a row; "
+          f"threads {THREADS} by default")
+    print(f"{'preset':<9} {'cards':>5} {'nodes':>7} {'default':>8} {'2^12,1thr':>9} "
+          f"{'ratio':>6} {'old call':>9} {'old/new':>8}")
+    for preset in a.rules:
+        rules = Rules.preset(preset)
+        for n in [c for c in a.sizes if c <= 5] or [4]:
+            rows = []
+            for seed in range(a.positions):
+                state = position(rules, n, seed)
+                nodes = solve(state, threads=1).nodes
+                reps = max(1, min(50, 200_000 // max(nodes, 1)))
+                new = call_cpu(lambda st=state: solve(st), reps)
+                small = call_cpu(lambda st=state: solve(st, tt_bits=12, threads=1), reps)
+                old = call_cpu(lambda st=state: old_call(st, 0), reps)
+                rows.append((nodes, new, small, old))
+            med = [statistics.median(r[k] for r in rows) for k in range(4)]
+            print(f"{preset:<9} {n:>5} {int(med[0]):>7,} {med[1] * 1e3:>8.3f} "
+                  f"{med[2] * 1e3:>9.3f} {med[1] / med[2]:>6.2f} {med[3] * 1e3:>9.2f} "
+                  f"{med[3] / med[1]:>7.1f}x", flush=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    print("\nsolve(max_nodes=1000) on a whole deal (State.deal(preset, seed)), a fresh process "
+          "each: peak RSS added (MiB), wall s")
+    print(f"{'preset':<9} {'seed':>4} {'MiB':>6} {'s':>6} {'old MiB':>8} {'old s':>6}")
+    for preset in a.rules:
+        for seed in range(1, 4):
+            out = []
+            for old in (False, True):
+                code = MEMORY_CODE.format(here=here, preset=preset, seed=seed, old=old)
+                run = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                     text=True, check=True)
+                out += [float(x) for x in run.stdout.split()]
+            print(f"{preset:<9} {seed:>4} {out[0]:>6.1f} {out[1]:>6.3f} {out[2]:>8.1f} "
+                  f"{out[3]:>6.3f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=PRESETS)
@@ -199,7 +287,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=10, help="seeded positions a size")
     ap.add_argument("--cap", type=int, default=200_000_000, help="nodes a solve at most")
     ap.add_argument("--seconds", type=float, default=0.0,
-                    help="wall seconds a solve at most (0: none; node caps are load-free)")
+                    help="wall-clock seconds a solve at most (its time_limit; 0: none; node "
+                         "caps are load-free)")
     ap.add_argument("--threads", nargs="+", type=int, default=[1],
                     help="threads a search (each position with each count in turn)")
     ap.add_argument("--without", nargs="+", default=[], choices=list(_solve.TECHNIQUES),
@@ -207,8 +296,12 @@ def main() -> None:
     ap.add_argument("--each", action="store_true", help="each position's nodes and value")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
+    ap.add_argument("--per-call", action="store_true",
+                    help="small solves' CPU a call and a 1,000-node solve's memory, new vs old")
     a = ap.parse_args()
-    if a.ablation:
+    if a.per_call:
+        per_call(a)
+    elif a.ablation:
         ablation(a)
     elif a.minimax:
         versus_minimax(a)

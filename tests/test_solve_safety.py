@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 
-from shuangkou import Game, Hand, Rules, State, pimc_policy, solve
+from shuangkou import Game, Hand, Rules, State, _solve, pimc_policy, solve
 from shuangkou._reference_game import RefState
 from shuangkou.errors import ArgumentError
 from shuangkou.position import parse_position
@@ -108,9 +108,9 @@ def test_a_table_too_big_names_its_size() -> None:
     the allocation fails on any machine, overcommit or not."""
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31))\n"
-        "from shuangkou import solve\n"
-        "from shuangkou._reference_game import RefState\n"
-        f"solve(RefState.parse({SMALL!r}), tt_bits=28)\n"
+        "from shuangkou.position import parse_position\n"
+        "from shuangkou.solve import searcher\n"
+        f"searcher(parse_position({SMALL!r}), tt_bits=28)\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
@@ -182,10 +182,11 @@ def test_ctrl_c_stops_a_search_within_a_second() -> None:
     assert time.monotonic() - t < 1.3
 
 
-def test_default_table_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) -> None:
-    """solve's table: 2^22 entries below BIG_TT_CARDS cards in hand, 2^25 from there on (an
-    8-card search fills 2^22 and loses its costly entries: docs/solver.md), never past 1/16 of
-    the memory; solve passes the position's cards in hand."""
+def test_default_table_cap_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """solve's table grows up to 2^22 entries below BIG_TT_CARDS cards in hand, 2^25 from
+    there on (an 8-card search fills 2^22 and loses its costly entries: docs/solver.md), never
+    past 1/16 of the memory, nor past what the node limit can fill; it starts at
+    START_TT_BITS."""
     # the module (the package's ``solve`` is the function)
     solve_mod = importlib.import_module("shuangkou.solve")
     assert solve_mod.default_tt_bits(4 * 7) == solve_mod.TT_BITS == 22
@@ -194,14 +195,17 @@ def test_default_table_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(solve_mod.os, "sysconf", lambda name: pages[name])
     assert solve_mod.default_tt_bits(32) == 22      # 2^22 x 16 bytes = 1/16 of 1 GiB
     monkeypatch.undo()
-    seen: list[int] = []
-    real = solve_mod.searcher
+    made: list[_solve.Searcher] = []
+    real = _solve.Searcher
 
-    def spy(state, objective, bits, *args):  # type: ignore[no-untyped-def]
-        seen.append(bits)
-        return real(state, objective, 16, *args)
+    def spy(*args):  # type: ignore[no-untyped-def]
+        made.append(real(*args))
+        return made[-1]
 
-    monkeypatch.setattr(solve_mod, "searcher", spy)
-    for cards in (7, 8):
-        solve(deal("baibian", cards, 2), max_nodes=1_000)
-    assert seen == [solve_mod.default_tt_bits(28), solve_mod.default_tt_bits(32)]
+    monkeypatch.setattr(solve_mod._solve, "Searcher", spy)
+    for cards, limit in ((7, None), (8, None), (8, 1_000)):
+        solve(deal("baibian", cards, 2), max_nodes=limit, time_limit=0.05, threads=1)
+    monkeypatch.undo()
+    assert [s.max_table_bits for s in made] == [
+        solve_mod.default_tt_bits(28), solve_mod.default_tt_bits(32), 11]  # 2 x 1,000 < 2^11
+    assert all(solve_mod.START_TT_BITS <= s.table_bits <= s.max_table_bits for s in made[:2])

@@ -505,6 +505,10 @@ cdef enum:
     SV_MAX_THREADS = 64         # ``threads`` at most
 
 
+cdef extern from "<limits.h>":
+    const long long SV_NEVER "LLONG_MAX"
+
+
 ctypedef struct TTData:
     int32_t value
     uint16_t best               # 0: none; else 1 + index of the move in generation order
@@ -536,6 +540,10 @@ ctypedef struct Search:
     void* tt_block              # the table's allocation (``tt`` is its 64-byte aligned start)
     TTEntry* tt
     uint64_t bucket_mask        # entries − 1, without the low bits of the bucket's ways
+    int tt_bits                 # the table holds 2**tt_bits entries now,
+    int tt_max_bits             # and may grow to 2**tt_max_bits (sv_tt_grow)
+    long long tt_fill           # its entries filled (stores into an empty entry)
+    long long tt_grow_at        # the fill at which it doubles (SV_NEVER: it does not grow)
     int ways
     uint64_t* words             # move stack: plays of each ply, then pass as (0, 0)
     uint32_t* tags
@@ -735,11 +743,14 @@ cdef inline bint sv_usable(const TTData* e, int depth) noexcept nogil:
     return e.depth == SV_TT_EXACT or (depth <= SV_MAX_DEPTH and e.depth >= depth)
 
 
-cdef inline void sv_store(Search* s, TTEntry* b, uint64_t key, int32_t value, long long best,
+cdef inline void sv_store(Search* s, uint64_t key, int32_t value, long long best,
                           int depth, int flag, long long work) noexcept nogil:
-    """Store a bound in bucket ``b``: over the entry of ``key`` if there is one, else an empty
-    entry, else the one whose subtree took the least work (depth-preferred replacement: the
-    costly results stay; with one way, always replace). ``depth`` SV_TT_EXACT: no horizon."""
+    """Store a bound in the bucket of ``key``: over the entry of ``key`` if there is one, else
+    an empty entry, else the one whose subtree took the least work (depth-preferred
+    replacement: the costly results stay; with one way, always replace). ``depth``
+    SV_TT_EXACT: no horizon. A growing table doubles once half its entries are filled
+    (sv_tt_grow): the bucket is found here, from the key, never kept across a store."""
+    cdef TTEntry* b = sv_bucket(s, key)
     cdef TTEntry* e = b
     cdef int i
     cdef uint64_t d, least = sv_ld64(&b[0].data) >> 58
@@ -751,12 +762,69 @@ cdef inline void sv_store(Search* s, TTEntry* b, uint64_t key, int32_t value, lo
         if (d >> 58) < least:
             e = &b[i]
             least = d >> 58
+    if not ((sv_ld64(&e.data) >> 56) & 3):
+        s.tt_fill += 1
     d = (<uint64_t><uint32_t>value
          | <uint64_t>(best if 0 <= best <= 0xFFFF else 0) << 32
          | <uint64_t>(depth if depth <= SV_MAX_DEPTH else SV_TT_EXACT) << 48
          | <uint64_t>(flag | (min(sv_log2(<unsigned long long>work + 1), 63) << 2)) << 56)
     sv_st64(&e.data, d)
     sv_st64(&e.check, key ^ d)
+    if s.tt_fill >= s.tt_grow_at:
+        sv_tt_grow(s, s.tt_bits + 1)
+
+
+cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
+    """A zeroed table of ``2**bits`` entries for ``s`` (calloc: a big one is mapped zeroed on
+    first touch; started on a huge page, or a cache line when smaller); False (``s``
+    unchanged) if out of memory. The caller frees the previous one."""
+    cdef uint64_t entries = (<uint64_t>1) << bits
+    cdef size_t size = entries * sizeof(TTEntry)
+    cdef size_t align = SV_HUGE if size >= SV_HUGE else 64
+    cdef void* block = calloc(size + align, 1)
+    if block == NULL:
+        return False
+    s.tt_block = block
+    s.tt = <TTEntry*>((<size_t>block + align - 1) & ~(<size_t>(align - 1)))
+    if size >= SV_HUGE:
+        sv_huge_pages(s.tt, size)
+    s.tt_bits = bits
+    s.bucket_mask = (entries - 1) & ~(<uint64_t>(s.ways - 1))
+    s.tt_fill = 0
+    s.tt_grow_at = <long long>(entries >> 1) if bits < s.tt_max_bits else SV_NEVER
+    return True
+
+
+cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
+    """The table grown to ``2**bits`` entries (at most ``2**tt_max_bits``), every entry kept:
+    an entry's key is ``check ^ data``, and the entries of one bucket go to the two buckets
+    it splits into, so they always fit. Out of memory: the table stays as it is and stops
+    growing (the search goes on, only with less room). One thread only (never during a
+    parallel search: its helpers hold the table)."""
+    cdef TTEntry* old = s.tt
+    cdef void* block = s.tt_block
+    cdef uint64_t n = (<uint64_t>1) << s.tt_bits, i, d, key
+    cdef TTEntry* b
+    cdef int w
+    bits = min(bits, s.tt_max_bits)
+    if bits <= s.tt_bits:
+        return
+    if not sv_tt_alloc(s, bits):
+        s.tt_max_bits = s.tt_bits
+        s.tt_grow_at = SV_NEVER
+        return
+    for i in range(n):
+        d = old[i].data
+        if not ((d >> 56) & 3):
+            continue
+        key = old[i].check ^ d
+        b = sv_bucket(s, key)
+        for w in range(s.ways):
+            if not ((b[w].data >> 56) & 3):
+                b[w] = old[i]
+                s.tt_fill += 1
+                break
+    free(block)
 
 
 # -- values and horizon evaluations --------------------------------------------------------------
@@ -1364,7 +1432,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         etc = True
         v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, &best_code)
         if v >= beta:       # a move ending the deal
-            sv_store(s, b, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
+            sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1373,7 +1441,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     if s.features & SV_F_QUICK and n <= SV_QUICK_MOVES:
         v = sv_quick(s, st, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
-            sv_store(s, b, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
+            sv_store(s, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1401,7 +1469,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if v >= beta:
             if not exact:
                 s.horizon = True
-            sv_store(s, b, key, v, best_code, SV_TT_EXACT if exact else depth, SV_LOWER, 1)
+            sv_store(s, key, v, best_code, SV_TT_EXACT if exact else depth, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1457,7 +1525,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 if alpha >= beta:
                     break
     s.top = start
-    sv_store(s, b, key, best, best_code, depth if s.horizon else SV_TT_EXACT,
+    sv_store(s, key, best, best_code, depth if s.horizon else SV_TT_EXACT,
              SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT),
              s.budget.work - work0)
     s.horizon = s.horizon or outer_horizon
@@ -1617,9 +1685,8 @@ cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
     h.p = s.p
     h.objective = s.objective
     h.features = s.features
-    h.tt = s.tt
-    h.bucket_mask = s.bucket_mask
     h.ways = s.ways
+    h.tt_grow_at = SV_NEVER     # a helper never grows the table (its owner does, between searches)
     h.evaluation = s.evaluation
     h.top_single = s.top_single
     h.pext = s.pext
@@ -1709,11 +1776,11 @@ cdef class Searcher:
         memset(&self.s, 0, sizeof(Search))
 
     def __init__(self, State state, objective="score", tt_bits=20, evaluation="hand_count",
-                 techniques=None):
+                 techniques=None, max_tt_bits=None):
         """For the rules of ``state`` (a ``shuangkou.State``: its engine parameters).
-        ``techniques``: names of :data:`TECHNIQUES` to use (None: all)."""
-        cdef uint64_t entries
-        cdef size_t size, align
+        ``techniques``: names of :data:`TECHNIQUES` to use (None: all). The table starts at
+        ``2**tt_bits`` entries and doubles, keeping every entry, each time half of it is
+        filled, up to ``2**max_tt_bits`` (None: it stays at ``2**tt_bits``)."""
         cdef int features = SV_F_ALL, n
         cdef uint64_t w
         if self.lock is not None:
@@ -1721,6 +1788,7 @@ cdef class Searcher:
         obj = _choice(objective, "objective", OBJECTIVES)
         ev = _choice(evaluation, "evaluation", EVALUATIONS)
         bits = as_int(tt_bits, "tt_bits", 4, 34)
+        top = bits if max_tt_bits is None else as_int(max_tt_bits, "max_tt_bits", bits, 34)
         if techniques is not None:
             features = 0
             for name in techniques:
@@ -1733,21 +1801,12 @@ cdef class Searcher:
         self.s.features = features
         self.s.pext = (features & SV_F_PEXT) != 0 and sv_cpu_bmi2()
         self.s.ways = SV_WAYS if features & SV_F_BUCKET else 1
-        entries = (<uint64_t>1) << bits
-        self.s.bucket_mask = (entries - 1) & ~(<uint64_t>(self.s.ways - 1))
-        # calloc: the pages are mapped zeroed on first touch (a big table costs only what is
-        # used); started on a huge page (or a cache line when smaller)
-        size = entries * sizeof(TTEntry)
-        align = SV_HUGE if size >= SV_HUGE else 64
-        self.s.tt_block = calloc(size + align, 1)
-        self.s.tt = <TTEntry*>((<size_t>self.s.tt_block + align - 1) & ~(<size_t>(align - 1)))
-        if size >= SV_HUGE:
-            sv_huge_pages(self.s.tt, size)
+        self.s.tt_max_bits = top
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
-        if self.s.tt_block == NULL:
-            raise MemoryError(sv_table_too_big(bits, size))
+        if not sv_tt_alloc(&self.s, bits):
+            raise MemoryError(sv_table_too_big(bits, ((<size_t>1) << bits) * sizeof(TTEntry)))
         if not sv_alloc(&self.s):
             raise MemoryError()
 
@@ -1805,6 +1864,30 @@ cdef class Searcher:
     def hash(self) -> int:
         """The root's Zobrist hash (the engine's)."""
         return self.root.hash
+
+    def grow(self, int bits):
+        """The table grown to ``2**bits`` entries now (at most ``2**max_table_bits``), every
+        entry kept: room for a search on several threads, under which it cannot grow."""
+        self._ready()
+        with self.lock:
+            sv_tt_grow(&self.s, bits)
+
+    @property
+    def objective(self) -> str:
+        """The objective its values are in (``"score"`` or ``"base"``)."""
+        return "score" if self.s.objective == SV_OBJ_SCORE else "base"
+
+    @property
+    def table_bits(self) -> int:
+        """The table holds ``2**table_bits`` entries of 16 bytes now (it grows up to
+        ``2**max_table_bits`` as the searches fill it)."""
+        return self.s.tt_bits
+
+    @property
+    def max_table_bits(self) -> int:
+        """The most the table may grow to (``2**max_table_bits`` entries); lowered to
+        :attr:`table_bits` if memory ran out while growing."""
+        return self.s.tt_max_bits
 
     @property
     def helper_nodes(self) -> int:
@@ -1929,7 +2012,7 @@ cdef class Searcher:
             free(j.state)
         s.top = 0
         if optimal:
-            sv_store(s, sv_bucket(s, key), key, values[optimal[0]], optimal[0] + 1,
+            sv_store(s, key, values[optimal[0]], optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
 
@@ -1942,6 +2025,9 @@ cdef class Searcher:
         cdef Search* h
         cdef int k, started = 0
         self._ensure_helpers(helpers)
+        # the helpers share the table: it cannot grow under them (``grow`` between searches)
+        grow_at = s.tt_grow_at
+        s.tt_grow_at = SV_NEVER
         j.shared.max_work = max_nodes
         j.shared.claimed = 0
         j.shared.stop = SK_RUNNING
@@ -1950,6 +2036,8 @@ cdef class Searcher:
             h = s if k == helpers else &self.helpers[k]
             if k < helpers:
                 h.budget = s.budget             # the same deadline
+                h.tt = s.tt
+                h.bucket_mask = s.bucket_mask
                 h.budget.work = 0
                 sv_fresh(h)
                 h.oom = False
@@ -1980,6 +2068,7 @@ cdef class Searcher:
                 sv_wait(s, j)
             self.job = NULL
             s.shared = NULL
+            s.tt_grow_at = grow_at
         return 0
 
     def principal_variation(self, int first, int value, int max_length=1000):

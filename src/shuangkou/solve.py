@@ -297,13 +297,21 @@ DEFAULT_MAX_NODES = 20_000_000
 so an interactive call on any legal position returns (``exact=False`` past it); ``None``
 lifts it."""
 
+START_TT_BITS = 12
+""":func:`solve`'s table starts at ``2**12`` entries (64 KiB) and doubles each time half of it
+is filled, keeping every entry, up to its cap (``tt_bits``, by default
+:func:`default_tt_bits`): its memory follows the search, ~32 bytes a stored position (a
+node stores at most one), and a small solve never pays for a big table (docs/solver.md
+"Memory")."""
+
 TT_BITS = 22
-"""The default transposition table of :func:`solve`: ``2**22`` entries of 16 bytes (64 MiB),
-fewer on a machine with under 1 GiB of memory (see :func:`default_tt_bits`). A bigger one
+"""The default cap of :func:`solve`'s table: ``2**22`` entries of 16 bytes (64 MiB), less
+on a machine with under 1 GiB of memory (see :func:`default_tt_bits`). A bigger one
 costs more time than it saves up to 7 cards a seat (docs/solver.md)."""
 
 BIG_TT_BITS = 25
-"""The default table from :data:`BIG_TT_CARDS` cards in hand on: ``2**25`` entries (512 MiB).
+"""The default cap of the table from :data:`BIG_TT_CARDS` cards in hand on: ``2**25`` entries
+(512 MiB).
 An 8-card search visits tens of millions of nodes, so 2^22 entries evict costly results: on
 the 8-card benchmark positions 2^24 took up to 1.8× fewer nodes than 2^22 on one thread, and
 2^25 up to another 1.37× (1.15–1.18× on two threads, which fill the table twice as fast;
@@ -315,9 +323,9 @@ BIG_TT_CARDS = 29
 
 
 def default_tt_bits(cards: int = 0) -> int:
-    """:data:`TT_BITS`, or :data:`BIG_TT_BITS` for a position of ``cards`` cards in hand from
-    :data:`BIG_TT_CARDS` on; capped so the table takes at most 1/16 of the physical memory
-    (its pages are mapped on first touch, so a small search uses little of it)."""
+    """The most :func:`solve`'s table grows to: :data:`TT_BITS`, or :data:`BIG_TT_BITS` for a
+    position of ``cards`` cards in hand from :data:`BIG_TT_CARDS` on; at most 1/16 of the
+    physical memory."""
     bits = BIG_TT_BITS if cards >= BIG_TT_CARDS else TT_BITS
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -366,15 +374,17 @@ def _refuse_finished(position: Position) -> None:
 
 def searcher(
     state: State, objective: Objective = "score", tt_bits: int = 20,
-    evaluation: Evaluation = "hand_count",
+    evaluation: Evaluation = "hand_count", *, max_tt_bits: int | None = None,
 ) -> _solve.Searcher:
     """A reusable search context for positions of ``state``'s rules (transposition table of
-    ``2**tt_bits`` entries of 16 bytes); ``evaluation`` scores the horizon of depth-limited
-    searches. One instance may be shared by threads: its calls run one at a time (it holds a
-    lock); searches on separate instances run in parallel."""
+    ``2**tt_bits`` entries of 16 bytes, growing as it fills up to ``2**max_tt_bits``: None,
+    it stays as it is); ``evaluation`` scores the horizon of depth-limited searches. Pass it
+    to :func:`solve` (``searcher=``) to keep its table warm from call to call. One instance
+    may be shared by threads: its calls run one at a time (it holds a lock); searches on
+    separate instances run in parallel."""
     if not isinstance(state, State):
         raise ArgumentError(f"state must be a State, not {type(state).__name__}")
-    return _solve.Searcher(state, objective, tt_bits, evaluation)
+    return _solve.Searcher(state, objective, tt_bits, evaluation, None, max_tt_bits)
 
 
 def _play(word: int, tag: int) -> Play:
@@ -430,7 +440,14 @@ THREADS = min(2, os.cpu_count() or 1)
 """:func:`solve`'s threads by default: two on a machine of two or more cores (docs/solver.md
 "Threads": on 40 7-card positions the busiest thread searched 1.83× fewer nodes than one
 thread, for 3% more in all), one on a single core. Read at each call: assign it to change the
-default of every later call."""
+default of every later call. The threads start only once a search has proven big
+(:data:`SOLO_NODES`)."""
+
+SOLO_NODES = 100_000
+"""A search of several threads starts on one: the helper threads (and the table's full size,
+which they share: it cannot grow under them) only once this many nodes did not finish it.
+Small positions, most of them below 6 cards a seat, never pay for threads (docs/solver.md
+"Threads"); a big one loses the ~10 ms this takes at most (the table keeps its results)."""
 
 
 ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
@@ -447,6 +464,7 @@ def solve(
     all_values: bool = False,
     tt_bits: int | None = None,
     threads: int | None = None,
+    searcher: _solve.Searcher | None = None,
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
     :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released
@@ -462,10 +480,15 @@ def solve(
     the best play found so far whenever the limit stops it. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
     in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
-    table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits` of the
-    cards in hand).
+    table grows (from :data:`START_TT_BITS`) as the search fills it up to ``2**tt_bits``
+    entries of 16 bytes (default :func:`default_tt_bits` of the cards in hand): a call takes
+    at most that memory, and ~32 bytes a node searched below it (docs/solver.md "Memory").
+    ``searcher``: a :func:`searcher` of the position's rules and objective to search with
+    (``tt_bits`` is then its own): its table stays warm from call to call, so solving many
+    positions of one deal reuses what earlier calls stored (``nodes`` then depends on them).
     ``threads``: the exact search's root moves are split over that many threads sharing the
-    table (``None``: :data:`THREADS`, read at the call; docs/solver.md "Threads"): the value,
+    table (``None``: :data:`THREADS`, read at the call; helpers start only past
+    :data:`SOLO_NODES`; docs/solver.md "Threads"): the value,
     the optimal plays and every exact value are those of one thread, ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
     ``time_limit`` and Ctrl-C bound all of them together."""
@@ -480,7 +503,12 @@ def solve(
                      _solve.MAX_THREADS)
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
-    s = searcher(state, objective, bits)
+    if searcher is None:
+        if max_nodes is not None:   # a search stores at most a position a node
+            bits = max(4, min(bits, (2 * nodes_left).bit_length()))
+        s = _solve.Searcher(state, objective, min(START_TT_BITS, bits), "hand_count", None, bits)
+    else:
+        s = _own_searcher(searcher, state, objective)
     s.set_position(state)
     deadline = None if seconds is None else time.monotonic() + seconds
     guess: Play | None = None
@@ -503,13 +531,35 @@ def solve(
     out_of_budget = (deadline is not None and left <= 0) or (
         max_nodes is not None and nodes_left - spent <= 0
     )
+    nodes = 0
     if out_of_budget:
-        moves, values, nodes, stopped = [], [], 0, True
+        moves, values, stopped = [], [], True
     else:
+        # one thread first: a search that ends within SOLO_NODES never starts the others
+        solo = workers > 1 and (max_nodes is None or nodes_left - spent > SOLO_NODES)
         moves, values, optimal, nodes, stopped, _ = s.root_values(
-            nodes_left - spent if max_nodes is not None else 0,
-            left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values, workers,
+            SOLO_NODES if solo else (nodes_left - spent if max_nodes is not None else 0),
+            left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values,
+            1 if solo else workers,
         )
+        while solo and stopped:
+            spent += nodes
+            left = deadline - time.monotonic() if deadline is not None else 0.0
+            if (deadline is not None and left <= 0) or (
+                    max_nodes is not None and nodes_left - spent <= 0):
+                nodes = 0
+                break
+            # the threads share the table, which cannot grow under them: rounds, each with
+            # room for its nodes (a node stores once at most) in a table 4x the last one's;
+            # each round starts from the root again over the warm table
+            s.grow(s.table_bits + 2)
+            room = 1 << s.table_bits if s.table_bits < s.max_table_bits else 0
+            rest = nodes_left - spent if max_nodes is not None else 0
+            moves, values, optimal, nodes, stopped, _ = s.root_values(
+                min(rest, room) if rest and room else rest or room,
+                left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values,
+                workers,
+            )
     nodes += spent
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
@@ -525,6 +575,18 @@ def solve(
     best = tuple(plays[i] for i in optimal)
     return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals,
                     best[0])
+
+
+def _own_searcher(s: object, state: State, objective: str) -> _solve.Searcher:
+    """``solve``'s ``searcher`` argument: a Searcher of the position's rules and objective."""
+    if not isinstance(s, _solve.Searcher):
+        raise ArgumentError(f"searcher must be a Searcher (shuangkou.solve.searcher) or None, "
+                            f"not {type(s).__name__}")
+    if s.rules != state.rules or s.objective != objective:
+        raise ArgumentError(f"searcher: its rules and objective ({s.rules.name}, "
+                            f"{s.objective!r}) are not the call's ({state.rules.name}, "
+                            f"{objective!r})")
+    return s
 
 
 def _flag(value: object, what: str) -> bool:
