@@ -159,7 +159,7 @@ def test_time_limit_gives_an_anytime_answer() -> None:
     t = time.monotonic()
     sol = solve(state, max_nodes=None, time_limit=0.5)
     assert time.monotonic() - t < 2.0
-    assert not sol.exact and sol.guess is not None and sol.depth is not None
+    assert not sol.exact and sol.guess is not None
     assert sol.guess in set(state.legal()) | {None}
     assert "best so far" in str(sol)
     small = solve(RefState.parse(SMALL), time_limit=10.0)

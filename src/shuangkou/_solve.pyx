@@ -1348,16 +1348,45 @@ cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, in
     return -sv_search(s, st, -beta, -alpha, depth)
 
 
-cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess,
-                            int depth) noexcept nogil:
+cdef inline void sv_raise(long long* p, long long v) noexcept nogil:
+    """``*p`` = max(``*p``, ``v``), atomically (the threads of a root search share it)."""
+    cdef long long b = sv_ld(p)
+    while v > b and not sv_cas(p, b, v):
+        b = sv_ld(p)
+
+
+cdef inline void sv_drop(long long* p, long long v) noexcept nogil:
+    """``*p`` = min(``*p``, ``v``), atomically."""
+    cdef long long b = sv_ld(p)
+    while v < b and not sv_cas(p, b, v):
+        b = sv_ld(p)
+
+
+cdef inline void sv_bound(long long* lo, long long* hi, int32_t v, int32_t beta) noexcept nogil:
+    """What a finished fail-soft search of window (beta − 1, beta) proved: a value ``v`` below
+    beta bounds the move from above, one at beta or more from below (``lo``, ``hi``: the
+    move's proven bounds, NULL: not kept)."""
+    if lo == NULL:
+        return
+    if v < beta:
+        sv_drop(hi, v)
+    else:
+        sv_raise(lo, v)
+
+
+cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess, int depth,
+                            long long* lo_out, long long* hi_out) noexcept nogil:
     """The exact value for ``seat`` of ``st`` (reached by its move) by MTD(f): null-window
-    searches from ``guess``, each proving a bound, until the bounds meet."""
+    searches from ``guess``, each proving a bound, until the bounds meet. Each bound proven
+    is kept in ``lo_out``/``hi_out`` (NULL: not kept), so a search stopped before they meet
+    still leaves what it proved."""
     cdef int32_t lo = -SV_INF, hi = SV_INF, g = guess, b
     while lo < hi:
         b = g + 1 if g == lo else g
         g = sv_child(s, st, seat, b - 1, b, depth)
         if s.stopped:
             return 0
+        sv_bound(lo_out, hi_out, g, b)
         if g < b:
             hi = g
         else:
@@ -1552,6 +1581,8 @@ ctypedef struct RootJob:
     long long running           # helper threads still searching (atomic)
     int32_t* values             # per move: exact, or an upper bound below ``best``
     long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE (atomic)
+    long long* lo               # per move: the bounds its searches proved so far (atomic;
+    long long* hi               # ±SV_INF: none), exact searches only (NULL otherwise)
     Shared shared
 
 
@@ -1563,21 +1594,31 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     cdef SkState st = j.root
     cdef int seat = st.to_act, d
     cdef int32_t v, best = guess
+    cdef long long* lo = NULL if j.lo == NULL else &j.lo[i]
+    cdef long long* hi = NULL if j.hi == NULL else &j.hi[i]
     sv_apply(&st, j.words[i], j.tags[i])
     d = sv_advance(s, &st, j.depth - 1)
     if (j.all_values or first) and s.features & SV_F_MTDF:
-        return sv_mtdf(s, &st, seat, guess, d)
+        return sv_mtdf(s, &st, seat, guess, d, lo, hi)
     if j.all_values or first:
-        return sv_child(s, &st, seat, -SV_INF, SV_INF, d)
+        v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
+        if not s.stopped and lo != NULL:
+            sv_raise(lo, v)
+            sv_drop(hi, v)
+        return v
     # a null window: does the move reach best? (else v bounds it, < best)
     v = sv_child(s, &st, seat, best - 1, best, d)
+    if not s.stopped:
+        sv_bound(lo, hi, v, best)
     if v >= best and not s.stopped:
         if best >= j.top:       # nothing beats best: v is best
             v = best
         else:                   # does it pass best? then its exact value
             v = sv_child(s, &st, seat, best, best + 1, d)
+            if not s.stopped:
+                sv_bound(lo, hi, v, best + 1)
             if v > best and not s.stopped:
-                v = sv_mtdf(s, &st, seat, v, d)
+                v = sv_mtdf(s, &st, seat, v, d, lo, hi)
             elif not s.stopped:
                 v = best
     return v
@@ -1771,6 +1812,9 @@ cdef class Searcher:
     cdef bint has_root
     cdef readonly object rules
     cdef object lock
+    cdef object lower           # the last root search's bounds on the root's value (None:
+    cdef object upper           # none proven) and the move it would play (``bounds``)
+    cdef int pick
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
@@ -1865,6 +1909,14 @@ cdef class Searcher:
         """The root's Zobrist hash (the engine's)."""
         return self.root.hash
 
+    @property
+    def bounds(self) -> tuple:
+        """``(lower, upper, move)`` of the last root search: the bounds it proved on the
+        root's value (equal to it when it finished; ``None``: none proven; a depth-limited
+        search proves none), and the index of the move that reaches ``lower`` (else the first
+        move searched): the play to make when a limit stopped it."""
+        return self.lower, self.upper, self.pick
+
     def grow(self, int bits):
         """The table grown to ``2**bits`` entries now (at most ``2**max_table_bits``), every
         entry kept: room for a search on several threads, under which it cannot grow."""
@@ -1937,7 +1989,8 @@ cdef class Searcher:
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef int seat = st.to_act, n, i, k, helpers = 0
-        cdef int32_t v = 0, guess = 0, lo = 0
+        cdef int32_t v = 0, guess = 0, lo = -SV_INF
+        cdef long long low, high
         cdef uint64_t key
         cdef TTData e
         cdef RootJob j
@@ -1971,14 +2024,21 @@ cdef class Searcher:
         j.order = <int*>malloc(n * sizeof(int))
         j.values = <int32_t*>calloc(n, sizeof(int32_t))
         j.state = <long long*>calloc(n, sizeof(long long))
+        if depth == SV_EXACT_DEPTH:     # a horizon's values bound nothing
+            j.lo = <long long*>malloc(n * sizeof(long long))
+            j.hi = <long long*>malloc(n * sizeof(long long))
         try:
             if (j.words == NULL or j.tags == NULL or j.order == NULL or j.values == NULL
-                    or j.state == NULL):
+                    or j.state == NULL or (depth == SV_EXACT_DEPTH and (j.lo == NULL
+                                                                        or j.hi == NULL))):
                 raise MemoryError()
             for i in range(n):
                 j.words[i] = s.words[i]
                 j.tags[i] = s.tags[i]
                 j.order[i] = order[i]
+                if j.lo != NULL:
+                    j.lo[i] = -SV_INF
+                    j.hi[i] = j.top
             j.guess = guess
             j.next = 1
             j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
@@ -2004,12 +2064,33 @@ cdef class Searcher:
             values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
             stopped = not all(j.state[i] == SV_DONE for i in range(n))
             optimal = [] if stopped else [i for i in order if j.values[i] == j.best]
+            # the root's bounds: its value is its best move's, so at least the most any move
+            # was proven to reach and at most the most any move may reach
+            self.pick = order[0]
+            low, high = lo, -SV_INF
+            if j.lo != NULL:
+                for i in order:
+                    if j.lo[i] > low:
+                        low = j.lo[i]
+                        self.pick = i
+                    high = max(high, j.hi[i])
+            else:
+                high = SV_INF
+            if not stopped:
+                low = high = j.best
+                self.pick = optimal[0]
+            if j.lo == NULL:
+                low, high = -SV_INF, SV_INF
+            self.lower = low if low > -SV_INF else None
+            self.upper = min(high, j.top) if min(high, j.top) < SV_INF else None
         finally:
             free(j.words)
             free(j.tags)
             free(j.order)
             free(j.values)
             free(j.state)
+            free(j.lo)
+            free(j.hi)
         s.top = 0
         if optimal:
             sv_store(s, key, values[optimal[0]], optimal[0] + 1,

@@ -293,9 +293,14 @@ Objective = Literal["score", "base"]
 Evaluation = Literal["hand_count", "rollout"]
 
 DEFAULT_MAX_NODES = 20_000_000
-""":func:`solve`'s default node limit: a few seconds on this machine's class (8–10 M nodes/s),
-so an interactive call on any legal position returns (``exact=False`` past it); ``None``
-lifts it."""
+""":func:`solve`'s default node limit: a few seconds where nodes are cheap (8–10 M nodes/s
+at 5–8 cards a seat on this machine's class; ``exact=False`` past it); ``None`` lifts it."""
+
+DEFAULT_TIME_LIMIT = 4.0
+""":func:`solve`'s default time limit in seconds: on a whole deal a node costs ~1 µs, and
+:data:`DEFAULT_MAX_NODES` alone took ~19 s there; with it a call returns in about 4 s on any
+legal position, with a play and what it proved (``None`` lifts it: then only the nodes
+bound the call)."""
 
 START_TT_BITS = 12
 """:func:`solve`'s table starts at ``2**12`` entries (64 KiB) and doubles each time half of it
@@ -400,12 +405,17 @@ class Solution:
     passing is one); ``pv`` – a principal variation starting with ``best[0]``, each play
     optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
     the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
-    ``upper`` is ``None`` when a limit stopped the search before every play was searched);
+    after a limit, what the exact search proved: ``lower`` the most a play was proven to
+    reach, ``upper`` the most any play may reach, by its searches or the finishing orders;
+    ``None`` where nothing was proven, as on a whole deal in seconds);
     ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
-    asked for ``all_values``) an upper bound. ``guess`` – the anytime answer: ``best[0]`` when
-    exact, else the best play of the deepest depth-limited search that finished (iterative
-    deepening over the moves left, horizon scored by 手数), ``None`` if none did; ``depth`` –
-    that search's depth in moves (``None`` when exact)."""
+    asked for ``all_values``) an upper bound; ``None`` for a play a limit stopped before it
+    was valued. ``guess`` – the play to make: ``best[0]`` when exact; after a limit, the play
+    proven to reach ``lower`` when one is, else the best play of the deepest depth-limited
+    search that finished (iterative deepening over the moves left, horizon scored by 手数),
+    else the first play the search tried (``None`` only when that is passing); ``depth`` –
+    that depth-limited search's depth in moves (``None`` otherwise); ``all_values`` –
+    ``values`` are all exact (``solve(all_values=True)``; ``str`` then lists them)."""
 
     value: int | None
     best: tuple[Play, ...]
@@ -419,21 +429,28 @@ class Solution:
     values: tuple[tuple[Play, int | None], ...]
     guess: Play | None = None
     depth: int | None = None
+    all_values: bool = False
 
     def __str__(self) -> str:
         if not self.exact:
-            bound = "unknown" if self.lower is None else f">= {self.lower:+d}"
-            guess = "" if self.guess is None else (
-                f"; best so far (depth {self.depth}): {self.guess or 'pass'}"
+            lo = "?" if self.lower is None else f"{self.lower:+d}"
+            hi = "?" if self.upper is None else f"{self.upper:+d}"
+            how = "proven to reach the lower bound" if self.depth is None else (
+                f"best of a search {self.depth} moves deep")
+            text = (f"not solved: a limit stopped the search after {self.nodes} nodes\n"
+                    f"value in [{lo}, {hi}] ({self.objective}) for seat {self.seat}'s team "
+                    f"(?: not proven)\nbest so far ({how}): {self.guess or 'pass'}")
+        else:
+            best = ", ".join(str(p) if p else "pass" for p in self.best)
+            line = " ; ".join(str(p) if p else "pass" for p in self.pv)
+            text = (
+                f"value {self.value:+d} ({self.objective}) for seat {self.seat}'s team\n"
+                f"optimal: {best}\nline: {line}\nnodes: {self.nodes}"
             )
-            return (f"not solved: a limit stopped the search after {self.nodes} nodes; "
-                    f"value {bound}{guess}")
-        best = ", ".join(str(p) if p else "pass" for p in self.best)
-        line = " ; ".join(str(p) if p else "pass" for p in self.pv)
-        return (
-            f"value {self.value:+d} ({self.objective}) for seat {self.seat}'s team\n"
-            f"optimal: {best}\nline: {line}\nnodes: {self.nodes}"
-        )
+        if self.all_values:     # every move's value is exact: show them (? : not reached)
+            text += "\nvalues: " + ", ".join(
+                f"{p or 'pass'} {'?' if v is None else format(v, '+d')}" for p, v in self.values)
+        return text
 
 
 THREADS = min(2, os.cpu_count() or 1)
@@ -459,7 +476,7 @@ def solve(
     position: Position,
     objective: Objective = "score",
     max_nodes: int | None = DEFAULT_MAX_NODES,
-    time_limit: float | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
     *,
     all_values: bool = False,
     tt_bits: int | None = None,
@@ -473,11 +490,14 @@ def solve(
 
     The value (docs/solver.md) is the side to act's team total minus the other team's, of the
     final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
-    four seats (partners cooperate). ``max_nodes`` (default :data:`DEFAULT_MAX_NODES`: a few
-    seconds; ``None``: no limit) and ``time_limit`` (seconds; default none) stop the search:
-    the solution is then ``exact=False`` with the bounds proven so far. With a time limit the
-    search first deepens by moves left (:data:`ANYTIME_DEPTHS`), so ``Solution.guess`` holds
-    the best play found so far whenever the limit stops it. Ctrl-C raises
+    four seats (partners cooperate). ``max_nodes`` (default :data:`DEFAULT_MAX_NODES`;
+    ``None``: no limit) and ``time_limit`` (seconds of wall clock, default
+    :data:`DEFAULT_TIME_LIMIT`; ``None``: no limit) stop the search: the solution is then
+    ``exact=False`` with the bounds proven so far (``lower``, ``upper``) and a play
+    (``Solution.guess``). The search runs in stages: the exact search on one thread for
+    :data:`SOLO_NODES` nodes (most small positions end there); then, under a limit, a guess
+    by deepening over the moves left (:data:`ANYTIME_DEPTHS`) with an eighth of what is left;
+    then the exact search with the rest, on ``threads`` threads. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
     in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
     table grows (from :data:`START_TT_BITS`) as the search fills it up to ``2**tt_bits``
@@ -510,71 +530,113 @@ def solve(
     else:
         s = _own_searcher(searcher, state, objective)
     s.set_position(state)
-    deadline = None if seconds is None else time.monotonic() + seconds
-    guess: Play | None = None
-    depth: int | None = None
-    spent = 0
-    for d in ANYTIME_DEPTHS if seconds is not None else ():
-        left = deadline - time.monotonic() if deadline is not None else 0.0
-        if left <= 0 or (max_nodes is not None and nodes_left - spent <= 0):
-            break
-        moves, values, optimal, nodes, stopped, horizon = s.root_values(
-            max(nodes_left - spent, 0), left, d, False
-        )
-        spent += nodes
-        if stopped:
-            break
-        guess, depth = _play(*moves[optimal[0]]), d
-        if not horizon:  # the whole tree fitted in d moves: the next search is exact
-            break
-    left = deadline - time.monotonic() if deadline is not None else 0.0
-    out_of_budget = (deadline is not None and left <= 0) or (
-        max_nodes is not None and nodes_left - spent <= 0
-    )
-    nodes = 0
-    if out_of_budget:
-        moves, values, stopped = [], [], True
-    else:
-        # one thread first: a search that ends within SOLO_NODES never starts the others
-        solo = workers > 1 and (max_nodes is None or nodes_left - spent > SOLO_NODES)
-        moves, values, optimal, nodes, stopped, _ = s.root_values(
-            SOLO_NODES if solo else (nodes_left - spent if max_nodes is not None else 0),
-            left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values,
-            1 if solo else workers,
-        )
-        while solo and stopped:
-            spent += nodes
-            left = deadline - time.monotonic() if deadline is not None else 0.0
-            if (deadline is not None and left <= 0) or (
-                    max_nodes is not None and nodes_left - spent <= 0):
-                nodes = 0
-                break
-            # the threads share the table, which cannot grow under them: rounds, each with
-            # room for its nodes (a node stores once at most) in a table 4x the last one's;
-            # each round starts from the root again over the warm table
+    run = _Run(s, nodes_left if max_nodes is not None else None,
+               None if seconds is None else time.monotonic() + seconds, all_values)
+    limited = max_nodes is not None or seconds is not None
+    # 1. the exact search on one thread: a search that ends within SOLO_NODES is all there is
+    # (no helper threads, no anytime stage)
+    found = run.exact(SOLO_NODES if workers > 1 or limited else None, 1)
+    if found is None and limited and run.left():
+        # 2. a guess: deepening by moves left with an eighth of what is left, so that a
+        # limit stopping the exact search leaves a play (when none was proven)
+        run.deepen(8)
+    while found is None and run.left():
+        # 3. the exact search with what is left; on several threads in rounds: they share
+        # the table, which cannot grow under them, so each round has room for its nodes (a
+        # node stores once at most) in a table 4x the last one's and starts from the root
+        # again over the warm table
+        room = None
+        if workers > 1:
             s.grow(s.table_bits + 2)
-            room = 1 << s.table_bits if s.table_bits < s.max_table_bits else 0
-            rest = nodes_left - spent if max_nodes is not None else 0
-            moves, values, optimal, nodes, stopped, _ = s.root_values(
-                min(rest, room) if rest and room else rest or room,
-                left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values,
-                workers,
-            )
-    nodes += spent
+            room = 1 << s.table_bits if s.table_bits < s.max_table_bits else None
+        found = run.exact(room, workers)
+        if workers == 1:
+            break
+    moves, values, optimal = run.last
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
-    if stopped:
-        done = [v for v in values if v is not None]
-        lower = max(done) if done else None
-        upper = lower if values and all(v is not None for v in values) else None
-        return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals,
-                        guess, depth)
+    if found is None:
+        guess = _play(*moves[run.pick]) if run.lower is not None or run.guess is None else \
+            run.guess
+        return Solution(None, (), (), run.nodes, False, run.lower, run.upper, objective, seat,
+                        vals, guess, None if guess is not run.guess else run.depth, all_values)
     value = values[optimal[0]]
     assert value is not None
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
     best = tuple(plays[i] for i in optimal)
-    return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals,
-                    best[0])
+    return Solution(value, best, pv, run.nodes, True, value, value, objective, seat, vals,
+                    best[0], None, all_values)
+
+
+class _Run:
+    """One :func:`solve` call's searches over its searcher: the budget left (nodes, a
+    ``time.monotonic()`` deadline), the nodes spent, the bounds proven so far and the
+    anytime guess."""
+
+    def __init__(self, s: _solve.Searcher, nodes: int | None, deadline: float | None,
+                 all_values: bool) -> None:
+        self.s, self.budget, self.deadline, self.all_values = s, nodes, deadline, all_values
+        self.nodes = 0
+        self.lower: int | None = None
+        self.upper: int | None = None
+        self.pick = 0
+        self.guess: Play | None = None
+        self.depth: int | None = None
+        self.last: tuple[list[tuple[int, int]], list[int | None], list[int]] = ([], [], [])
+
+    def left(self, share: int = 1) -> tuple[int, float] | None:
+        """``root_values``' limits for a ``1/share`` of what is left (0: none), or ``None``
+        when nothing is."""
+        nodes = 0 if self.budget is None else (self.budget - self.nodes) // share
+        seconds = 0.0 if self.deadline is None else (self.deadline - time.monotonic()) / share
+        if (self.budget is not None and nodes <= 0) or (self.deadline is not None
+                                                         and seconds <= 0):
+            return None
+        return nodes, seconds
+
+    def exact(self, cap: int | None, threads: int) -> int | None:
+        """An exact root search within what is left (and ``cap`` nodes); the bounds it
+        proved join the call's. Returns the best move's index once it finished, else
+        ``None``."""
+        limits = self.left()
+        if limits is None:
+            return None
+        nodes, seconds = limits
+        if cap is not None:
+            nodes = min(nodes, cap) if nodes else cap
+        moves, values, optimal, spent, stopped, _ = self.s.root_values(
+            nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads)
+        self.nodes += spent
+        self.last = moves, values, optimal
+        lower, upper, pick = self.s.bounds
+        if lower is not None and (self.lower is None or lower > self.lower):
+            self.lower, self.pick = lower, pick
+        if upper is not None and (self.upper is None or upper < self.upper):
+            self.upper = upper
+        return None if stopped else optimal[0]
+
+    def deepen(self, share: int) -> None:
+        """The anytime guess: depth-limited searches (:data:`ANYTIME_DEPTHS`, the horizon
+        scored by 手数) within a ``1/share`` of what is left; the best move of the deepest
+        that finished."""
+        limits = self.left(share)
+        if limits is None:
+            return
+        nodes, seconds = limits
+        end = None if self.deadline is None else time.monotonic() + seconds
+        for d in ANYTIME_DEPTHS:
+            left = 0.0 if end is None else end - time.monotonic()
+            if (end is not None and left <= 0) or (self.budget is not None and nodes <= 0):
+                break
+            moves, _, optimal, spent, stopped, horizon = self.s.root_values(
+                nodes, left, d, False)
+            self.nodes += spent
+            nodes -= spent if self.budget is not None else 0
+            if stopped:
+                break
+            self.guess, self.depth = _play(*moves[optimal[0]]), d
+            if not horizon:  # the whole tree fitted in d moves: the exact search is as cheap
+                break
 
 
 def _own_searcher(s: object, state: State, objective: str) -> _solve.Searcher:
