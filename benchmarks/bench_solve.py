@@ -8,6 +8,7 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
     python benchmarks/bench_solve.py --per-call                          # small solves' cost
+    python benchmarks/bench_solve.py --limits                            # answers on deals
 
 A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
 nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
@@ -20,8 +21,14 @@ so a run stays short; a capped position counts as unsolved and its time as the c
 ``solve`` of small positions against ``solve(tt_bits=12, threads=1)`` (a table that fits,
 one thread) and against the old call (its table fixed at ``default_tt_bits`` of the cards,
 its threads started at once: ``Searcher(state, "score", default_tt_bits(cards))`` searched
-with ``THREADS`` threads), and, each in a fresh process, the peak memory and the time that
-``solve(max_nodes=1000)`` adds on a whole deal, the same two ways.
+with ``THREADS`` threads) and the same call again with a warm searcher (``solve(state,
+searcher=s)``: each solve of the position after the first), and, each in a fresh process,
+the peak memory and the time that ``solve(max_nodes=1000)`` adds on a whole deal, the same
+two ways (Linux: the peak RSS, ``VmHWM``, reset before the call).
+
+``--limits``: whole deals (``State.deal(preset, seed)``) solved with the default limits and
+with time limits of 0.5, 1 and 2 s: the wall time against the limit, and what came back (a
+play, the bounds proven).
 
 Under pytest (pytest-benchmark) ``test_bench_*`` times one small fixed workload.
 """
@@ -37,7 +44,7 @@ import time
 
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
-from shuangkou.solve import THREADS, default_tt_bits
+from shuangkou.solve import DEFAULT_TIME_LIMIT, THREADS, default_tt_bits, searcher
 
 SIZES = (5, 6, 7, 8, 9)
 PRESETS = ("classic", "baibian", "jj", "qianbian")
@@ -223,20 +230,27 @@ def call_cpu(call, reps: int) -> float:  # type: ignore[no-untyped-def]
 
 
 MEMORY_CODE = """
-import resource, sys, time
+import sys, time
 sys.path.insert(0, {here!r})
 from bench_solve import old_call
 from shuangkou import State, solve
+
+def kib(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1])
+
 state = State.deal({preset!r}, {seed})
 solve(State.deal({preset!r}, 0), max_nodes=1, threads=1)     # the imports' memory first
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with open("/proc/self/clear_refs", "w") as f:   # the peak (VmHWM) reset to the RSS now
+    f.write("5")
+before = kib("VmRSS")
 t = time.perf_counter()
 if {old}:
     old_call(state, 1000)
 else:
     solve(state, max_nodes=1000)
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024,
-      time.perf_counter() - t)
+print((kib("VmHWM") - before) / 1024, time.perf_counter() - t)
 """
 
 
@@ -247,7 +261,7 @@ def per_call(a: argparse.Namespace) -> None:
     print(f"CPU a call (ms; best of 3 rounds), median over {a.positions} positions a row; "
           f"threads {THREADS} by default")
     print(f"{'preset':<9} {'cards':>5} {'nodes':>7} {'default':>8} {'2^12,1thr':>9} "
-          f"{'ratio':>6} {'old call':>9} {'old/new':>8}")
+          f"{'ratio':>6} {'old call':>9} {'old/new':>8} {'warm':>7}")
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in [c for c in a.sizes if c <= 5] or [4]:
@@ -259,11 +273,13 @@ def per_call(a: argparse.Namespace) -> None:
                 new = call_cpu(lambda st=state: solve(st), reps)
                 small = call_cpu(lambda st=state: solve(st, tt_bits=12, threads=1), reps)
                 old = call_cpu(lambda st=state: old_call(st, 0), reps)
-                rows.append((nodes, new, small, old))
-            med = [statistics.median(r[k] for r in rows) for k in range(4)]
+                s = searcher(state, tt_bits=12, max_tt_bits=22)
+                warm = call_cpu(lambda st=state, s=s: solve(st, searcher=s), reps)
+                rows.append((nodes, new, small, old, warm))
+            med = [statistics.median(r[k] for r in rows) for k in range(5)]
             print(f"{preset:<9} {n:>5} {int(med[0]):>7,} {med[1] * 1e3:>8.3f} "
                   f"{med[2] * 1e3:>9.3f} {med[1] / med[2]:>6.2f} {med[3] * 1e3:>9.2f} "
-                  f"{med[3] / med[1]:>7.1f}x", flush=True)
+                  f"{med[3] / med[1]:>7.1f}x {med[4] * 1e3:>7.3f}", flush=True)
     here = os.path.dirname(os.path.abspath(__file__))
     print("\nsolve(max_nodes=1000) on a whole deal (State.deal(preset, seed)), a fresh process "
           "each: peak RSS added (MiB), wall s")
@@ -278,6 +294,29 @@ def per_call(a: argparse.Namespace) -> None:
                 out += [float(x) for x in run.stdout.split()]
             print(f"{preset:<9} {seed:>4} {out[0]:>6.1f} {out[1]:>6.3f} {out[2]:>8.1f} "
                   f"{out[3]:>6.3f}", flush=True)
+
+
+def limits(a: argparse.Namespace) -> None:
+    """Whole deals under the default limits and under time limits: wall s, answer, bounds."""
+    print("whole deals: wall s (and / the time limit), the play, the bounds proven (?: none)")
+    print(f"{'preset':<9} {'seed':>4} {'limit':>8} {'wall s':>7} {'ratio':>6} {'nodes':>11} "
+          f"{'bounds':>12}  play")
+    ratios = []
+    for preset in a.rules:
+        for seed in range(1, a.positions + 1):
+            state = State.deal(preset, seed)
+            for limit in (None, 0.5, 1.0, 2.0):
+                t = time.perf_counter()
+                sol = solve(state) if limit is None else solve(state, time_limit=limit)
+                wall = time.perf_counter() - t
+                ratio = wall / (limit or DEFAULT_TIME_LIMIT)
+                ratios.append(ratio)
+                lo = "?" if sol.lower is None else f"{sol.lower:+d}"
+                hi = "?" if sol.upper is None else f"{sol.upper:+d}"
+                print(f"{preset:<9} {seed:>4} {'default' if limit is None else limit:>8} "
+                      f"{wall:>7.2f} {ratio:>6.2f} {sol.nodes:>11,} {f'[{lo}, {hi}]':>12}  "
+                      f"{sol.guess or 'pass'}", flush=True)
+    print(f"wall / limit: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
 
 
 def main() -> None:
@@ -298,8 +337,12 @@ def main() -> None:
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
     ap.add_argument("--per-call", action="store_true",
                     help="small solves' CPU a call and a 1,000-node solve's memory, new vs old")
+    ap.add_argument("--limits", action="store_true",
+                    help="whole deals under the default and time limits: wall s, answers")
     a = ap.parse_args()
-    if a.per_call:
+    if a.limits:
+        limits(a)
+    elif a.per_call:
         per_call(a)
     elif a.ablation:
         ablation(a)

@@ -305,7 +305,7 @@ bound the call)."""
 START_TT_BITS = 12
 """:func:`solve`'s table starts at ``2**12`` entries (64 KiB) and doubles each time half of it
 is filled, keeping every entry, up to its cap (``tt_bits``, by default
-:func:`default_tt_bits`): its memory follows the search, ~32 bytes a stored position (a
+:func:`default_tt_bits`): its memory follows the search, 32–64 bytes a stored position (a
 node stores at most one), and a small solve never pays for a big table (docs/solver.md
 "Memory")."""
 
@@ -502,7 +502,7 @@ def solve(
     in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
     table grows (from :data:`START_TT_BITS`) as the search fills it up to ``2**tt_bits``
     entries of 16 bytes (default :func:`default_tt_bits` of the cards in hand): a call takes
-    at most that memory, and ~32 bytes a node searched below it (docs/solver.md "Memory").
+    at most that memory, and 32–64 bytes a node stored below it (docs/solver.md "Memory").
     ``searcher``: a :func:`searcher` of the position's rules and objective to search with
     (``tt_bits`` is then its own): its table stays warm from call to call, so solving many
     positions of one deal reuses what earlier calls stored (``nodes`` then depends on them).
