@@ -162,6 +162,8 @@ def test_time_limit_gives_an_anytime_answer() -> None:
     assert not sol.exact and sol.guess is not None
     assert sol.guess in set(state.legal()) | {None}
     assert "best so far" in str(sol)
+    tiny = solve(state, time_limit=1e-9)     # spent before the search starts: still a play
+    assert not tiny.exact and tiny.guess in set(state.legal())
     small = solve(RefState.parse(SMALL), time_limit=10.0)
     assert small.exact and small.value == 8 and small.guess == small.best[0]
 

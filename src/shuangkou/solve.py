@@ -600,7 +600,9 @@ class _Run:
         ``None``."""
         limits = self.left()
         if limits is None:
-            return None
+            if self.last[0]:
+                return None
+            limits = (1, 0.0)   # the first search, however little is left: a move to play
         nodes, seconds = limits
         if cap is not None:
             nodes = min(nodes, cap) if nodes else cap
