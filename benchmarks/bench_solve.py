@@ -113,6 +113,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
     total_nodes, total_time = 0, 0.0
     walls: dict[int, list[float]] = {t: [] for t in a.threads}
     spans: dict[int, list[int]] = {t: [] for t in a.threads}
+    alls: dict[int, list[int]] = {t: [] for t in a.threads}
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in a.sizes:
@@ -132,6 +133,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
                 nodes = [r[1] for r in rs]
                 walls[t] += [r[4] for r in rs]
                 spans[t] += [r[5] for r in rs]
+                alls[t] += nodes
                 if t == 1:
                     total_nodes += sum(nodes)
                     total_time += sum(times)
@@ -149,6 +151,9 @@ def time_to_exact(a: argparse.Namespace) -> None:
     for t in a.threads:
         print(f"wall, {t} thread(s): {sum(walls[t]):.2f} s in all"
               + (f" ({sum(walls[1]) / max(sum(walls[t]), 1e-9):.2f}x of one thread's)"
+                 if 1 in a.threads and t != 1 else "")
+              + f"; nodes {sum(alls[t]):,}"
+              + (f" ({sum(alls[t]) / max(sum(alls[1]), 1):.2f}x one thread's)"
                  if 1 in a.threads and t != 1 else "")
               + f"; span {sum(spans[t]):,} nodes"
               + (f" ({sum(spans[1]) / max(sum(spans[t]), 1):.2f}x fewer than one thread's)"
