@@ -9,6 +9,7 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
     python benchmarks/bench_solve.py --per-call                          # small solves' cost
     python benchmarks/bench_solve.py --limits                            # answers on deals
+    python benchmarks/bench_solve.py --instructions                      # per node (callgrind)
 
 A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
 nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
@@ -30,18 +31,25 @@ two ways (Linux: the peak RSS, ``VmHWM``, reset before the call).
 with time limits of 0.5, 1 and 2 s: the wall time against the limit, and what came back (a
 play, the bounds proven).
 
+``--instructions``: the exact instructions a node of the exact search (one thread, a 2^20
+table; ``instructions.py``: callgrind's totals of two workload sizes, differenced, so start-up
+cancels out) on seeded 百变 positions of 5 and of 6 cards a seat.
+
 Under pytest (pytest-benchmark) ``test_bench_*`` times one small fixed workload.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
 from shuangkou.solve import DEFAULT_TIME_LIMIT, THREADS, default_tt_bits, searcher
@@ -261,8 +269,6 @@ print((kib("VmHWM") - before) / 1024, time.perf_counter() - t)
 
 def per_call(a: argparse.Namespace) -> None:
     """Small solves' CPU a call, and the memory and time of a 1,000-node solve of a deal."""
-    import os
-
     print(f"CPU a call (ms; best of 3 rounds), median over {a.positions} positions a row; "
           f"threads {THREADS} by default")
     print(f"{'preset':<9} {'cards':>5} {'nodes':>7} {'default':>8} {'2^12,1thr':>9} "
@@ -324,6 +330,26 @@ def limits(a: argparse.Namespace) -> None:
     print(f"wall / limit: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
 
 
+def search_nodes(cards: int):  # type: ignore[no-untyped-def]
+    """A workload for ``--instructions``: exact searches of 百变 positions of ``cards`` cards a
+    seat, seeds 0..size-1 (one thread, a fixed 2^20 table); its units are the nodes."""
+    def run(size: int) -> int:
+        nodes = 0
+        for seed in range(size):
+            state = position(Rules.preset("baibian"), cards, seed)
+            s = _solve.Searcher(state, "score", 20)
+            s.set_position(state)
+            nodes += s.root_values(0, 0.0, _solve.EXACT_DEPTH, False, 1)[3]
+        return nodes
+    return run
+
+
+INSTRUCTION_WORKLOADS = {
+    "exact search, 5 cards (百变)": search_nodes(5),
+    "exact search, 6 cards (百变)": search_nodes(6),
+}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=PRESETS)
@@ -363,4 +389,11 @@ def test_bench_solve_5_cards(benchmark) -> None:  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    main()
+    if instructions.count_main(sys.argv[1:], INSTRUCTION_WORKLOADS):
+        pass
+    elif sys.argv[1:] == ["--instructions"]:
+        sys.exit(instructions.report(Path(__file__), {  # 5 cards ~4 k nodes, 6 ~0.5 M a seed
+            "exact search, 5 cards (百变)": ("node", 4, 16),
+            "exact search, 6 cards (百变)": ("node", 1, 2)}))
+    else:
+        main()

@@ -55,8 +55,8 @@ EVALUATIONS: dict[str, int]
 @disjoint_base
 class Searcher:
     """A search context: rules (the engine's SkParams fields), objective, transposition table
-    of ``2**tt_bits`` entries (growing up to ``2**max_tt_bits``), a root position. Shareable across threads (its calls take its
-    lock)."""
+    of ``2**tt_bits`` entries (growing up to ``2**max_tt_bits``), a root position. Shareable
+    across threads (its calls take its lock)."""
 
     @property
     def rules(self) -> Rules: ...
