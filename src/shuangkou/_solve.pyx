@@ -492,6 +492,7 @@ cdef enum:
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
+    SV_CLASS_SLOTS = 2048       # the readings of the rest of a hand, for the quick tricks
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
@@ -584,6 +585,9 @@ ctypedef struct Search:
     uint64_t beat_hand[SV_BEAT_SLOTS]   # sv_can_beat's results: a hand + 1 (0: empty slot),
     uint32_t beat_tag[SV_BEAT_SLOTS]    # the table's tag and whether the hand can beat it
     int8_t beat_has[SV_BEAT_SLOTS]
+    uint64_t class_hand[SV_CLASS_SLOTS]     # sv_classify's results: a card set + 1 (0:
+    uint32_t class_tags[SV_CLASS_SLOTS][2]  # empty slot), its readings and how many
+    int8_t class_n[SV_CLASS_SLOTS]
     uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
     int32_t order_lo[SV_ORDER_SLOTS]
     int32_t order_hi[SV_ORDER_SLOTS]
@@ -928,17 +932,30 @@ cdef inline bint sv_within(uint64_t hand, uint64_t w) noexcept nogil:
 
 cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start,
                          int i) noexcept nogil:
-    """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: ``sk_count`` against it is 0),
-    cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until the move order fills it."""
+    """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: no play of theirs beats it,
+    ``sv_can_beat``'s cache), cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until
+    the move order fills it."""
     cdef int k, o
     if s.order[start + i] == 0:
         s.order[start + i] = 1
         for k in range(1, 4, 2):
             o = (seat + k) & 3
-            if st.ncards[o] and sk_count(st.hand[o], s.p.flags, s.tags[start + i], False) != 0:
+            if st.ncards[o] and sv_can_beat(s, st.hand[o], s.tags[start + i]):
                 s.order[start + i] = 2
                 break
     return s.order[start + i] == 1
+
+
+cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept nogil:
+    """``sk_classify`` of ``cards`` (0..2 readings into ``tags``), cached by the card set
+    (direct-mapped): the quick tricks ask for the rest of the same hands at many nodes."""
+    cdef int slot = <int>(((cards * 0x9E3779B97F4A7C15ULL) >> 53) & (SV_CLASS_SLOTS - 1))
+    if s.class_hand[slot] != cards + 1:
+        s.class_n[slot] = <int8_t>sk_classify(cards, s.p.flags, s.class_tags[slot])
+        s.class_hand[slot] = cards + 1
+    tags[0] = s.class_tags[slot][0]
+    tags[1] = s.class_tags[slot][1]
+    return s.class_n[slot]
 
 
 cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long start, int i,
@@ -994,14 +1011,14 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         return lb
     for k in range(1, 4, 2):
         o = (seat + k) & 3
-        if fin.ncards[o] and sk_count(fin.hand[o], s.p.flags, last, False) != 0:
+        if fin.ncards[o] and sv_can_beat(s, fin.hand[o], last):
             return lb
     relay = fin[0]
     while not relay.over and relay.table:
         sk_pass(&relay)
     if relay.over or relay.to_act != p:
         return lb       # cannot happen (R7 接风): no bound from it
-    nr = sk_classify(relay.hand[p], s.p.flags, tags)
+    nr = sv_classify(s, relay.hand[p], tags)
     for r in range(nr):
         out = relay
         sk_play(&out, relay.hand[p], tags[r])
@@ -1018,14 +1035,13 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         rest = relay.hand[p] - s.words[top + i]
         if rest == 0:
             continue
-        nr = sk_classify(rest, s.p.flags, tags)
+        nr = sv_classify(s, rest, tags)
         if nr == 0:
             continue
         sure = True
         for k in range(1, 4, 2):
             o = (seat + k) & 3
-            if relay.ncards[o] and sk_count(relay.hand[o], s.p.flags, s.tags[top + i],
-                                            False) != 0:
+            if relay.ncards[o] and sv_can_beat(s, relay.hand[o], s.tags[top + i]):
                 sure = False
         if not sure:
             continue
@@ -1069,7 +1085,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
         rest = hand - s.words[start + i]
         if rest == 0 or s.tags[start + i] == 0:
             continue        # going out at once is a move: the search sees it first
-        nr = sk_classify(rest, s.p.flags, tags)
+        nr = sv_classify(s, rest, tags)
         if nr:
             if sv_sure(s, st, seat, start, i):
                 lb = sv_line(s, st, seat, start, i, -1, rest, tags, nr, lb)
@@ -1078,7 +1094,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
                 rest2 = rest - s.words[start + j]
                 if rest2 == 0 or not sv_within(rest, s.words[start + j]):
                     continue
-                nr = sk_classify(rest2, s.p.flags, tags)
+                nr = sv_classify(s, rest2, tags)
                 if nr and sv_sure(s, st, seat, start, j):
                     lb = sv_line(s, st, seat, start, i, j, rest2, tags, nr, lb)
         if lb >= beta:
