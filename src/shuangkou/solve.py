@@ -557,10 +557,10 @@ def solve(
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
     if found is None:
-        guess = _play(*moves[run.pick]) if run.lower is not None or run.guess is None else \
-            run.guess
+        proven = run.lower is not None or run.guess is None    # else the deepening's guess
+        guess = _play(*moves[run.pick]) if proven else run.guess
         return Solution(None, (), (), run.nodes, False, run.lower, run.upper, objective, seat,
-                        vals, guess, None if guess is not run.guess else run.depth, all_values)
+                        vals, guess, None if proven else run.depth, all_values)
     value = values[optimal[0]]
     assert value is not None
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
