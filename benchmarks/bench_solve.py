@@ -7,22 +7,45 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --ablation --sizes 6 --positions 10  # technique table
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
-    python benchmarks/bench_solve.py --instructions   # callgrind: one solve's instructions
+    python benchmarks/bench_solve.py --per-call                          # small solves' cost
+    python benchmarks/bench_solve.py --limits                            # answers on deals
+    python benchmarks/bench_solve.py --instructions                      # a solve's, a node's
 
 A position: ``n`` cards a seat drawn from the shuffled 108-card deck (seeded), seat 0 to lead,
 nothing played yet. Times are CPU seconds of this process (the machine is shared: wall clock
 is noisy; node counts do not depend on load) and, for the search on several threads
 (``--threads``: each position searched with each count in turn), wall seconds too. Each solve is
-capped (``--cap`` nodes, ``--seconds`` CPU) so a run stays short; a capped position counts as
-unsolved and its time as the cap's. Under pytest (pytest-benchmark) ``test_bench_*`` times one
-small fixed workload.
+capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``time_limit``)
+so a run stays short; a capped position counts as unsolved and its time as the cap's.
+
+``--per-call``: what a call costs beyond its search, in one run: the CPU of the default
+``solve`` of small positions against ``solve(tt_bits=12, threads=1)`` (a table that fits,
+one thread) and against the old call (its table fixed at ``default_tt_bits`` of the cards,
+its threads started at once: ``Searcher(state, "score", default_tt_bits(cards))`` searched
+with ``THREADS`` threads) and the same call again with a warm searcher (``solve(state,
+searcher=s)``: each solve of the position after the first), and, each in a fresh process,
+the peak memory and the time that ``solve(max_nodes=1000)`` adds on a whole deal, the same
+two ways (Linux: the peak RSS, ``VmHWM``, reset before the call).
+
+``--limits``: whole deals (``State.deal(preset, seed)``) solved with the default limits and
+with time limits of 0.5, 1 and 2 s: the wall time against the limit, and what came back (a
+play, the bounds proven).
+
+``--instructions``: the exact instructions of one 6-card 百变 solve (seed 3, with and without
+pext) and of a node of the exact search (one thread, a 2^20 table) on seeded 百变 positions of
+5 and of 6 cards a seat (``instructions.py``: callgrind's totals of two workload sizes,
+differenced, so start-up cancels out).
+
+Under pytest (pytest-benchmark) ``test_bench_*`` times one small fixed workload.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,7 +53,7 @@ from pathlib import Path
 import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
-from shuangkou.solve import default_tt_bits
+from shuangkou.solve import DEFAULT_TIME_LIMIT, THREADS, default_tt_bits, searcher
 
 SIZES = (5, 6, 7, 8, 9)
 PRESETS = ("classic", "baibian", "jj", "qianbian")
@@ -99,6 +122,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
     total_nodes, total_time = 0, 0.0
     walls: dict[int, list[float]] = {t: [] for t in a.threads}
     spans: dict[int, list[int]] = {t: [] for t in a.threads}
+    alls: dict[int, list[int]] = {t: [] for t in a.threads}
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in a.sizes:
@@ -118,6 +142,7 @@ def time_to_exact(a: argparse.Namespace) -> None:
                 nodes = [r[1] for r in rs]
                 walls[t] += [r[4] for r in rs]
                 spans[t] += [r[5] for r in rs]
+                alls[t] += nodes
                 if t == 1:
                     total_nodes += sum(nodes)
                     total_time += sum(times)
@@ -135,6 +160,9 @@ def time_to_exact(a: argparse.Namespace) -> None:
     for t in a.threads:
         print(f"wall, {t} thread(s): {sum(walls[t]):.2f} s in all"
               + (f" ({sum(walls[1]) / max(sum(walls[t]), 1e-9):.2f}x of one thread's)"
+                 if 1 in a.threads and t != 1 else "")
+              + f"; nodes {sum(alls[t]):,}"
+              + (f" ({sum(alls[t]) / max(sum(alls[1]), 1):.2f}x one thread's)"
                  if 1 in a.threads and t != 1 else "")
               + f"; span {sum(spans[t]):,} nodes"
               + (f" ({sum(spans[1]) / max(sum(spans[t]), 1):.2f}x fewer than one thread's)"
@@ -207,13 +235,138 @@ def solves(k: int, without: tuple[str, ...] = ()) -> int:
     return k
 
 
+def old_call(state: State, max_nodes: int) -> None:
+    """The call as it was before the table grew with the search (issue #33): a table fixed at
+    ``default_tt_bits`` of the cards in hand, threads started at once."""
+    s = _solve.Searcher(state, "score", default_tt_bits(sum(state.card_counts)))
+    s.set_position(state)
+    s.root_values(max_nodes, 0.0, _solve.EXACT_DEPTH, False, THREADS)
+
+
+def call_cpu(call, reps: int) -> float:  # type: ignore[no-untyped-def]
+    """CPU seconds a call, the best of three rounds of ``reps`` calls (every thread's CPU)."""
+    best = float("inf")
+    for _ in range(3):
+        t = time.process_time()
+        for _ in range(reps):
+            call()
+        best = min(best, (time.process_time() - t) / reps)
+    return best
+
+
+MEMORY_CODE = """
+import sys, time
+sys.path.insert(0, {here!r})
+from bench_solve import old_call
+from shuangkou import State, solve
+
+def kib(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1])
+
+state = State.deal({preset!r}, {seed})
+solve(State.deal({preset!r}, 0), max_nodes=1, threads=1)     # the imports' memory first
+with open("/proc/self/clear_refs", "w") as f:   # the peak (VmHWM) reset to the RSS now
+    f.write("5")
+before = kib("VmRSS")
+t = time.perf_counter()
+if {old}:
+    old_call(state, 1000)
+else:
+    solve(state, max_nodes=1000)
+print((kib("VmHWM") - before) / 1024, time.perf_counter() - t)
+"""
+
+
+def per_call(a: argparse.Namespace) -> None:
+    """Small solves' CPU a call, and the memory and time of a 1,000-node solve of a deal."""
+    print(f"CPU a call (ms; best of 3 rounds), median over {a.positions} positions a row; "
+          f"threads {THREADS} by default")
+    print(f"{'preset':<9} {'cards':>5} {'nodes':>7} {'default':>8} {'2^12,1thr':>9} "
+          f"{'ratio':>6} {'old call':>9} {'old/new':>8} {'warm':>7}")
+    for preset in a.rules:
+        rules = Rules.preset(preset)
+        for n in [c for c in a.sizes if c <= 5] or [4]:
+            rows = []
+            for seed in range(a.positions):
+                state = position(rules, n, seed)
+                nodes = solve(state, threads=1).nodes
+                reps = max(1, min(50, 200_000 // max(nodes, 1)))
+                new = call_cpu(lambda st=state: solve(st), reps)
+                small = call_cpu(lambda st=state: solve(st, tt_bits=12, threads=1), reps)
+                old = call_cpu(lambda st=state: old_call(st, 0), reps)
+                s = searcher(state, tt_bits=12, max_tt_bits=22)
+                warm = call_cpu(lambda st=state, s=s: solve(st, searcher=s), reps)
+                rows.append((nodes, new, small, old, warm))
+            med = [statistics.median(r[k] for r in rows) for k in range(5)]
+            print(f"{preset:<9} {n:>5} {int(med[0]):>7,} {med[1] * 1e3:>8.3f} "
+                  f"{med[2] * 1e3:>9.3f} {med[1] / med[2]:>6.2f} {med[3] * 1e3:>9.2f} "
+                  f"{med[3] / med[1]:>7.1f}x {med[4] * 1e3:>7.3f}", flush=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    print("\nsolve(max_nodes=1000) on a whole deal (State.deal(preset, seed)), a fresh process "
+          "each: peak RSS added (MiB), wall s")
+    print(f"{'preset':<9} {'seed':>4} {'MiB':>6} {'s':>6} {'old MiB':>8} {'old s':>6}")
+    for preset in a.rules:
+        for seed in range(1, 4):
+            out = []
+            for old in (False, True):
+                code = MEMORY_CODE.format(here=here, preset=preset, seed=seed, old=old)
+                run = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                     text=True, check=True)
+                out += [float(x) for x in run.stdout.split()]
+            print(f"{preset:<9} {seed:>4} {out[0]:>6.1f} {out[1]:>6.3f} {out[2]:>8.1f} "
+                  f"{out[3]:>6.3f}", flush=True)
+
+
+def limits(a: argparse.Namespace) -> None:
+    """Whole deals under the default limits and under time limits: wall s, answer, bounds."""
+    print("whole deals: wall s (and / the time limit), the play, the bounds proven (?: none)")
+    print(f"{'preset':<9} {'seed':>4} {'limit':>8} {'wall s':>7} {'ratio':>6} {'nodes':>11} "
+          f"{'bounds':>12}  play")
+    ratios = []
+    for preset in a.rules:
+        for seed in range(1, a.positions + 1):
+            state = State.deal(preset, seed)
+            for limit in (None, 0.5, 1.0, 2.0):
+                t = time.perf_counter()
+                sol = solve(state) if limit is None else solve(state, time_limit=limit)
+                wall = time.perf_counter() - t
+                ratio = wall / (limit or DEFAULT_TIME_LIMIT)
+                ratios.append(ratio)
+                lo = "?" if sol.lower is None else f"{sol.lower:+d}"
+                hi = "?" if sol.upper is None else f"{sol.upper:+d}"
+                print(f"{preset:<9} {seed:>4} {'default' if limit is None else limit:>8} "
+                      f"{wall:>7.2f} {ratio:>6.2f} {sol.nodes:>11,} {f'[{lo}, {hi}]':>12}  "
+                      f"{sol.guess or 'pass'}", flush=True)
+    print(f"wall / limit: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
+
+
+def search_nodes(cards: int):  # type: ignore[no-untyped-def]
+    """A workload for ``--instructions``: exact searches of 百变 positions of ``cards`` cards a
+    seat, seeds 0..size-1 (one thread, a fixed 2^20 table); its units are the nodes."""
+    def run(size: int) -> int:
+        nodes = 0
+        for seed in range(size):
+            state = position(Rules.preset("baibian"), cards, seed)
+            s = _solve.Searcher(state, "score", 20)
+            s.set_position(state)
+            nodes += s.root_values(0, 0.0, _solve.EXACT_DEPTH, False, 1)[3]
+        return nodes
+    return run
+
+
 INSTRUCTION_WORKLOADS = {
     "solve 6 cards 百变 seed 3": solves,
     "the same without pext": lambda k: solves(k, ("pext",)),
+    "exact search, 5 cards (百变)": search_nodes(5),
+    "exact search, 6 cards (百变)": search_nodes(6),
 }
-"""``--instructions``: counted by ``instructions.per_unit`` as the difference of a run with no
-solve and one with one solve (imports, the position's set-up and start-up cancel out): the
-instructions of the search alone, its table's allocation and zeroing included."""
+"""``--instructions``: counted by ``instructions.per_unit`` as the difference of two runs. A
+solve's: a run with no solve and one with one (imports, the position's set-up and start-up
+cancel out): the instructions of the search alone, its table's allocation included. A node's:
+exact searches of 4 and 16 seeded 5-card positions (1 and 2 of 6 cards), one thread, a fixed
+2^20 table, over the difference of their nodes."""
 
 
 def main() -> None:
@@ -225,7 +378,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=10, help="seeded positions a size")
     ap.add_argument("--cap", type=int, default=200_000_000, help="nodes a solve at most")
     ap.add_argument("--seconds", type=float, default=0.0,
-                    help="wall seconds a solve at most (0: none; node caps are load-free)")
+                    help="wall-clock seconds a solve at most (its time_limit; 0: none; node "
+                         "caps are load-free)")
     ap.add_argument("--threads", nargs="+", type=int, default=[1],
                     help="threads a search (each position with each count in turn)")
     ap.add_argument("--without", nargs="+", default=[], choices=list(_solve.TECHNIQUES),
@@ -234,13 +388,25 @@ def main() -> None:
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
     ap.add_argument("--instructions", action="store_true",
-                    help="instructions of one 6-card 百变 solve (seed 3) under callgrind, with "
-                         "and without pext, nothing else")
+                    help="under callgrind: one 6-card 百变 solve (seed 3) with and without pext, "
+                         "and the instructions a node at 5 and 6 cards, nothing else")
+    ap.add_argument("--per-call", action="store_true",
+                    help="small solves' CPU a call and a 1,000-node solve's memory, new vs old")
+    ap.add_argument("--limits", action="store_true",
+                    help="whole deals under the default and time limits: wall s, answers")
     a = ap.parse_args()
     if a.instructions:
         sys.exit(instructions.report(Path(__file__), {
-            name: ("solve", 0, 1) for name in INSTRUCTION_WORKLOADS}))
-    if a.ablation:
+            "solve 6 cards 百变 seed 3": ("solve", 0, 1),
+            "the same without pext": ("solve", 0, 1),
+            "exact search, 5 cards (百变)": ("node", 4, 16),  # ~4 k nodes a seed
+            "exact search, 6 cards (百变)": ("node", 1, 2),  # ~0.5 M nodes a seed
+        }))
+    if a.limits:
+        limits(a)
+    elif a.per_call:
+        per_call(a)
+    elif a.ablation:
         ablation(a)
     elif a.minimax:
         versus_minimax(a)

@@ -145,11 +145,67 @@ def test_limits_stop_the_search_with_bounds() -> None:
     full = solve(state)
     assert full.exact and full.value == 8 and full.lower == full.upper == 8
     cut = solve(state, max_nodes=full.nodes // 2)
-    assert not cut.exact and cut.value is None and cut.best == () and cut.upper is None
+    assert not cut.exact and cut.value is None and cut.best == ()
     assert cut.lower is None or cut.lower <= full.value
+    assert cut.upper is None or cut.upper >= full.value
     assert cut.nodes <= full.nodes // 2 + 1
     timed = solve(state, time_limit=60.0)
     assert timed.exact and timed.value == 8
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_a_stopped_search_brackets_the_value(preset: str) -> None:
+    """Issue #33: a search stopped by a limit gives bounds that hold and a legal play. Random
+    small positions (mid-trick, after bombs, a seat out) of every preset, each stopped at
+    several node limits below what it needs (one thread and two): ``lower <= value <=
+    upper`` wherever a bound was proven, and the guess, when proven to reach ``lower``, is a
+    play whose exact value does."""
+    rng = random.Random(f"bounds-{preset}")
+    rules = Rules.preset(preset)
+    checked = proven = 0
+    for _ in range(budget(25, 200)):
+        state = random_position(rng, rules, 5)
+        full = solve(state, all_values=True, threads=1, time_limit=None)
+        assert full.exact and full.value is not None
+        exact = dict(full.values)
+        for share in (1, 3, 10, 30):
+            limit = max(1, full.nodes * share // 40)
+            for threads in (1, 2):
+                cut = solve(state, max_nodes=limit, threads=threads, time_limit=None)
+                if cut.exact:
+                    assert cut.value == full.value
+                    continue
+                checked += 1
+                assert cut.lower is None or cut.lower <= full.value, (str(state), limit)
+                assert cut.upper is None or cut.upper >= full.value, (str(state), limit)
+                assert cut.guess in exact or (cut.guess is None and PASS in exact)
+                if cut.lower is not None and cut.depth is None:
+                    proven += 1
+                    assert exact[cut.guess or PASS] >= cut.lower, (str(state), limit)
+    assert checked > 20 and proven > 5, (checked, proven)
+
+
+def test_default_limits_answer_a_whole_deal() -> None:
+    """Issue #33: the default limits on a whole deal (~19 s and no play before) return in
+    about DEFAULT_TIME_LIMIT seconds with a legal play (wall clock: generous, the machine
+    may be loaded)."""
+    import time
+
+    from shuangkou.solve import DEFAULT_TIME_LIMIT
+
+    state = State.deal("baibian", 7)
+    t = time.monotonic()
+    sol = solve(state)
+    assert time.monotonic() - t < DEFAULT_TIME_LIMIT * 2
+    assert not sol.exact and sol.guess in state.legal()
+    assert "best so far" in str(sol)
+
+
+def test_print_shows_every_value_when_asked() -> None:
+    """Issue #35: print(solve(..., all_values=True)) lists each move's value."""
+    state = RefState.parse("baibian 35/-/336/356 3 - 0 1 -/-/-/- -")
+    assert str(solve(state, all_values=True)).splitlines()[-1] == "values: 3 +2, 5 +8, 6 +2"
+    assert "values:" not in str(solve(state))
 
 
 def test_solve_a_game_and_its_errors() -> None:

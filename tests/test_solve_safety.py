@@ -9,15 +9,18 @@ import importlib
 import math
 import random
 import signal
+import subprocess
+import sys
 import threading
 import time
 
 import numpy as np
 import pytest
 
-from shuangkou import Game, Hand, Rules, State, pimc_policy, solve
+from shuangkou import Game, Hand, Rules, State, _solve, pimc_policy, solve
 from shuangkou._reference_game import RefState
 from shuangkou.errors import ArgumentError
+from shuangkou.position import parse_position
 from shuangkou.solve import searcher
 
 SMALL = "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
@@ -38,6 +41,8 @@ def deal(preset: str, cards: int, seed: int) -> State:
         ({"max_nodes": 2**70}, "max_nodes"), ({"max_nodes": "9"}, "max_nodes"),
         ({"tt_bits": 4.5}, "tt_bits"), ({"tt_bits": 99}, "tt_bits"),
         ({"tt_bits": False}, "tt_bits"),
+        ({"all_values": "yes"}, "all_values"), ({"all_values": 1}, "all_values"),
+        ({"all_values": None}, "all_values"),
         ({"time_limit": -1}, "time_limit"), ({"time_limit": math.nan}, "time_limit"),
         ({"time_limit": math.inf}, "time_limit"), ({"time_limit": 0}, "time_limit"),
         ({"time_limit": True}, "time_limit"), ({"time_limit": "1"}, "time_limit"),
@@ -60,6 +65,60 @@ def test_solve_normalises_int_like_arguments() -> None:
 def test_solve_refuses_what_is_not_a_position(position: object) -> None:
     with pytest.raises(ArgumentError, match="position must be a State, RefState or Game"):
         solve(position)  # type: ignore[arg-type]
+
+
+def test_solve_takes_numpy_bools() -> None:
+    sol = solve(RefState.parse(SMALL), all_values=np.bool_(True))
+    assert sol.exact and len(sol.values) == 3 and all(v is not None for _, v in sol.values)
+
+
+def finished_state() -> State:
+    state = parse_position(SMALL)
+    for play in solve(state).pv:
+        state.play(play)
+    assert state.to_act is None
+    return state
+
+
+def test_solve_refuses_a_finished_position() -> None:
+    """Issue #33: a finished deal (a State played out, its RefState, an abandoned Game) is an
+    ArgumentError naming the position (it was an AssertionError); nothing is changed."""
+    state = finished_state()
+    before = str(state)
+    game = Game.from_deal(Rules.preset("classic"), ["3s 4s", "5s", "6s", "7s"], leader=0)
+    game.abandon(1)
+    for position in (state, RefState.parse(before), game):
+        with pytest.raises(ArgumentError, match="position: the deal is over"):
+            solve(position)  # type: ignore[arg-type]
+    assert str(state) == before
+
+
+def test_cli_solve_refuses_a_finished_position(capsys: pytest.CaptureFixture[str]) -> None:
+    from shuangkou.cli import main
+
+    assert main(["solve", str(finished_state())]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1
+    assert out.err.startswith("shuangkou: error: position: the deal is over")
+
+
+def test_a_table_too_big_names_its_size() -> None:
+    """Issue #33: a table the memory cannot hold is a MemoryError naming tt_bits, its size and
+    the way out (it had no message). The address space is capped in a child process so that
+    the allocation fails on any machine, overcommit or not."""
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31))\n"
+        "from shuangkou.position import parse_position\n"
+        "from shuangkou.solve import searcher\n"
+        f"searcher(parse_position({SMALL!r}), tt_bits=28)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("MemoryError: tt_bits=28: the transposition table of 2**28 "
+                           "entries of 16 bytes (4 GiB) could not be allocated"), last
+    assert "smaller tt_bits" in last
 
 
 def test_solve_refuses_a_seat_view_with_a_reason() -> None:
@@ -100,9 +159,11 @@ def test_time_limit_gives_an_anytime_answer() -> None:
     t = time.monotonic()
     sol = solve(state, max_nodes=None, time_limit=0.5)
     assert time.monotonic() - t < 2.0
-    assert not sol.exact and sol.guess is not None and sol.depth is not None
+    assert not sol.exact and sol.guess is not None
     assert sol.guess in set(state.legal()) | {None}
     assert "best so far" in str(sol)
+    tiny = solve(state, time_limit=1e-9)     # spent before the search starts: still a play
+    assert not tiny.exact and tiny.guess in set(state.legal())
     small = solve(RefState.parse(SMALL), time_limit=10.0)
     assert small.exact and small.value == 8 and small.guess == small.best[0]
 
@@ -123,10 +184,11 @@ def test_ctrl_c_stops_a_search_within_a_second() -> None:
     assert time.monotonic() - t < 1.3
 
 
-def test_default_table_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) -> None:
-    """solve's table: 2^22 entries below BIG_TT_CARDS cards in hand, 2^25 from there on (an
-    8-card search fills 2^22 and loses its costly entries: docs/solver.md), never past 1/16 of
-    the memory; solve passes the position's cards in hand."""
+def test_default_table_cap_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """solve's table grows up to 2^22 entries below BIG_TT_CARDS cards in hand, 2^25 from
+    there on (an 8-card search fills 2^22 and loses its costly entries: docs/solver.md), never
+    past 1/16 of the memory, nor past what the node limit can fill; it starts at
+    START_TT_BITS."""
     # the module (the package's ``solve`` is the function)
     solve_mod = importlib.import_module("shuangkou.solve")
     assert solve_mod.default_tt_bits(4 * 7) == solve_mod.TT_BITS == 22
@@ -135,14 +197,17 @@ def test_default_table_grows_with_the_position(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(solve_mod.os, "sysconf", lambda name: pages[name])
     assert solve_mod.default_tt_bits(32) == 22      # 2^22 x 16 bytes = 1/16 of 1 GiB
     monkeypatch.undo()
-    seen: list[int] = []
-    real = solve_mod.searcher
+    made: list[_solve.Searcher] = []
+    real = _solve.Searcher
 
-    def spy(state, objective, bits, *args):  # type: ignore[no-untyped-def]
-        seen.append(bits)
-        return real(state, objective, 16, *args)
+    def spy(*args):  # type: ignore[no-untyped-def]
+        made.append(real(*args))
+        return made[-1]
 
-    monkeypatch.setattr(solve_mod, "searcher", spy)
-    for cards in (7, 8):
-        solve(deal("baibian", cards, 2), max_nodes=1_000)
-    assert seen == [solve_mod.default_tt_bits(28), solve_mod.default_tt_bits(32)]
+    monkeypatch.setattr(solve_mod._solve, "Searcher", spy)
+    for cards, limit in ((7, None), (8, None), (8, 1_000)):
+        solve(deal("baibian", cards, 2), max_nodes=limit, time_limit=0.05, threads=1)
+    monkeypatch.undo()
+    assert [s.max_table_bits for s in made] == [
+        solve_mod.default_tt_bits(28), solve_mod.default_tt_bits(32), 11]  # 2 x 1,000 < 2^11
+    assert all(solve_mod.START_TT_BITS <= s.table_bits <= s.max_table_bits for s in made[:2])

@@ -492,6 +492,7 @@ cdef enum:
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
+    SV_CLASS_SLOTS = 2048       # the readings of the rest of a hand, for the quick tricks
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
@@ -503,6 +504,10 @@ cdef enum:
     SV_WRITING = 2              # valued, its value being written,
     SV_DONE = 3                 # valued
     SV_MAX_THREADS = 64         # ``threads`` at most
+
+
+cdef extern from "<limits.h>":
+    const long long SV_NEVER "LLONG_MAX"
 
 
 ctypedef struct TTData:
@@ -536,6 +541,10 @@ ctypedef struct Search:
     void* tt_block              # the table's allocation (``tt`` is its 64-byte aligned start)
     TTEntry* tt
     uint64_t bucket_mask        # entries − 1, without the low bits of the bucket's ways
+    int tt_bits                 # the table holds 2**tt_bits entries now,
+    int tt_max_bits             # and may grow to 2**tt_max_bits (sv_tt_grow)
+    long long tt_fill           # its entries filled (stores into an empty entry)
+    long long tt_grow_at        # the fill at which it doubles (SV_NEVER: it does not grow)
     int ways
     uint64_t* words             # move stack: plays of each ply, then pass as (0, 0)
     uint32_t* tags
@@ -576,6 +585,9 @@ ctypedef struct Search:
     uint64_t beat_hand[SV_BEAT_SLOTS]   # sv_can_beat's results: a hand + 1 (0: empty slot),
     uint32_t beat_tag[SV_BEAT_SLOTS]    # the table's tag and whether the hand can beat it
     int8_t beat_has[SV_BEAT_SLOTS]
+    uint64_t class_hand[SV_CLASS_SLOTS]     # sv_classify's results: a card set + 1 (0:
+    uint32_t class_tags[SV_CLASS_SLOTS][2]  # empty slot), its readings and how many
+    int8_t class_n[SV_CLASS_SLOTS]
     uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
     int32_t order_lo[SV_ORDER_SLOTS]
     int32_t order_hi[SV_ORDER_SLOTS]
@@ -735,11 +747,14 @@ cdef inline bint sv_usable(const TTData* e, int depth) noexcept nogil:
     return e.depth == SV_TT_EXACT or (depth <= SV_MAX_DEPTH and e.depth >= depth)
 
 
-cdef inline void sv_store(Search* s, TTEntry* b, uint64_t key, int32_t value, long long best,
+cdef inline void sv_store(Search* s, uint64_t key, int32_t value, long long best,
                           int depth, int flag, long long work) noexcept nogil:
-    """Store a bound in bucket ``b``: over the entry of ``key`` if there is one, else an empty
-    entry, else the one whose subtree took the least work (depth-preferred replacement: the
-    costly results stay; with one way, always replace). ``depth`` SV_TT_EXACT: no horizon."""
+    """Store a bound in the bucket of ``key``: over the entry of ``key`` if there is one, else
+    an empty entry, else the one whose subtree took the least work (depth-preferred
+    replacement: the costly results stay; with one way, always replace). ``depth``
+    SV_TT_EXACT: no horizon. A growing table doubles once half its entries are filled
+    (sv_tt_grow): the bucket is found here, from the key, never kept across a store."""
+    cdef TTEntry* b = sv_bucket(s, key)
     cdef TTEntry* e = b
     cdef int i
     cdef uint64_t d, least = sv_ld64(&b[0].data) >> 58
@@ -751,12 +766,69 @@ cdef inline void sv_store(Search* s, TTEntry* b, uint64_t key, int32_t value, lo
         if (d >> 58) < least:
             e = &b[i]
             least = d >> 58
+    if not ((sv_ld64(&e.data) >> 56) & 3):
+        s.tt_fill += 1
     d = (<uint64_t><uint32_t>value
          | <uint64_t>(best if 0 <= best <= 0xFFFF else 0) << 32
          | <uint64_t>(depth if depth <= SV_MAX_DEPTH else SV_TT_EXACT) << 48
          | <uint64_t>(flag | (min(sv_log2(<unsigned long long>work + 1), 63) << 2)) << 56)
     sv_st64(&e.data, d)
     sv_st64(&e.check, key ^ d)
+    if s.tt_fill >= s.tt_grow_at:
+        sv_tt_grow(s, s.tt_bits + 1)
+
+
+cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
+    """A zeroed table of ``2**bits`` entries for ``s`` (calloc: a big one is mapped zeroed on
+    first touch; started on a huge page, or a cache line when smaller); False (``s``
+    unchanged) if out of memory. The caller frees the previous one."""
+    cdef uint64_t entries = (<uint64_t>1) << bits
+    cdef size_t size = entries * sizeof(TTEntry)
+    cdef size_t align = SV_HUGE if size >= SV_HUGE else 64
+    cdef void* block = calloc(size + align, 1)
+    if block == NULL:
+        return False
+    s.tt_block = block
+    s.tt = <TTEntry*>((<size_t>block + align - 1) & ~(<size_t>(align - 1)))
+    if size >= SV_HUGE:
+        sv_huge_pages(s.tt, size)
+    s.tt_bits = bits
+    s.bucket_mask = (entries - 1) & ~(<uint64_t>(s.ways - 1))
+    s.tt_fill = 0
+    s.tt_grow_at = <long long>(entries >> 1) if bits < s.tt_max_bits else SV_NEVER
+    return True
+
+
+cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
+    """The table grown to ``2**bits`` entries (at most ``2**tt_max_bits``), every entry kept:
+    an entry's key is ``check ^ data``, and the entries of one bucket go to the two buckets
+    it splits into, so they always fit. Out of memory: the table stays as it is and stops
+    growing (the search goes on, only with less room). One thread only (never during a
+    parallel search: its helpers hold the table)."""
+    cdef TTEntry* old = s.tt
+    cdef void* block = s.tt_block
+    cdef uint64_t n = (<uint64_t>1) << s.tt_bits, i, d, key
+    cdef TTEntry* b
+    cdef int w
+    bits = min(bits, s.tt_max_bits)
+    if bits <= s.tt_bits:
+        return
+    if not sv_tt_alloc(s, bits):
+        s.tt_max_bits = s.tt_bits
+        s.tt_grow_at = SV_NEVER
+        return
+    for i in range(n):
+        d = old[i].data
+        if not ((d >> 56) & 3):
+            continue
+        key = old[i].check ^ d
+        b = sv_bucket(s, key)
+        for w in range(s.ways):
+            if not ((b[w].data >> 56) & 3):
+                b[w] = old[i]
+                s.tt_fill += 1
+                break
+    free(block)
 
 
 # -- values and horizon evaluations --------------------------------------------------------------
@@ -860,17 +932,30 @@ cdef inline bint sv_within(uint64_t hand, uint64_t w) noexcept nogil:
 
 cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start,
                          int i) noexcept nogil:
-    """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: ``sk_count`` against it is 0),
-    cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until the move order fills it."""
+    """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: no play of theirs beats it,
+    ``sv_can_beat``'s cache), cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until
+    the move order fills it."""
     cdef int k, o
     if s.order[start + i] == 0:
         s.order[start + i] = 1
         for k in range(1, 4, 2):
             o = (seat + k) & 3
-            if st.ncards[o] and sk_count(st.hand[o], s.p.flags, s.tags[start + i], False) != 0:
+            if st.ncards[o] and sv_can_beat(s, st.hand[o], s.tags[start + i]):
                 s.order[start + i] = 2
                 break
     return s.order[start + i] == 1
+
+
+cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept nogil:
+    """``sk_classify`` of ``cards`` (0..2 readings into ``tags``), cached by the card set
+    (direct-mapped): the quick tricks ask for the rest of the same hands at many nodes."""
+    cdef int slot = <int>(((cards * 0x9E3779B97F4A7C15ULL) >> 53) & (SV_CLASS_SLOTS - 1))
+    if s.class_hand[slot] != cards + 1:
+        s.class_n[slot] = <int8_t>sk_classify(cards, s.p.flags, s.class_tags[slot])
+        s.class_hand[slot] = cards + 1
+    tags[0] = s.class_tags[slot][0]
+    tags[1] = s.class_tags[slot][1]
+    return s.class_n[slot]
 
 
 cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long start, int i,
@@ -926,14 +1011,14 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         return lb
     for k in range(1, 4, 2):
         o = (seat + k) & 3
-        if fin.ncards[o] and sk_count(fin.hand[o], s.p.flags, last, False) != 0:
+        if fin.ncards[o] and sv_can_beat(s, fin.hand[o], last):
             return lb
     relay = fin[0]
     while not relay.over and relay.table:
         sk_pass(&relay)
     if relay.over or relay.to_act != p:
         return lb       # cannot happen (R7 接风): no bound from it
-    nr = sk_classify(relay.hand[p], s.p.flags, tags)
+    nr = sv_classify(s, relay.hand[p], tags)
     for r in range(nr):
         out = relay
         sk_play(&out, relay.hand[p], tags[r])
@@ -950,14 +1035,13 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         rest = relay.hand[p] - s.words[top + i]
         if rest == 0:
             continue
-        nr = sk_classify(rest, s.p.flags, tags)
+        nr = sv_classify(s, rest, tags)
         if nr == 0:
             continue
         sure = True
         for k in range(1, 4, 2):
             o = (seat + k) & 3
-            if relay.ncards[o] and sk_count(relay.hand[o], s.p.flags, s.tags[top + i],
-                                            False) != 0:
+            if relay.ncards[o] and sv_can_beat(s, relay.hand[o], s.tags[top + i]):
                 sure = False
         if not sure:
             continue
@@ -1001,7 +1085,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
         rest = hand - s.words[start + i]
         if rest == 0 or s.tags[start + i] == 0:
             continue        # going out at once is a move: the search sees it first
-        nr = sk_classify(rest, s.p.flags, tags)
+        nr = sv_classify(s, rest, tags)
         if nr:
             if sv_sure(s, st, seat, start, i):
                 lb = sv_line(s, st, seat, start, i, -1, rest, tags, nr, lb)
@@ -1010,7 +1094,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
                 rest2 = rest - s.words[start + j]
                 if rest2 == 0 or not sv_within(rest, s.words[start + j]):
                     continue
-                nr = sk_classify(rest2, s.p.flags, tags)
+                nr = sv_classify(s, rest2, tags)
                 if nr and sv_sure(s, st, seat, start, j):
                     lb = sv_line(s, st, seat, start, i, j, rest2, tags, nr, lb)
         if lb >= beta:
@@ -1280,16 +1364,45 @@ cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, in
     return -sv_search(s, st, -beta, -alpha, depth)
 
 
-cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess,
-                            int depth) noexcept nogil:
+cdef inline void sv_raise(long long* p, long long v) noexcept nogil:
+    """``*p`` = max(``*p``, ``v``), atomically (the threads of a root search share it)."""
+    cdef long long b = sv_ld(p)
+    while v > b and not sv_cas(p, b, v):
+        b = sv_ld(p)
+
+
+cdef inline void sv_drop(long long* p, long long v) noexcept nogil:
+    """``*p`` = min(``*p``, ``v``), atomically."""
+    cdef long long b = sv_ld(p)
+    while v < b and not sv_cas(p, b, v):
+        b = sv_ld(p)
+
+
+cdef inline void sv_bound(long long* lo, long long* hi, int32_t v, int32_t beta) noexcept nogil:
+    """What a finished fail-soft search of window (beta − 1, beta) proved: a value ``v`` below
+    beta bounds the move from above, one at beta or more from below (``lo``, ``hi``: the
+    move's proven bounds, NULL: not kept)."""
+    if lo == NULL:
+        return
+    if v < beta:
+        sv_drop(hi, v)
+    else:
+        sv_raise(lo, v)
+
+
+cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess, int depth,
+                            long long* lo_out, long long* hi_out) noexcept nogil:
     """The exact value for ``seat`` of ``st`` (reached by its move) by MTD(f): null-window
-    searches from ``guess``, each proving a bound, until the bounds meet."""
+    searches from ``guess``, each proving a bound, until the bounds meet. Each bound proven
+    is kept in ``lo_out``/``hi_out`` (NULL: not kept), so a search stopped before they meet
+    still leaves what it proved."""
     cdef int32_t lo = -SV_INF, hi = SV_INF, g = guess, b
     while lo < hi:
         b = g + 1 if g == lo else g
         g = sv_child(s, st, seat, b - 1, b, depth)
         if s.stopped:
             return 0
+        sv_bound(lo_out, hi_out, g, b)
         if g < b:
             hi = g
         else:
@@ -1364,7 +1477,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         etc = True
         v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, &best_code)
         if v >= beta:       # a move ending the deal
-            sv_store(s, b, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
+            sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1373,7 +1486,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     if s.features & SV_F_QUICK and n <= SV_QUICK_MOVES:
         v = sv_quick(s, st, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
-            sv_store(s, b, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
+            sv_store(s, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1401,7 +1514,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if v >= beta:
             if not exact:
                 s.horizon = True
-            sv_store(s, b, key, v, best_code, SV_TT_EXACT if exact else depth, SV_LOWER, 1)
+            sv_store(s, key, v, best_code, SV_TT_EXACT if exact else depth, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1457,7 +1570,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 if alpha >= beta:
                     break
     s.top = start
-    sv_store(s, b, key, best, best_code, depth if s.horizon else SV_TT_EXACT,
+    sv_store(s, key, best, best_code, depth if s.horizon else SV_TT_EXACT,
              SV_UPPER if best <= a0 else (SV_LOWER if best >= beta else SV_EXACT),
              s.budget.work - work0)
     s.horizon = s.horizon or outer_horizon
@@ -1484,6 +1597,8 @@ ctypedef struct RootJob:
     long long running           # helper threads still searching (atomic)
     int32_t* values             # per move: exact, or an upper bound below ``best``
     long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE (atomic)
+    long long* lo               # per move: the bounds its searches proved so far (atomic;
+    long long* hi               # ±SV_INF: none), exact searches only (NULL otherwise)
     Shared shared
 
 
@@ -1495,21 +1610,31 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     cdef SkState st = j.root
     cdef int seat = st.to_act, d
     cdef int32_t v, best = guess
+    cdef long long* lo = NULL if j.lo == NULL else &j.lo[i]
+    cdef long long* hi = NULL if j.hi == NULL else &j.hi[i]
     sv_apply(&st, j.words[i], j.tags[i])
     d = sv_advance(s, &st, j.depth - 1)
     if (j.all_values or first) and s.features & SV_F_MTDF:
-        return sv_mtdf(s, &st, seat, guess, d)
+        return sv_mtdf(s, &st, seat, guess, d, lo, hi)
     if j.all_values or first:
-        return sv_child(s, &st, seat, -SV_INF, SV_INF, d)
+        v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
+        if not s.stopped and lo != NULL:
+            sv_raise(lo, v)
+            sv_drop(hi, v)
+        return v
     # a null window: does the move reach best? (else v bounds it, < best)
     v = sv_child(s, &st, seat, best - 1, best, d)
+    if not s.stopped:
+        sv_bound(lo, hi, v, best)
     if v >= best and not s.stopped:
         if best >= j.top:       # nothing beats best: v is best
             v = best
         else:                   # does it pass best? then its exact value
             v = sv_child(s, &st, seat, best, best + 1, d)
+            if not s.stopped:
+                sv_bound(lo, hi, v, best + 1)
             if v > best and not s.stopped:
-                v = sv_mtdf(s, &st, seat, v, d)
+                v = sv_mtdf(s, &st, seat, v, d, lo, hi)
             elif not s.stopped:
                 v = best
     return v
@@ -1617,9 +1742,8 @@ cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
     h.p = s.p
     h.objective = s.objective
     h.features = s.features
-    h.tt = s.tt
-    h.bucket_mask = s.bucket_mask
     h.ways = s.ways
+    h.tt_grow_at = SV_NEVER     # a helper never grows the table (its owner does, between searches)
     h.evaluation = s.evaluation
     h.top_single = s.top_single
     h.pext = s.pext
@@ -1669,6 +1793,13 @@ TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTD
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
 
+cdef str sv_table_too_big(int bits, size_t size):
+    """The message of a table that could not be allocated: its size and how to lower it."""
+    return (f"tt_bits={bits}: the transposition table of 2**{bits} entries of 16 bytes "
+            f"({size / 2**30:.4g} GiB) could not be allocated; pass a smaller tt_bits (each "
+            f"one less halves it: 22 is 64 MiB) or none (solve then sizes it to the search)")
+
+
 def _choice(value, str what, dict allowed):
     if not isinstance(value, str) or value not in allowed:
         names = " or ".join(repr(k) for k in allowed)
@@ -1697,16 +1828,19 @@ cdef class Searcher:
     cdef bint has_root
     cdef readonly object rules
     cdef object lock
+    cdef object lower           # the last root search's bounds on the root's value (None:
+    cdef object upper           # none proven) and the move it would play (``bounds``)
+    cdef int pick
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
 
     def __init__(self, State state, objective="score", tt_bits=20, evaluation="hand_count",
-                 techniques=None):
+                 techniques=None, max_tt_bits=None):
         """For the rules of ``state`` (a ``shuangkou.State``: its engine parameters).
-        ``techniques``: names of :data:`TECHNIQUES` to use (None: all)."""
-        cdef uint64_t entries
-        cdef size_t size, align
+        ``techniques``: names of :data:`TECHNIQUES` to use (None: all). The table starts at
+        ``2**tt_bits`` entries and doubles, keeping every entry, each time half of it is
+        filled, up to ``2**max_tt_bits`` (None: it stays at ``2**tt_bits``)."""
         cdef int features = SV_F_ALL, n
         cdef uint64_t w
         if self.lock is not None:
@@ -1714,6 +1848,7 @@ cdef class Searcher:
         obj = _choice(objective, "objective", OBJECTIVES)
         ev = _choice(evaluation, "evaluation", EVALUATIONS)
         bits = as_int(tt_bits, "tt_bits", 4, 34)
+        top = bits if max_tt_bits is None else as_int(max_tt_bits, "max_tt_bits", bits, 34)
         if techniques is not None:
             features = 0
             for name in techniques:
@@ -1726,20 +1861,13 @@ cdef class Searcher:
         self.s.features = features
         self.s.pext = (features & SV_F_PEXT) != 0 and sv_cpu_bmi2()
         self.s.ways = SV_WAYS if features & SV_F_BUCKET else 1
-        entries = (<uint64_t>1) << bits
-        self.s.bucket_mask = (entries - 1) & ~(<uint64_t>(self.s.ways - 1))
-        # calloc: the pages are mapped zeroed on first touch (a big table costs only what is
-        # used); started on a huge page (or a cache line when smaller)
-        size = entries * sizeof(TTEntry)
-        align = SV_HUGE if size >= SV_HUGE else 64
-        self.s.tt_block = calloc(size + align, 1)
-        self.s.tt = <TTEntry*>((<size_t>self.s.tt_block + align - 1) & ~(<size_t>(align - 1)))
-        if size >= SV_HUGE:
-            sv_huge_pages(self.s.tt, size)
+        self.s.tt_max_bits = top
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
-        if not sv_alloc(&self.s) or self.s.tt_block == NULL:
+        if not sv_tt_alloc(&self.s, bits):
+            raise MemoryError(sv_table_too_big(bits, ((<size_t>1) << bits) * sizeof(TTEntry)))
+        if not sv_alloc(&self.s):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -1798,6 +1926,38 @@ cdef class Searcher:
         return self.root.hash
 
     @property
+    def bounds(self) -> tuple:
+        """``(lower, upper, move)`` of the last root search: the bounds it proved on the
+        root's value (equal to it when it finished; ``None``: none proven; a depth-limited
+        search proves none), and the index of the move that reaches ``lower`` (else the first
+        move searched): the play to make when a limit stopped it."""
+        return self.lower, self.upper, self.pick
+
+    def grow(self, int bits):
+        """The table grown to ``2**bits`` entries now (at most ``2**max_table_bits``), every
+        entry kept: room for a search on several threads, under which it cannot grow."""
+        self._ready()
+        with self.lock:
+            sv_tt_grow(&self.s, bits)
+
+    @property
+    def objective(self) -> str:
+        """The objective its values are in (``"score"`` or ``"base"``)."""
+        return "score" if self.s.objective == SV_OBJ_SCORE else "base"
+
+    @property
+    def table_bits(self) -> int:
+        """The table holds ``2**table_bits`` entries of 16 bytes now (it grows up to
+        ``2**max_table_bits`` as the searches fill it)."""
+        return self.s.tt_bits
+
+    @property
+    def max_table_bits(self) -> int:
+        """The most the table may grow to (``2**max_table_bits`` entries); lowered to
+        :attr:`table_bits` if memory ran out while growing."""
+        return self.s.tt_max_bits
+
+    @property
     def helper_nodes(self) -> int:
         """Nodes the helper threads searched in the last root search (0 with one thread);
         included in its ``nodes``."""
@@ -1845,7 +2005,8 @@ cdef class Searcher:
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef int seat = st.to_act, n, i, k, helpers = 0
-        cdef int32_t v = 0, guess = 0, lo = 0
+        cdef int32_t v = 0, guess = 0, lo = -SV_INF
+        cdef long long low, high
         cdef uint64_t key
         cdef TTData e
         cdef RootJob j
@@ -1879,14 +2040,21 @@ cdef class Searcher:
         j.order = <int*>malloc(n * sizeof(int))
         j.values = <int32_t*>calloc(n, sizeof(int32_t))
         j.state = <long long*>calloc(n, sizeof(long long))
+        if depth == SV_EXACT_DEPTH:     # a horizon's values bound nothing
+            j.lo = <long long*>malloc(n * sizeof(long long))
+            j.hi = <long long*>malloc(n * sizeof(long long))
         try:
             if (j.words == NULL or j.tags == NULL or j.order == NULL or j.values == NULL
-                    or j.state == NULL):
+                    or j.state == NULL or (depth == SV_EXACT_DEPTH and (j.lo == NULL
+                                                                        or j.hi == NULL))):
                 raise MemoryError()
             for i in range(n):
                 j.words[i] = s.words[i]
                 j.tags[i] = s.tags[i]
                 j.order[i] = order[i]
+                if j.lo != NULL:
+                    j.lo[i] = -SV_INF
+                    j.hi[i] = j.top
             j.guess = guess
             j.next = 1
             j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
@@ -1912,15 +2080,36 @@ cdef class Searcher:
             values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
             stopped = not all(j.state[i] == SV_DONE for i in range(n))
             optimal = [] if stopped else [i for i in order if j.values[i] == j.best]
+            # the root's bounds: its value is its best move's, so at least the most any move
+            # was proven to reach and at most the most any move may reach
+            self.pick = order[0]
+            low, high = lo, -SV_INF
+            if j.lo != NULL:
+                for i in order:
+                    if j.lo[i] > low:
+                        low = j.lo[i]
+                        self.pick = i
+                    high = max(high, j.hi[i])
+            else:
+                high = SV_INF
+            if not stopped:
+                low = high = j.best
+                self.pick = optimal[0]
+            if j.lo == NULL:
+                low, high = -SV_INF, SV_INF
+            self.lower = low if low > -SV_INF else None
+            self.upper = min(high, j.top) if min(high, j.top) < SV_INF else None
         finally:
             free(j.words)
             free(j.tags)
             free(j.order)
             free(j.values)
             free(j.state)
+            free(j.lo)
+            free(j.hi)
         s.top = 0
         if optimal:
-            sv_store(s, sv_bucket(s, key), key, values[optimal[0]], optimal[0] + 1,
+            sv_store(s, key, values[optimal[0]], optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
 
@@ -1933,6 +2122,9 @@ cdef class Searcher:
         cdef Search* h
         cdef int k, started = 0
         self._ensure_helpers(helpers)
+        # the helpers share the table: it cannot grow under them (``grow`` between searches)
+        grow_at = s.tt_grow_at
+        s.tt_grow_at = SV_NEVER
         j.shared.max_work = max_nodes
         j.shared.claimed = 0
         j.shared.stop = SK_RUNNING
@@ -1941,6 +2133,8 @@ cdef class Searcher:
             h = s if k == helpers else &self.helpers[k]
             if k < helpers:
                 h.budget = s.budget             # the same deadline
+                h.tt = s.tt
+                h.bucket_mask = s.bucket_mask
                 h.budget.work = 0
                 sv_fresh(h)
                 h.oom = False
@@ -1971,6 +2165,7 @@ cdef class Searcher:
                 sv_wait(s, j)
             self.job = NULL
             s.shared = NULL
+            s.tt_grow_at = grow_at
         return 0
 
     def principal_variation(self, int first, int value, int max_length=1000):

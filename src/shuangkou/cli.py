@@ -152,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     so.add_argument("--max-nodes", type=_int_flag(1, _COUNT), default=None,
                     help="stop after N positions (default: solve's DEFAULT_MAX_NODES)")
     so.add_argument("--time-limit", type=_seconds_flag, default=None,
-                    help="stop after S seconds")
+                    help="stop after S seconds (default: solve's DEFAULT_TIME_LIMIT)")
 
     hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
     hi.add_argument("position", help="position text (docs/position.md)")
@@ -467,7 +467,9 @@ def _solve(args: argparse.Namespace) -> int:
             print(f"  {str(p):<40} {p.describe()}")
         return 0
     limits = {} if args.max_nodes is None else {"max_nodes": args.max_nodes}
-    print(solve(position, args.objective, time_limit=args.time_limit, **limits))
+    if args.time_limit is not None:
+        limits["time_limit"] = args.time_limit
+    print(solve(position, args.objective, **limits))
     return 0
 
 

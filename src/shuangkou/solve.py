@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+import numpy as np
+
 from . import _solve
 from ._check import as_int, as_seat, as_seconds, as_seed
 from ._engine import State
@@ -305,17 +307,30 @@ Objective = Literal["score", "base"]
 Evaluation = Literal["hand_count", "rollout"]
 
 DEFAULT_MAX_NODES = 20_000_000
-""":func:`solve`'s default node limit: a few seconds on this machine's class (8–10 M nodes/s),
-so an interactive call on any legal position returns (``exact=False`` past it); ``None``
-lifts it."""
+""":func:`solve`'s default node limit: a few seconds where nodes are cheap (8–10 M nodes/s
+at 5–8 cards a seat on this machine's class; ``exact=False`` past it); ``None`` lifts it."""
+
+DEFAULT_TIME_LIMIT = 4.0
+""":func:`solve`'s default time limit in seconds: on a whole deal a node costs ~1 µs, and
+:data:`DEFAULT_MAX_NODES` alone took ~19 s there; with it a call returns in about 4 s on any
+legal position, with a play and what it proved (``None`` lifts it: then only the nodes
+bound the call)."""
+
+START_TT_BITS = 12
+""":func:`solve`'s table starts at ``2**12`` entries (64 KiB) and doubles each time half of it
+is filled, keeping every entry, up to its cap (``tt_bits``, by default
+:func:`default_tt_bits`): its memory follows the search, 32–64 bytes a stored position (a
+node stores at most one), and a small solve never pays for a big table (docs/solver.md
+"Memory")."""
 
 TT_BITS = 22
-"""The default transposition table of :func:`solve`: ``2**22`` entries of 16 bytes (64 MiB),
-fewer on a machine with under 1 GiB of memory (see :func:`default_tt_bits`). A bigger one
+"""The default cap of :func:`solve`'s table: ``2**22`` entries of 16 bytes (64 MiB), less
+on a machine with under 1 GiB of memory (see :func:`default_tt_bits`). A bigger one
 costs more time than it saves up to 7 cards a seat (docs/solver.md)."""
 
 BIG_TT_BITS = 25
-"""The default table from :data:`BIG_TT_CARDS` cards in hand on: ``2**25`` entries (512 MiB).
+"""The default cap of the table from :data:`BIG_TT_CARDS` cards in hand on: ``2**25`` entries
+(512 MiB).
 An 8-card search visits tens of millions of nodes, so 2^22 entries evict costly results: on
 the 8-card benchmark positions 2^24 took up to 1.8× fewer nodes than 2^22 on one thread, and
 2^25 up to another 1.37× (1.15–1.18× on two threads, which fill the table twice as fast;
@@ -327,9 +342,9 @@ BIG_TT_CARDS = 29
 
 
 def default_tt_bits(cards: int = 0) -> int:
-    """:data:`TT_BITS`, or :data:`BIG_TT_BITS` for a position of ``cards`` cards in hand from
-    :data:`BIG_TT_CARDS` on; capped so the table takes at most 1/16 of the physical memory
-    (its pages are mapped on first touch, so a small search uses little of it)."""
+    """The most :func:`solve`'s table grows to: :data:`TT_BITS`, or :data:`BIG_TT_BITS` for a
+    position of ``cards`` cards in hand from :data:`BIG_TT_CARDS` on; at most 1/16 of the
+    physical memory."""
     bits = BIG_TT_BITS if cards >= BIG_TT_CARDS else TT_BITS
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -351,6 +366,7 @@ def as_state(position: Position) -> State:
     from ._reference_game import RefState
 
     if isinstance(position, State):
+        _refuse_finished(position)
         return position
     if not isinstance(position, (Game, RefState)):
         hint = (
@@ -360,8 +376,7 @@ def as_state(position: Position) -> State:
         raise ArgumentError(
             f"position must be a State, RefState or Game, not {type(position).__name__}{hint}"
         )
-    if position.to_act is None:
-        raise ArgumentError("position: the deal is over: there is nothing to solve")
+    _refuse_finished(position)
     return State.from_position(
         position.rules, [_ranks(position, s) for s in range(4)], position.to_act,
         table=position.table, table_owner=position.table_owner, passes=position.passes,
@@ -370,17 +385,25 @@ def as_state(position: Position) -> State:
     )
 
 
+def _refuse_finished(position: Position) -> None:
+    if position.to_act is None:
+        raise ArgumentError("position: the deal is over (no seat to act): there is nothing "
+                            "to solve; pass a position with a seat to act")
+
+
 def searcher(
     state: State, objective: Objective = "score", tt_bits: int = 20,
-    evaluation: Evaluation = "hand_count",
+    evaluation: Evaluation = "hand_count", *, max_tt_bits: int | None = None,
 ) -> _solve.Searcher:
     """A reusable search context for positions of ``state``'s rules (transposition table of
-    ``2**tt_bits`` entries of 16 bytes); ``evaluation`` scores the horizon of depth-limited
-    searches. One instance may be shared by threads: its calls run one at a time (it holds a
-    lock); searches on separate instances run in parallel."""
+    ``2**tt_bits`` entries of 16 bytes, growing as it fills up to ``2**max_tt_bits``: None,
+    it stays as it is); ``evaluation`` scores the horizon of depth-limited searches. Pass it
+    to :func:`solve` (``searcher=``) to keep its table warm from call to call. One instance
+    may be shared by threads: its calls run one at a time (it holds a lock); searches on
+    separate instances run in parallel."""
     if not isinstance(state, State):
         raise ArgumentError(f"state must be a State, not {type(state).__name__}")
-    return _solve.Searcher(state, objective, tt_bits, evaluation)
+    return _solve.Searcher(state, objective, tt_bits, evaluation, None, max_tt_bits)
 
 
 def _play(word: int, tag: int) -> Play:
@@ -396,12 +419,17 @@ class Solution:
     passing is one); ``pv`` – a principal variation starting with ``best[0]``, each play
     optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
     the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
-    ``upper`` is ``None`` when a limit stopped the search before every play was searched);
+    after a limit, what the exact search proved: ``lower`` the most a play was proven to
+    reach, ``upper`` the most any play may reach, by its searches or the finishing orders;
+    ``None`` where nothing was proven, as on a whole deal in seconds);
     ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
-    asked for ``all_values``) an upper bound. ``guess`` – the anytime answer: ``best[0]`` when
-    exact, else the best play of the deepest depth-limited search that finished (iterative
-    deepening over the moves left, horizon scored by 手数), ``None`` if none did; ``depth`` –
-    that search's depth in moves (``None`` when exact)."""
+    asked for ``all_values``) an upper bound; ``None`` for a play a limit stopped before it
+    was valued. ``guess`` – the play to make: ``best[0]`` when exact; after a limit, the play
+    proven to reach ``lower`` when one is, else the best play of the deepest depth-limited
+    search that finished (iterative deepening over the moves left, horizon scored by 手数),
+    else the first play the search tried (``None`` only when that is passing); ``depth`` –
+    that depth-limited search's depth in moves (``None`` otherwise); ``all_values`` –
+    ``values`` are all exact (``solve(all_values=True)``; ``str`` then lists them)."""
 
     value: int | None
     best: tuple[Play, ...]
@@ -415,28 +443,43 @@ class Solution:
     values: tuple[tuple[Play, int | None], ...]
     guess: Play | None = None
     depth: int | None = None
+    all_values: bool = False
 
     def __str__(self) -> str:
         if not self.exact:
-            bound = "unknown" if self.lower is None else f">= {self.lower:+d}"
-            guess = "" if self.guess is None else (
-                f"; best so far (depth {self.depth}): {self.guess or 'pass'}"
+            lo = "?" if self.lower is None else f"{self.lower:+d}"
+            hi = "?" if self.upper is None else f"{self.upper:+d}"
+            how = "proven to reach the lower bound" if self.depth is None else (
+                f"best of a search {self.depth} moves deep")
+            text = (f"not solved: a limit stopped the search after {self.nodes} nodes\n"
+                    f"value in [{lo}, {hi}] ({self.objective}) for seat {self.seat}'s team "
+                    f"(?: not proven)\nbest so far ({how}): {self.guess or 'pass'}")
+        else:
+            best = ", ".join(str(p) if p else "pass" for p in self.best)
+            line = " ; ".join(str(p) if p else "pass" for p in self.pv)
+            text = (
+                f"value {self.value:+d} ({self.objective}) for seat {self.seat}'s team\n"
+                f"optimal: {best}\nline: {line}\nnodes: {self.nodes}"
             )
-            return (f"not solved: a limit stopped the search after {self.nodes} nodes; "
-                    f"value {bound}{guess}")
-        best = ", ".join(str(p) if p else "pass" for p in self.best)
-        line = " ; ".join(str(p) if p else "pass" for p in self.pv)
-        return (
-            f"value {self.value:+d} ({self.objective}) for seat {self.seat}'s team\n"
-            f"optimal: {best}\nline: {line}\nnodes: {self.nodes}"
-        )
+        if self.all_values:     # every move's value is exact: show them (? : not reached)
+            text += "\nvalues: " + ", ".join(
+                f"{p or 'pass'} {'?' if v is None else format(v, '+d')}" for p, v in self.values)
+        return text
 
 
 THREADS = min(2, os.cpu_count() or 1)
 """:func:`solve`'s threads by default: two on a machine of two or more cores (docs/solver.md
 "Threads": on 40 7-card positions the busiest thread searched 1.83× fewer nodes than one
 thread, for 3% more in all), one on a single core. Read at each call: assign it to change the
-default of every later call."""
+default of every later call. The threads start only once a search has proven big
+(:data:`SOLO_NODES`)."""
+
+SOLO_NODES = 100_000
+"""A search of several threads starts on one: the helper threads (and the table's full size,
+which they share: it cannot grow under them) only once this many nodes did not finish it.
+Small positions, most of them below 6 cards a seat, never pay for threads (docs/solver.md
+"Threads"); a big one starts them after ~30 ms on one thread (100,000 nodes at ~3 M a
+second), whose results the table keeps."""
 
 
 ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
@@ -448,11 +491,12 @@ def solve(
     position: Position,
     objective: Objective = "score",
     max_nodes: int | None = DEFAULT_MAX_NODES,
-    time_limit: float | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
     *,
     all_values: bool = False,
     tt_bits: int | None = None,
     threads: int | None = None,
+    searcher: _solve.Searcher | None = None,
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
     :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released
@@ -461,17 +505,25 @@ def solve(
 
     The value (docs/solver.md) is the side to act's team total minus the other team's, of the
     final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
-    four seats (partners cooperate). ``max_nodes`` (default :data:`DEFAULT_MAX_NODES`: a few
-    seconds; ``None``: no limit) and ``time_limit`` (seconds; default none) stop the search:
-    the solution is then ``exact=False`` with the bounds proven so far. With a time limit the
-    search first deepens by moves left (:data:`ANYTIME_DEPTHS`), so ``Solution.guess`` holds
-    the best play found so far whenever the limit stops it. Ctrl-C raises
+    four seats (partners cooperate). ``max_nodes`` (default :data:`DEFAULT_MAX_NODES`;
+    ``None``: no limit) and ``time_limit`` (seconds of wall clock, default
+    :data:`DEFAULT_TIME_LIMIT`; ``None``: no limit) stop the search: the solution is then
+    ``exact=False`` with the bounds proven so far (``lower``, ``upper``) and a play
+    (``Solution.guess``). The search runs in stages: the exact search on one thread for
+    :data:`SOLO_NODES` nodes (most small positions end there); then, under a limit, a guess
+    by deepening over the moves left (:data:`ANYTIME_DEPTHS`) with an eighth of what is left;
+    then the exact search with the rest, on ``threads`` threads. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
     in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
-    table holds ``2**tt_bits`` entries of 16 bytes (default :func:`default_tt_bits` of the
-    cards in hand).
+    table grows (from :data:`START_TT_BITS`) as the search fills it up to ``2**tt_bits``
+    entries of 16 bytes (default :func:`default_tt_bits` of the cards in hand): a call takes
+    at most that memory, and 32–64 bytes a node stored below it (docs/solver.md "Memory").
+    ``searcher``: a :func:`searcher` of the position's rules and objective to search with
+    (``tt_bits`` is then its own): its table stays warm from call to call, so solving many
+    positions of one deal reuses what earlier calls stored (``nodes`` then depends on them).
     ``threads``: the exact search's root moves are split over that many threads sharing the
-    table (``None``: :data:`THREADS`, read at the call; docs/solver.md "Threads"): the value,
+    table (``None``: :data:`THREADS`, read at the call; helpers start only past
+    :data:`SOLO_NODES`; docs/solver.md "Threads"): the value,
     the optimal plays and every exact value are those of one thread, ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
     ``time_limit`` and Ctrl-C bound all of them together."""
@@ -479,57 +531,150 @@ def solve(
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
     seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
+    all_values = _flag(all_values, "all_values")
     bits = (default_tt_bits(sum(state.card_counts)) if tt_bits is None
             else as_int(tt_bits, "tt_bits", 4, 34))
     workers = as_int(THREADS if threads is None else threads, "threads", 1,
                      _solve.MAX_THREADS)
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
-    s = searcher(state, objective, bits)
-    s.set_position(state)
-    deadline = None if seconds is None else time.monotonic() + seconds
-    guess: Play | None = None
-    depth: int | None = None
-    spent = 0
-    for d in ANYTIME_DEPTHS if seconds is not None else ():
-        left = deadline - time.monotonic() if deadline is not None else 0.0
-        if left <= 0 or (max_nodes is not None and nodes_left - spent <= 0):
-            break
-        moves, values, optimal, nodes, stopped, horizon = s.root_values(
-            max(nodes_left - spent, 0), left, d, False
-        )
-        spent += nodes
-        if stopped:
-            break
-        guess, depth = _play(*moves[optimal[0]]), d
-        if not horizon:  # the whole tree fitted in d moves: the next search is exact
-            break
-    left = deadline - time.monotonic() if deadline is not None else 0.0
-    out_of_budget = (deadline is not None and left <= 0) or (
-        max_nodes is not None and nodes_left - spent <= 0
-    )
-    if out_of_budget:
-        moves, values, nodes, stopped = [], [], 0, True
+    if searcher is None:
+        if max_nodes is not None:   # a search stores at most a position a node
+            bits = max(4, min(bits, (2 * nodes_left).bit_length()))
+        s = _solve.Searcher(state, objective, min(START_TT_BITS, bits), "hand_count", None, bits)
     else:
-        moves, values, optimal, nodes, stopped, _ = s.root_values(
-            nodes_left - spent if max_nodes is not None else 0,
-            left if deadline is not None else 0.0, _solve.EXACT_DEPTH, all_values, workers,
-        )
-    nodes += spent
+        s = _own_searcher(searcher, state, objective)
+    s.set_position(state)
+    run = _Run(s, nodes_left if max_nodes is not None else None,
+               None if seconds is None else time.monotonic() + seconds, all_values)
+    limited = max_nodes is not None or seconds is not None
+    # 1. the exact search on one thread: a search that ends within SOLO_NODES is all there is
+    # (no helper threads, no anytime stage)
+    found = run.exact(SOLO_NODES if workers > 1 or limited else None, 1)
+    if found is None and limited and run.left():
+        # 2. a guess: deepening by moves left with an eighth of what is left, so that a
+        # limit stopping the exact search leaves a play (when none was proven)
+        run.deepen(8)
+    while found is None and run.left():
+        # 3. the exact search with what is left; on several threads in rounds: they share
+        # the table, which cannot grow under them, so each round has room for its nodes (a
+        # node stores once at most) in a table 4x the last one's and starts from the root
+        # again over the warm table
+        room = None
+        if workers > 1:
+            s.grow(s.table_bits + 2)
+            room = 1 << s.table_bits if s.table_bits < s.max_table_bits else None
+        found = run.exact(room, workers)
+        if workers == 1:
+            break
+    moves, values, optimal = run.last
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
-    if stopped:
-        done = [v for v in values if v is not None]
-        lower = max(done) if done else None
-        upper = lower if values and all(v is not None for v in values) else None
-        return Solution(None, (), (), nodes, False, lower, upper, objective, seat, vals,
-                        guess, depth)
+    if found is None:
+        proven = run.lower is not None or run.guess is None    # else the deepening's guess
+        guess = _play(*moves[run.pick]) if proven else run.guess
+        return Solution(None, (), (), run.nodes, False, run.lower, run.upper, objective, seat,
+                        vals, guess, None if proven else run.depth, all_values)
     value = values[optimal[0]]
     assert value is not None
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
     best = tuple(plays[i] for i in optimal)
-    return Solution(value, best, pv, nodes, True, value, value, objective, seat, vals,
-                    best[0])
+    return Solution(value, best, pv, run.nodes, True, value, value, objective, seat, vals,
+                    best[0], None, all_values)
+
+
+class _Run:
+    """One :func:`solve` call's searches over its searcher: the budget left (nodes, a
+    ``time.monotonic()`` deadline), the nodes spent, the bounds proven so far and the
+    anytime guess."""
+
+    def __init__(self, s: _solve.Searcher, nodes: int | None, deadline: float | None,
+                 all_values: bool) -> None:
+        self.s, self.budget, self.deadline, self.all_values = s, nodes, deadline, all_values
+        self.nodes = 0
+        self.lower: int | None = None
+        self.upper: int | None = None
+        self.pick = 0
+        self.guess: Play | None = None
+        self.depth: int | None = None
+        self.last: tuple[list[tuple[int, int]], list[int | None], list[int]] = ([], [], [])
+
+    def left(self, share: int = 1) -> tuple[int, float] | None:
+        """``root_values``' limits for a ``1/share`` of what is left (0: none), or ``None``
+        when nothing is."""
+        nodes = 0 if self.budget is None else (self.budget - self.nodes) // share
+        seconds = 0.0 if self.deadline is None else (self.deadline - time.monotonic()) / share
+        if (self.budget is not None and nodes <= 0) or (self.deadline is not None
+                                                         and seconds <= 0):
+            return None
+        return nodes, seconds
+
+    def exact(self, cap: int | None, threads: int) -> int | None:
+        """An exact root search within what is left (and ``cap`` nodes); the bounds it
+        proved join the call's. Returns the best move's index once it finished, else
+        ``None``."""
+        limits = self.left()
+        if limits is None:
+            if self.last[0]:
+                return None
+            limits = (1, 0.0)   # the first search, however little is left: a move to play
+        nodes, seconds = limits
+        if cap is not None:
+            nodes = min(nodes, cap) if nodes else cap
+        moves, values, optimal, spent, stopped, _ = self.s.root_values(
+            nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads)
+        self.nodes += spent
+        self.last = moves, values, optimal
+        lower, upper, pick = self.s.bounds
+        if lower is not None and (self.lower is None or lower > self.lower):
+            self.lower, self.pick = lower, pick
+        if upper is not None and (self.upper is None or upper < self.upper):
+            self.upper = upper
+        return None if stopped else optimal[0]
+
+    def deepen(self, share: int) -> None:
+        """The anytime guess: depth-limited searches (:data:`ANYTIME_DEPTHS`, the horizon
+        scored by 手数) within a ``1/share`` of what is left; the best move of the deepest
+        that finished."""
+        limits = self.left(share)
+        if limits is None:
+            return
+        nodes, seconds = limits
+        end = None if self.deadline is None else time.monotonic() + seconds
+        for d in ANYTIME_DEPTHS:
+            left = 0.0 if end is None else end - time.monotonic()
+            if (end is not None and left <= 0) or (self.budget is not None and nodes <= 0):
+                break
+            moves, _, optimal, spent, stopped, horizon = self.s.root_values(
+                nodes, left, d, False)
+            self.nodes += spent
+            nodes -= spent if self.budget is not None else 0
+            if stopped:
+                break
+            self.guess, self.depth = _play(*moves[optimal[0]]), d
+            if not horizon:  # the whole tree fitted in d moves: the exact search is as cheap
+                break
+
+
+def _own_searcher(s: object, state: State, objective: str) -> _solve.Searcher:
+    """``solve``'s ``searcher`` argument: a Searcher of the position's rules and objective."""
+    if not isinstance(s, _solve.Searcher):
+        raise ArgumentError(f"searcher must be a Searcher (shuangkou.solve.searcher) or None, "
+                            f"not {type(s).__name__}")
+    if s.rules != state.rules or s.objective != objective:
+        raise ArgumentError(f"searcher: its rules and objective ({s.rules.name}, "
+                            f"{s.objective!r}) are not the call's ({state.rules.name}, "
+                            f"{objective!r})")
+    return s
+
+
+def _flag(value: object, what: str) -> bool:
+    """A yes/no argument: ``True`` or ``False`` (numpy's bool too), nothing else (a string
+    such as ``"no"`` would read as true)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ArgumentError(f"{what} must be True or False, not {type(value).__name__} "
+                        f"({value!r})")
 
 
 def _choice(value: object, what: str, allowed: tuple[str, ...]) -> str:

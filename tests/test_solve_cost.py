@@ -1,0 +1,85 @@
+"""What a solve costs beyond its search (issue #33): the table grows with the search (a small
+call takes little memory), the threads start only once a search proves big, and a searcher
+passed to solve keeps its table warm from call to call."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from shuangkou import Hand, Rules, State, _solve, solve
+from shuangkou.errors import ArgumentError
+from shuangkou.solve import SOLO_NODES, searcher
+
+
+def deal(preset: str, cards: int, seed: int) -> State:
+    deck = list(range(108))
+    random.Random(seed).shuffle(deck)
+    hands = [Hand.from_cards(deck[cards * s : cards * (s + 1)]) for s in range(4)]
+    return State.from_position(Rules.preset(preset), hands, 0)
+
+
+def test_a_small_call_takes_little_memory() -> None:
+    """Issue #33: solve(max_nodes=1000) on a whole deal took 425-540 MiB (a 512 MiB table on
+    huge pages, touched all over by a thousand nodes); now its table grows with its stores.
+    Peak RSS of a child process, before and after the call."""
+    code = (
+        "import resource\n"
+        "from shuangkou import State, solve\n"
+        "state = State.deal('baibian', 7)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "solve(state, max_nodes=1000)\n"
+        "solve(state, max_nodes=1000, threads=2)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert int(run.stdout) < 16 * 1024, run.stdout      # KiB: under 16 MiB
+
+
+def test_a_growing_table_changes_no_value() -> None:
+    """A table that starts at 2^4 entries and doubles as it fills (every entry kept) gives the
+    values of a fixed 2^20 one, every move's, on positions of every preset; it grows, and
+    never past its cap."""
+    for preset in ("classic", "baibian", "jj", "qianbian"):
+        for seed in range(3):
+            state = deal(preset, 5, seed)
+            fixed = searcher(state, tt_bits=20)
+            grown = searcher(state, tt_bits=4, max_tt_bits=14)
+            runs = []
+            for s in (fixed, grown):
+                s.set_position(state)
+                runs.append(s.root_values(0, 0.0, _solve.EXACT_DEPTH, True))
+            assert runs[0][:3] == runs[1][:3], (preset, seed)
+            assert 4 < grown.table_bits <= grown.max_table_bits == 14 == fixed.table_bits - 6
+            assert fixed.max_table_bits == 20
+
+
+def test_threads_start_only_for_a_big_search() -> None:
+    """A search that ends within SOLO_NODES nodes runs on the calling thread alone; a bigger
+    one gets its helpers (the same value either way)."""
+    small, big = deal("baibian", 4, 1), deal("baibian", 7, 2)
+    for state, helped in ((small, False), (big, True)):
+        s = searcher(state, tt_bits=12, max_tt_bits=22)
+        sol = solve(state, max_nodes=None, threads=2, searcher=s)
+        assert (s.helper_nodes > 0) == helped and (sol.nodes > SOLO_NODES) == helped
+        assert sol.value == solve(state, max_nodes=None, threads=1).value
+
+
+def test_a_searcher_stays_warm_across_calls() -> None:
+    state = deal("classic", 5, 3)
+    s = searcher(state, tt_bits=12, max_tt_bits=20)
+    cold = solve(state, searcher=s, threads=1)
+    warm = solve(state, searcher=s, threads=1)
+    fresh = solve(state, threads=1)
+    assert cold.value == warm.value == fresh.value and cold.best == warm.best == fresh.best
+    assert cold.nodes == fresh.nodes and warm.nodes * 10 < cold.nodes
+    with pytest.raises(ArgumentError, match="searcher: its rules and objective"):
+        solve(state, "base", searcher=s)
+    with pytest.raises(ArgumentError, match="searcher: its rules and objective"):
+        solve(deal("jj", 5, 3), searcher=s)
+    with pytest.raises(ArgumentError, match="searcher must be a Searcher"):
+        solve(state, searcher="warm")  # type: ignore[arg-type]
