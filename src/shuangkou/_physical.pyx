@@ -12,7 +12,7 @@ cimport cython
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.pythread cimport (
     NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
-    PyThread_release_lock, PyThread_type_lock,
+    PyThread_get_thread_ident, PyThread_release_lock, PyThread_type_lock,
 )
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
@@ -152,10 +152,17 @@ def ids_of(object mask):
 @cython.auto_pickle(False)
 cdef class GameLock:
     """A Game's lock: one action at a time (two threads playing on one Game are serialised,
-    never interleaved). Taken in C by the Game's per-decision paths, and a context manager
-    (``with game._lock:``) for its Python ones; waiting releases the GIL."""
+    never interleaved), and no reader (``copy``, ``log``, ``to_json``, a view of several
+    fields) sees an action half made. Taken in C by the Game's per-decision paths, and a
+    context manager (``with game._lock:``) for its Python ones; waiting releases the GIL.
+
+    Re-entrant: the thread holding it may take it again (a locked reader calls other locked
+    readers, ``to_json`` calls ``log``); it is free once each take has its give. The owner
+    and depth are read and written with the GIL held, so they need no lock of their own."""
 
     cdef PyThread_type_lock _l
+    cdef long _owner           # PyThread_get_thread_ident() of the holder (valid if _depth)
+    cdef int _depth            # takes not given back yet by the holder; 0 = free
 
     def __cinit__(self):
         self._l = PyThread_allocate_lock()
@@ -167,12 +174,20 @@ cdef class GameLock:
             PyThread_free_lock(self._l)
 
     cdef inline void take(self) noexcept:
+        cdef long me = PyThread_get_thread_ident()
+        if self._depth and self._owner == me:
+            self._depth += 1
+            return
         if not PyThread_acquire_lock(self._l, NOWAIT_LOCK):
             with nogil:
                 PyThread_acquire_lock(self._l, WAIT_LOCK)
+        self._owner = me
+        self._depth = 1
 
     cdef inline void give(self) noexcept:
-        PyThread_release_lock(self._l)
+        self._depth -= 1
+        if self._depth == 0:
+            PyThread_release_lock(self._l)
 
     def __enter__(self):
         self.take()
@@ -229,13 +244,18 @@ cdef class _Base:
         also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
         ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
         cdef State st
-        cdef bint fewest
-        if not _is_kernel_state(self._st):
-            return list(self._st.legal(wilds))
-        fewest = wilds_fewest(wilds)
-        st = <State>self._st
-        st._ensure_legal(fewest)
-        return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
+        cdef bint fewest = wilds_fewest(wilds)
+        # under the lock: the State's cache of legal plays, read while the list is built (its
+        # Play objects are allocated, so another thread could run), is rewritten by a move
+        self._lock.take()
+        try:
+            if not _is_kernel_state(self._st):
+                return list(self._st.legal(wilds))
+            st = <State>self._st
+            st._ensure_legal(fewest)
+            return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
+        finally:
+            self._lock.give()
 
     def play(self, cards, kind=None, *, seat=None):
         """Play for the seat to act (``seat``, if given, must be that seat). Returns the play

@@ -521,7 +521,9 @@ class Game(_Base):
         self._log: list[tuple[str, int, int, Play | None, int]] = []
         self._built: list[Action] = []
         # One action at a time: two threads playing on one Game are serialised (the second
-        # is then judged on the position the first left), never interleaved.
+        # is then judged on the position the first left), never interleaved; every reader of
+        # more than one field (copy, log, to_json, observation, actions, ...) takes it too, so
+        # it never sees a move half made (the State moved, the log or the hands not yet).
         self._lock = GameLock()
 
     # -- views ---------------------------------------------------------------------------------
@@ -547,12 +549,13 @@ class Game(_Base):
     @property
     def table_cards(self) -> tuple[int, ...]:
         """The card ids of the play to beat (``()`` when leading)."""
-        if self._st.table is None:
-            return ()
-        for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
-            if kind == "play":
-                return _ids_of(taken)
-        return ()  # pragma: no cover - a table play is in the log
+        with self._lock:  # the State's table and the log, of one position
+            if self._st.table is None:
+                return ()
+            for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
+                if kind == "play":
+                    return _ids_of(taken)
+            return ()  # pragma: no cover - a table play is in the log
 
     @property
     def table_owner(self) -> int | None:
@@ -588,9 +591,11 @@ class Game(_Base):
     @property
     def actions(self) -> tuple[Action, ...]:
         """Every action so far, in order (the history)."""
-        return tuple(self._actions())
+        with self._lock:
+            return tuple(self._actions())
 
     def _actions(self) -> list[Action]:
+        """The Action of each log record (the caller holds the lock: this fills the cache)."""
         built = self._built
         log = self._log
         for k in range(len(built), len(log)):
@@ -613,8 +618,9 @@ class Game(_Base):
 
     @property
     def card_counts(self) -> tuple[int, int, int, int]:
-        m = self._mask
-        return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
+        with self._lock:
+            m = self._mask
+            return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
 
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
         return tuple(self._st.bombs_played(_seat(seat)))
@@ -629,13 +635,14 @@ class Game(_Base):
         """What ``seat`` may see (R6/R7): own hand, the partner's hand under 双明, card counts,
         table, history (all public). See :class:`Observation` for its JSON form."""
         seat = _seat(seat)
-        partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
-        return Observation(
-            seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
-            self.table_cards, self.table_owner, self.leader, self.trick, self.places,
-            self.actions, self.players, self.first_leader, self.revealed, self.is_over,
-            self.result,
-        )
+        with self._lock:  # every field of one position
+            partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
+            return Observation(
+                seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
+                self.table_cards, self.table_owner, self.leader, self.trick, self.places,
+                self.actions, self.players, self.first_leader, self.revealed, self.is_over,
+                self.result,
+            )
 
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
@@ -712,6 +719,10 @@ class Game(_Base):
         take from ``seat``'s hand (default: the seat to act), as :meth:`play` takes them: the
         lowest ids of each needed rank. Raises :class:`IllegalPlayError` if the hand does not
         hold the cards; says nothing about whether the play is legal now."""
+        with self._lock:  # the seat to act, its legal list and its hand, of one position
+            return self._cards_for(play, seat)
+
+    def _cards_for(self, play: Play | int, seat: int | None) -> tuple[int, ...]:
         to_act = self._st.to_act
         if seat is None:
             if to_act is None:
@@ -859,7 +870,12 @@ class Game(_Base):
             return built.pop() if len(built) > len(log) else _action(record)
 
     def copy(self) -> Game:
-        """An independent copy (undo history included)."""
+        """An independent copy (undo history included), of one position: taken under the
+        game's lock, so a move made meanwhile by another thread is wholly in it or not."""
+        with self._lock:
+            return self._copy()
+
+    def _copy(self) -> Game:
         g = Game.__new__(Game)
         g.rules = self.rules
         g.seed = self.seed
@@ -884,13 +900,14 @@ class Game(_Base):
     def key(self) -> tuple[Any, ...]:
         """Everything that defines the game, history included: ``a == b`` compares it (it was
         ``Game.state()`` before :attr:`state` became the game's State)."""
-        return (
-            self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
-            self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
-            self.table_owner, self.passes, self.leader, self.trick, self.places, self.is_over,
-            self.escape, self.result, tuple(self.bombs_played(s) for s in range(4)),
-            self.actions,
-        )
+        with self._lock:
+            return (
+                self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
+                self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
+                self.table_owner, self.passes, self.leader, self.trick, self.places,
+                self.is_over, self.escape, self.result,
+                tuple(self.bombs_played(s) for s in range(4)), self.actions,
+            )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.key() == other.key()
@@ -898,8 +915,10 @@ class Game(_Base):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        status = "over" if self.is_over else f"seat {self.to_act} to act"
-        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._log)} actions>"
+        with self._lock:
+            status = "over" if self.is_over else f"seat {self.to_act} to act"
+            n = len(self._log)
+        return f"<Game {self.rules.name} seed={self.seed} {status}, {n} actions>"
 
     # -- persistence ---------------------------------------------------------------------------
     def _deal_dict(self) -> dict[str, Any]:
@@ -932,6 +951,10 @@ class Game(_Base):
         ``deal.hand_sizes``; the revealed card, the seating and every action are public and
         kept. A redacted log cannot be replayed."""
         visible = self._visible_seats(seat)
+        with self._lock:  # the actions of one position
+            return self._log_doc(seat, visible)
+
+    def _log_doc(self, seat: Viewer, visible: frozenset[int]) -> dict[str, Any]:
         deal = self._deal_dict()
         doc = {
             "format": LOG_FORMAT,
@@ -959,16 +982,18 @@ class Game(_Base):
         """Versioned JSON of the whole state (log + a snapshot of the position). ``seat``
         redacts it as :meth:`log` does (the snapshot's hidden hands become ``null``); only the
         full document (``seat=None``) can be read back by :meth:`from_json`."""
-        doc = self.log(seat)
+        visible = self._visible_seats(seat)
+        with self._lock:  # the actions and the snapshot of one position
+            doc = self._log_doc(seat, visible)
+            snap = self._snapshot_dict()
         doc["format"] = GAME_FORMAT
-        snap = self._snapshot_dict()
         if seat is not None:
-            visible = self._visible_seats(seat)
             snap["hands"] = [h if s in visible else None for s, h in enumerate(snap["hands"])]
         doc["state"] = snap
         return json.dumps(doc, ensure_ascii=False, indent=indent)
 
     def _snapshot_dict(self) -> dict[str, Any]:
+        """The snapshot of :meth:`to_json` (the caller holds the lock, or owns the game)."""
         table = self.table
         result = self.result
         return {
