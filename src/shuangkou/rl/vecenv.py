@@ -111,9 +111,9 @@ class Step:
         return self._features[: self.offsets[-1]]
 
 
-def _in_use() -> ConcurrentUseError:
+def _in_use(what: str = "VecEnv") -> ConcurrentUseError:
     return ConcurrentUseError(
-        "this VecEnv is in use by another thread: a VecEnv serves one thread at a time "
+        f"this {what} is in use by another thread: a {what} serves one thread at a time "
         "(give each thread its own)")
 
 
@@ -393,6 +393,17 @@ class VecEnv:
                     for w, t in zip(self._buf["words"][lo:hi], self._buf["tags"][lo:hi])]
         finally:
             self._busy.release()
+
+    def _legal_actions(self) -> list[int]:
+        """Row 0's legal action-table ids, ascending, pass (0) first when it is legal: the
+        single-deal envs' ``legal_actions()`` (no argument checks; the caller holds its own
+        one-call-at-a-time flag). From the CSR plays' ``action_ids`` (about 10 a decision),
+        not from the 1,079-entry mask: several plays can share an action, hence the set."""
+        b = self._buf
+        ids = sorted(set(b["action_ids"][: b["offsets"][1]].tolist()))
+        if b["mask"][0, 0]:
+            ids.insert(0, 0)
+        return ids
 
     def observe(self, i: int, seat: int) -> np.ndarray:
         """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
