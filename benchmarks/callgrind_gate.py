@@ -206,6 +206,51 @@ def game_loop() -> tuple[int, ...]:
     return in_python_call(lambda: (sum(random_game_decisions(rules, s) for s in range(10)),))
 
 
+def obvious_game_loop() -> tuple[int, ...]:
+    """The ``Game`` loop written the obvious way (``random.Random``, ``g.table``,
+    ``g.legal_plays()``, ``g.play(p)``; bench_game.obvious_game_decisions) over 10 seeded 百变
+    deals, the deal and the generator's seeding included: decisions."""
+    from bench_game import obvious_game_decisions  # benchmarks/
+    from shuangkou import Rules
+
+    rules = Rules.preset("baibian")
+    return in_python_call(lambda: (sum(obvious_game_decisions(rules, s) for s in range(10)),))
+
+
+def pettingzoo_docs_loop() -> tuple[int, ...]:
+    """docs/rl.md's AEC loop (``env.last()``, ``random.Random.choice(env.legal_actions())``,
+    ``env.step()``; bench_rl.pettingzoo_docs_deals) over 10 seeded 百变 deals: agent steps."""
+    import random
+
+    from bench_rl import pettingzoo_docs_deals  # benchmarks/
+    from shuangkou.rl import env
+
+    e = env("baibian")
+
+    def work() -> tuple[int, ...]:
+        e.reset(seed=0)
+        return (pettingzoo_docs_deals(e, random.Random(0), 10),)
+
+    return in_python_call(work)
+
+
+def pettingzoo_flatnonzero_loop() -> tuple[int, ...]:
+    """The AEC loop drawing ``rng.choice(np.flatnonzero(mask))`` (numpy's Generator), the
+    idiom of most examples, over the same deals: agent steps (for comparison, no target)."""
+    import numpy as np
+
+    from bench_rl import pettingzoo_flatnonzero_deals  # benchmarks/
+    from shuangkou.rl import env
+
+    e = env("baibian")
+
+    def work() -> tuple[int, ...]:
+        e.reset(seed=0)
+        return (pettingzoo_flatnonzero_deals(e, np.random.default_rng(0), 10),)
+
+    return in_python_call(work)
+
+
 def pettingzoo_loop() -> tuple[int, ...]:
     """A plain PettingZoo AEC loop (``env.last()``, a random legal action from the mask,
     ``env.step()``) over 10 seeded 百变 deals: agent steps. The draw is
@@ -261,6 +306,9 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     "state-loop": (PYTHON_CALL, state_loop, "decision"),
     "game-loop": (PYTHON_CALL, game_loop, "decision"),
     "pettingzoo-step": (PYTHON_CALL, pettingzoo_loop, "step"),
+    "game-loop-obvious": (PYTHON_CALL, obvious_game_loop, "decision"),
+    "pettingzoo-docs": (PYTHON_CALL, pettingzoo_docs_loop, "step"),
+    "pettingzoo-flatnonzero": (PYTHON_CALL, pettingzoo_flatnonzero_loop, "step"),
 }
 
 
@@ -291,8 +339,10 @@ def targets(counts: dict[str, dict[str, int]]) -> dict[str, tuple[str, bool]]:
         elif name == "game-loop" and "state-loop" in counts:
             limit = 2 * per_unit(counts["state-loop"])
             out[name] = (f"<= 2x State = {limit:,.0f}/decision", per_unit(m) <= limit)
-        elif name == "pettingzoo-step":
+        elif name in ("pettingzoo-step", "pettingzoo-docs"):
             out[name] = ("<= 25,000/step", per_unit(m) <= 25000)
+        elif name == "game-loop-obvious":
+            out[name] = ("<= 6,500/decision", per_unit(m) <= 6500)
     return out
 
 

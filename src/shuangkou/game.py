@@ -74,6 +74,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from . import documents
 from ._check import as_seat, as_seed
+from ._engine import State as _KernelState
 from ._physical import GameLock, _Base
 from ._physical import ids_of as _ids_of
 from ._physical import mask_of as _mask_of
@@ -125,6 +126,26 @@ def _state_class() -> Any:
 
 
 _State = _state_class()
+
+
+_SEATS = (0, 1, 2, 3)
+
+
+def _players(players: Sequence[int]) -> tuple[int, ...]:
+    """The ``players`` argument: the player at each of the 4 seats, as ints."""
+    if players is _SEATS:  # the default, without a conversion
+        return _SEATS
+    players = tuple(int(p) for p in players)
+    if len(players) != 4:
+        raise ValueError("players must name the player at each of the 4 seats")
+    return players
+
+
+def _leader(leader: Any) -> int:
+    """A first leader seat 0..3, else ``ValueError``."""
+    if leader is None or not 0 <= int(leader) < 4:
+        raise ValueError(f"leader must be a seat 0..3, got {leader!r}")
+    return int(leader)
 
 
 def _packed_of(ids: Iterable[int]) -> int:
@@ -404,24 +425,44 @@ class Game(_Base):
     players: tuple[int, int, int, int]
     initial_hands: tuple[tuple[int, ...], ...]
     first_leader: int
+    _built: list[Action]
 
     def __init__(
         self,
         rules: Rules | str,
         seed: int = 7,
         *,
-        players: Sequence[int] = (0, 1, 2, 3),
+        players: Sequence[int] = _SEATS,
         leader: int | None = None,
     ) -> None:
         """Shuffle and deal from ``seed`` (:mod:`shuangkou.rng`) and pick the first leader (R7):
         the revealed card's holder with the partner swap, or the drawn seat; ``leader`` (a
         seat) overrides a random draw (a match's previous first finisher)."""
         rules = as_rules(rules)
-        d = rng_deal(seed, rules.first_leader)
         if leader is not None and rules.first_leader == "revealed":
             raise ValueError("leader can only be given when rules.first_leader is 'random'")
-        self._setup(rules, d.hands, players, d.revealed, d.leader if leader is None else leader)
-        self.seed = d.seed
+        if _State is not _KernelState:  # the reference engine: the generic set-up
+            d = rng_deal(seed, rules.first_leader)
+            self._setup(rules, d.hands, players, d.revealed,
+                        d.leader if leader is None else leader)
+            self.seed = d.seed
+            return
+        # the kernel's State: the deal, the 明牌 swap, the State and the masks in one C call
+        # (what _setup makes from rng.deal's hands, a few times cheaper)
+        self.seed = as_seed(seed)
+        if leader is not None and (type(leader) is not int or not 0 <= leader < 4):
+            leader = _leader(leader)
+        seated = list(_players(players))
+        self.rules = rules
+        self.dealt, self.initial_hands, self.swap, self.revealed, self.first_leader = (
+            self._deal(rules, self.seed, leader))
+        if self.swap is not None:
+            a, b = self.swap
+            seated[a], seated[b] = seated[b], seated[a]
+        self.players = tuple(seated)  # type: ignore[assignment]
+        self._log = []
+        self._built = []
+        self._lock = GameLock()
 
     @classmethod
     def from_deal(
@@ -431,7 +472,7 @@ class Game(_Base):
         *,
         leader: int | None = None,
         revealed: int | str | None = None,
-        players: Sequence[int] = (0, 1, 2, 3),
+        players: Sequence[int] = _SEATS,
     ) -> Game:
         """A scripted deal: ``hands`` per seat as card ids or physical-card text (any sizes,
         disjoint). The first leader is ``leader``, or the holder of ``revealed`` (a card id or
@@ -485,9 +526,7 @@ class Game(_Base):
         leader: int | None,
     ) -> None:
         self.rules = rules
-        players = tuple(int(p) for p in players)
-        if len(players) != 4:
-            raise ValueError("players must name the player at each of the 4 seats")
+        players = _players(players)
         self.dealt = tuple(tuple(h) for h in hands)
         masks = [_mask_of(h) for h in hands]
         seat_hands = [_ids_of(m) for m in masks]  # ascending
@@ -503,9 +542,7 @@ class Game(_Base):
                 masks[a], masks[b] = masks[b], masks[a]
                 seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
-        if leader is None or not 0 <= int(leader) < 4:
-            raise ValueError(f"leader must be a seat 0..3, got {leader!r}")
-        leader = int(leader)
+        leader = _leader(leader)
         self.players = tuple(seated)  # type: ignore[assignment]
         self.initial_hands = tuple(seat_hands)
         self.first_leader = leader
@@ -519,7 +556,7 @@ class Game(_Base):
         # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
         # it; the Action objects are built from the records when asked for (_built caches them).
         self._log: list[tuple[str, int, int, Play | None, int]] = []
-        self._built: list[Action] = []
+        self._built = []
         # One action at a time: two threads playing on one Game are serialised (the second
         # is then judged on the position the first left), never interleaved; every reader of
         # more than one field (copy, log, to_json, observation, actions, ...) takes it too, so
@@ -539,12 +576,6 @@ class Game(_Base):
         """The :class:`~shuangkou.scoring.Result` once the deal is over, else ``None``."""
         result: Result | None = self._st.result
         return result
-
-    @property
-    def table(self) -> Play | None:
-        """The play to beat, ``None`` when the seat to act leads."""
-        table: Play | None = self._st.table
-        return table
 
     @property
     def table_cards(self) -> tuple[int, ...]:

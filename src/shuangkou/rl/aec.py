@@ -140,25 +140,21 @@ class ShuangkouAEC(_AECBase):
     ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
         act (PettingZoo's ``last``; the acting agent's observation without a call)."""
-        if not self._busy.acquire(False):
+        busy = self._busy
+        if not busy.acquire(False):
             raise _in_use("env")
-        try:
-            return self._last(observe)
+        try:  # (the body inline: a call a step costs a few hundred instructions)
+            agent = self.agent_selection
+            if not observe:
+                obs = None
+            elif agent is self._acting_agent:
+                obs = self._acting
+            else:
+                obs = self._observe(agent)
+            return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                    self.truncations[agent], self.infos[agent])
         finally:
-            self._busy.release()
-
-    def _last(
-        self, observe: bool
-    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
-        agent = self.agent_selection
-        if not observe:
-            obs = None
-        elif agent is self._acting_agent:
-            obs = self._acting
-        else:
-            obs = self._observe(agent)
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+            busy.release()
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation. The acting agent's is the same dict every step, its arrays
@@ -185,7 +181,8 @@ class ShuangkouAEC(_AECBase):
         as OpenSpiel's ``legal_actions()``: the ids where its ``action_mask`` is 1, without
         reading the mask (``random.choice(env.legal_actions())`` is a random legal action).
         Empty for an agent not to act, and once the deal is over. A new list each call."""
-        if not self._busy.acquire(False):
+        busy = self._busy
+        if not busy.acquire(False):
             raise _in_use("env")
         try:
             if agent is not None and self._seat.get(agent) is None:
@@ -194,44 +191,46 @@ class ShuangkouAEC(_AECBase):
                 return []
             return self._vec._legal_actions()
         finally:
-            self._busy.release()
+            busy.release()
 
     def step(self, action: int | None) -> None:
         """Play the action-table id ``action`` (``None`` for a terminated agent) for the agent
         to act. A call while another thread's call on this env runs raises
         :class:`~shuangkou.errors.ConcurrentUseError` and changes nothing."""
-        if not self._busy.acquire(False):
+        busy = self._busy
+        if not busy.acquire(False):
             raise _in_use("env")
-        try:
-            self._step(action)
+        try:  # (the body inline: a call a step costs a few hundred instructions)
+            agent = self.agent_selection
+            if self.terminations[agent] or self.truncations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
+            if type(action) is not int or not 0 <= action < self._n_actions:
+                action = as_int(action, "action", 0, self._n_actions - 1)
+            self._to_act = to_act = self._vec._step_one(action, True)
+            if to_act >= 0:
+                # every reward is 0 until the deal ends (reset sets them so): nothing to add
+                self.agent_selection = self._acting_agent = self.possible_agents[to_act]
+            else:
+                self._deal_over()
+            if self.render_mode == "human":
+                self.render()
         finally:
-            self._busy.release()
+            busy.release()
 
-    def _step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
-        # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
-        if type(action) is not int or not 0 <= action < self._n_actions:
-            action = as_int(action, "action", 0, self._n_actions - 1)
-        self._to_act = to_act = self._vec._step_one(action, True)
-        if to_act >= 0:
-            # every reward is 0 until the deal ends (reset sets them so): nothing to add up
-            self.agent_selection = self._acting_agent = self.possible_agents[to_act]
-        else:  # the deal is over
-            out = self._vec.last
-            outcome, places = int(out.outcome[0]), tuple(out.places[0].tolist())
-            for s, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(out.rewards[0, s])
-                self.terminations[a] = True
-                self.infos[a] = {"outcome": outcome, "places": places}
-            self._acting_agent = None
-            self.agent_selection = self._selector.next()
-            self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    def _deal_over(self) -> None:
+        """Every agent's reward and termination once the deal is over."""
+        out = self._vec.last
+        outcome, places = int(out.outcome[0]), tuple(out.places[0].tolist())
+        for s, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(out.rewards[0, s])
+            self.terminations[a] = True
+            self.infos[a] = {"outcome": outcome, "places": places}
+        self._acting_agent = None
+        self.agent_selection = self._selector.next()
+        self._accumulate_rewards()
 
     def render(self) -> str | None:
         return render(self._vec, self.render_mode)
