@@ -14,7 +14,8 @@ each should meet (docs/performance.md; a missed target is reported, not failed).
     python benchmarks/callgrind_gate.py            # measure, compare, exit 1 on a regression
     python benchmarks/callgrind_gate.py --update   # measure and write the baseline
     python benchmarks/callgrind_gate.py --run NAME # run one workload (what valgrind runs)
-    python benchmarks/callgrind_gate.py --idioms   # what a PettingZoo loop's draw idioms cost
+    python benchmarks/callgrind_gate.py --idioms   # the draw idioms of a PettingZoo loop and
+                                                   # the obvious Game loop's operations
 """
 
 from __future__ import annotations
@@ -312,12 +313,88 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
 }
 
 
+# What the obvious Game loop's operations cost one by one (``--idioms``): each runs OPS times
+# in a plain loop on the answering position of 百变 deal 3; "loop alone" is the loop's own
+# cost, which --idioms subtracts from the others.
+OPS = 1000
+GAME_OPS: dict[str, Callable[[Any, Any, Any], None]] = {}  # name -> op
+
+
+Op = Callable[[Any, Any, Any], None]
+
+
+def _game_op(name: str) -> Callable[[Op], Op]:
+    def register(f: Op) -> Op:
+        GAME_OPS[name] = f
+        return f
+    return register
+
+
+@_game_op("loop alone")
+def _op_none(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        pass
+
+
+@_game_op("g.is_over")
+def _op_is_over(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        g.is_over  # noqa: B018 - the read is what is measured
+
+
+@_game_op("g.table")
+def _op_table(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        g.table  # noqa: B018 - the read is what is measured
+
+
+@_game_op("g.legal_plays()")
+def _op_legal(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        g.legal_plays()
+
+
+@_game_op("rng.randrange(9) (random.Random)")
+def _op_randrange(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        rng.randrange(9)
+
+
+@_game_op("random.Random(seed)")
+def _op_random(g: Any, rng: Any, rules: Any) -> None:
+    for seed in range(OPS):
+        random.Random(seed)
+
+
+@_game_op("Game(rules, seed)")
+def _op_game(g: Any, rng: Any, rules: Any) -> None:
+    from shuangkou.game import Game
+
+    for seed in range(OPS):
+        Game(rules, seed)
+
+
+def game_op(name: str) -> tuple[int, ...]:
+    """One of GAME_OPS, OPS times: (OPS,)."""
+    from shuangkou import Rules
+    from shuangkou.game import Game
+
+    rules = Rules.preset("baibian")
+    g = Game(rules, 3)
+    g.play(g.legal_plays()[0])  # answering: a table to beat, a few plays
+    rng = random.Random(1)
+    op = GAME_OPS[name]
+    return in_python_call(lambda: (op(g, rng, rules), OPS)[1:])
+
+
 def idiom_workloads() -> dict[str, tuple[str, Callable[[], tuple[int, ...]], str]]:
-    """``--idioms``: the draw idioms of a PettingZoo loop, measured apart (no baseline)."""
+    """``--idioms``: the draw idioms of a PettingZoo loop and the obvious Game loop's
+    operations, measured apart (no baseline)."""
     from bench_rl import DRAW_IDIOMS  # benchmarks/
 
-    return {f"draw: {name}": (PYTHON_CALL, partial(draw_idiom, name), "draw")
-            for name in DRAW_IDIOMS}
+    return {**{f"draw: {name}": (PYTHON_CALL, partial(draw_idiom, name), "draw")
+               for name in DRAW_IDIOMS},
+            **{f"op: {name}": (PYTHON_CALL, partial(game_op, name), "op") for name in GAME_OPS}}
 
 
 def workload(name: str) -> tuple[str, Callable[[], Any], str]:
@@ -421,8 +498,14 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--idioms"]:
         names = list(idiom_workloads())
         with ThreadPoolExecutor(max_workers=2) as pool:
-            for name, m in zip(names, pool.map(measure, names)):
+            got = dict(zip(names, pool.map(measure, names)))
+        loop = per_unit(got["op: loop alone"])
+        for name, m in got.items():
+            if name.startswith("draw: "):
                 print(f"{name:<52} {per_unit(m):>9,.0f} instructions a draw")
+            elif name != "op: loop alone":
+                print(f"{name:<52} {per_unit(m) - loop:>9,.0f} instructions an op "
+                      f"(the loop's own {loop:,.0f} subtracted)")
         return 0
     counts = measure_all()
     baseline = load_baseline()
