@@ -102,3 +102,36 @@ def test_observations_and_counts_are_of_one_position() -> None:
 
     torn, errors = count_torn(agrees, 10000)
     assert not errors and torn == 0
+
+
+def test_a_reader_waits_for_the_holder_and_the_lock_is_reentrant() -> None:
+    """A thread finding the lock held waits (GIL released) until the holder gives it back,
+    then reads; the holder may take it again (re-entrant) without waiting for itself."""
+    import time
+
+    g = Game("baibian", seed=4)
+    taken, done = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def hold() -> None:
+        with g._lock:
+            with g._lock:  # re-entrant: no deadlock
+                taken.set()
+                time.sleep(0.05)
+                order.append("holder done")
+                g.play(g.legal_plays()[0])  # the C path takes it a third time
+
+    def read() -> None:
+        taken.wait()
+        copy = g.copy()  # waits for the holder
+        order.append(f"copy of {len(copy.actions)} actions")
+        done.set()
+
+    threads = [threading.Thread(target=hold), threading.Thread(target=read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert done.is_set() and order == ["holder done", "copy of 1 actions"]
+    g.undo()  # free again: the same thread's calls go on
+    assert not g.actions
