@@ -38,6 +38,11 @@ exactly (play, pass or abandon). Both are cheap (see benchmarks/bench_game.py).
 is what a seat may see, ``Observation.to_dict()`` its plain-JSON form; ``log(seat=s)`` and
 ``to_json(seat=s)`` hide what seat ``s`` may not see (``seat="spectator"``: every hand).
 
+**Threads.** A Game may be shared by threads: actions are serialised by the Game's lock, and
+every reader of more than one field (``copy``, ``log``, ``to_json``, ``observation``,
+``actions``, ``legal_plays``, ``cards_for``, ``==``) takes the same lock, so it sees whole
+moves, never one half made (tests/test_game_threads.py).
+
 **Persistence.** ``to_json()`` is a versioned JSON document (format ``shuangkou.game``,
 version :data:`JSON_VERSION`) holding the rules, the deal, every action and a snapshot of the
 current state; ``from_json`` rebuilds the game by re-validating every action and checks the
