@@ -25,8 +25,10 @@ a CPU-time row, or rows of two runs, made a 0.7× "regression" of the ``Game`` l
 one round's README that no instruction count shows).
 
 ``python benchmarks/bench_game.py --instructions`` prints instead the exact instructions per
-decision of the 百变 random loops through ``State`` and ``Game`` (``instructions.py``, callgrind;
-about a minute): the figure to compare between builds.
+decision of the 百变 random loops through ``State`` and ``Game`` (both drawing with
+``SplitMix64``), and of the ``Game`` loop written the obvious way (``random.Random``,
+``g.table``, :func:`obvious_game_decisions`) — ``instructions.py``, callgrind, a few minutes:
+the figures to compare between builds (two runs of one build print the same).
 """
 
 from __future__ import annotations
@@ -161,6 +163,24 @@ def random_loop(g: Game, seed: int) -> int:
         k = len(plays)
         i = rng.bounded(k + g.can_pass())
         if i == k:
+            g.pass_()
+        else:
+            g.play(plays[i])
+        n += 1
+    return n
+
+
+def obvious_game_decisions(rules: Rules, seed: int) -> int:
+    """The random loop as a newcomer writes it — ``random.Random``, ``g.table``,
+    ``g.legal_plays()``, ``g.play(p)`` — uniform over the legal plays and, when answering,
+    pass (README and docs/performance.md show it): decisions made."""
+    rng = random.Random(seed)
+    g = Game(rules, seed)
+    n = 0
+    while not g.is_over:
+        plays = g.legal_plays()
+        i = rng.randrange(len(plays) + (g.table is not None))
+        if i == len(plays):
             g.pass_()
         else:
             g.play(plays[i])
@@ -430,6 +450,7 @@ def decisions(loop: Callable[[Rules, int], int]) -> Callable[[int], int]:
 INSTRUCTION_WORKLOADS = {
     "State random loop (百变)": decisions(random_state_game),
     "Game random loop (百变)": decisions(random_game_decisions),
+    "Game obvious loop (百变)": decisions(obvious_game_decisions),
 }
 
 
@@ -439,7 +460,8 @@ if __name__ == "__main__":
     elif sys.argv[1:] == ["--instructions"]:
         sys.exit(instructions.report(Path(__file__), {  # deals: ~144 decisions each
             "State random loop (百变)": ("decision", 100, 1100),
-            "Game random loop (百变)": ("decision", 20, 120)}))
+            "Game random loop (百变)": ("decision", 20, 120),
+            "Game obvious loop (百变)": ("decision", 20, 120)}))
     else:
         main()
         print()

@@ -164,6 +164,38 @@ DRAW_IDIOMS = {
 }
 
 
+def pettingzoo_docs_deals(e: Any, rng: random.Random, deals: int) -> int:
+    """The AEC loop of docs/rl.md: a random legal action drawn from ``env.legal_actions()``
+    with ``random.Random.choice``; ``deals`` deals, returns the steps (actions taken)."""
+    steps = 0
+    for _ in range(deals):
+        for _agent in e.agent_iter():
+            obs, reward, terminated, truncated, info = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            e.step(rng.choice(e.legal_actions()))
+            steps += 1
+        e.reset()
+    return steps
+
+
+def pettingzoo_flatnonzero_deals(e: Any, rng: np.random.Generator, deals: int) -> int:
+    """The AEC loop drawing as the usual examples do, ``rng.choice(np.flatnonzero(mask))``
+    on the int8 mask (issue 35's obvious idiom): steps."""
+    steps = 0
+    for _ in range(deals):
+        for _agent in e.agent_iter():
+            obs, reward, terminated, truncated, info = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        e.reset()
+    return steps
+
+
 def pettingzoo_masks(deals: int) -> list[np.ndarray]:
     """The action masks (copies) the agents get in ``deals`` seeded baibian deals."""
     e = env("baibian")
@@ -202,6 +234,13 @@ def pettingzoo_workload(deals: int) -> int:
     return pettingzoo_deals(e, random.Random(0), deals)
 
 
+def pettingzoo_docs_workload(deals: int) -> int:
+    """Steps of ``deals`` seeded baibian deals of docs/rl.md's AEC loop."""
+    e = env("baibian")
+    e.reset(seed=0)
+    return pettingzoo_docs_deals(e, random.Random(0), deals)
+
+
 def vecenv_workload(steps: int, opponents: dict[int, str] | None = None) -> int:
     """Env steps of ``steps`` seeded steps of a 1,024-row baibian VecEnv on one thread, the
     random actions included (an instruction workload); ``opponents``: built-in seats."""
@@ -218,6 +257,7 @@ INSTRUCTION_WORKLOADS = {
     "VecEnv.step, greedy seats 1+3": lambda steps: vecenv_workload(steps, {1: "greedy",
                                                                             3: "greedy"}),
     "PettingZoo AEC env": pettingzoo_workload,
+    "PettingZoo, docs' loop": pettingzoo_docs_workload,
 }
 
 
@@ -256,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         return instructions.report(Path(__file__), {
             "VecEnv.step, 1 thread": ("env step", 20, 120),
             "VecEnv.step, greedy seats 1+3": ("env step", 20, 120),
-            "PettingZoo AEC env": ("step", 10, 60)})
+            "PettingZoo AEC env": ("step", 10, 60),
+            "PettingZoo, docs' loop": ("step", 10, 60)})
     report: dict[str, Any] = {"rules": args.rules, "cpus": os.cpu_count(),
                               "load_before": os.getloadavg()}
     one = vecenv_rate(args.rules, args.batch, 1, args.seconds)

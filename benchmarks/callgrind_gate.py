@@ -14,7 +14,8 @@ each should meet (docs/performance.md; a missed target is reported, not failed).
     python benchmarks/callgrind_gate.py            # measure, compare, exit 1 on a regression
     python benchmarks/callgrind_gate.py --update   # measure and write the baseline
     python benchmarks/callgrind_gate.py --run NAME # run one workload (what valgrind runs)
-    python benchmarks/callgrind_gate.py --idioms   # what a PettingZoo loop's draw idioms cost
+    python benchmarks/callgrind_gate.py --idioms   # the draw idioms of a PettingZoo loop and
+                                                   # the obvious Game loop's operations
 """
 
 from __future__ import annotations
@@ -206,6 +207,51 @@ def game_loop() -> tuple[int, ...]:
     return in_python_call(lambda: (sum(random_game_decisions(rules, s) for s in range(10)),))
 
 
+def obvious_game_loop() -> tuple[int, ...]:
+    """The ``Game`` loop written the obvious way (``random.Random``, ``g.table``,
+    ``g.legal_plays()``, ``g.play(p)``; bench_game.obvious_game_decisions) over 10 seeded 百变
+    deals, the deal and the generator's seeding included: decisions."""
+    from bench_game import obvious_game_decisions  # benchmarks/
+    from shuangkou import Rules
+
+    rules = Rules.preset("baibian")
+    return in_python_call(lambda: (sum(obvious_game_decisions(rules, s) for s in range(10)),))
+
+
+def pettingzoo_docs_loop() -> tuple[int, ...]:
+    """docs/rl.md's AEC loop (``env.last()``, ``random.Random.choice(env.legal_actions())``,
+    ``env.step()``; bench_rl.pettingzoo_docs_deals) over 10 seeded 百变 deals: agent steps."""
+    import random
+
+    from bench_rl import pettingzoo_docs_deals  # benchmarks/
+    from shuangkou.rl import env
+
+    e = env("baibian")
+
+    def work() -> tuple[int, ...]:
+        e.reset(seed=0)
+        return (pettingzoo_docs_deals(e, random.Random(0), 10),)
+
+    return in_python_call(work)
+
+
+def pettingzoo_flatnonzero_loop() -> tuple[int, ...]:
+    """The AEC loop drawing ``rng.choice(np.flatnonzero(mask))`` (numpy's Generator), the
+    idiom of most examples, over the same deals: agent steps (for comparison, no target)."""
+    import numpy as np
+
+    from bench_rl import pettingzoo_flatnonzero_deals  # benchmarks/
+    from shuangkou.rl import env
+
+    e = env("baibian")
+
+    def work() -> tuple[int, ...]:
+        e.reset(seed=0)
+        return (pettingzoo_flatnonzero_deals(e, np.random.default_rng(0), 10),)
+
+    return in_python_call(work)
+
+
 def pettingzoo_loop() -> tuple[int, ...]:
     """A plain PettingZoo AEC loop (``env.last()``, a random legal action from the mask,
     ``env.step()``) over 10 seeded 百变 deals: agent steps. The draw is
@@ -261,15 +307,94 @@ WORKLOADS: dict[str, tuple[str, Callable[[], int], str]] = {
     "state-loop": (PYTHON_CALL, state_loop, "decision"),
     "game-loop": (PYTHON_CALL, game_loop, "decision"),
     "pettingzoo-step": (PYTHON_CALL, pettingzoo_loop, "step"),
+    "game-loop-obvious": (PYTHON_CALL, obvious_game_loop, "decision"),
+    "pettingzoo-docs": (PYTHON_CALL, pettingzoo_docs_loop, "step"),
+    "pettingzoo-flatnonzero": (PYTHON_CALL, pettingzoo_flatnonzero_loop, "step"),
 }
 
 
+# What the obvious Game loop's operations cost one by one (``--idioms``): each runs OPS times
+# in a plain loop on the answering position of 百变 deal 3; "loop alone" is the loop's own
+# cost, which --idioms subtracts from the others.
+OPS = 1000
+GAME_OPS: dict[str, Callable[[Any, Any, Any], None]] = {}  # name -> op
+
+
+Op = Callable[[Any, Any, Any], None]
+
+
+def _game_op(name: str) -> Callable[[Op], Op]:
+    def register(f: Op) -> Op:
+        GAME_OPS[name] = f
+        return f
+    return register
+
+
+@_game_op("loop alone")
+def _op_none(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        pass
+
+
+@_game_op("g.is_over")
+def _op_is_over(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        g.is_over  # noqa: B018 - the read is what is measured
+
+
+@_game_op("g.table")
+def _op_table(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        g.table  # noqa: B018 - the read is what is measured
+
+
+@_game_op("g.legal_plays()")
+def _op_legal(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        g.legal_plays()
+
+
+@_game_op("rng.randrange(9) (random.Random)")
+def _op_randrange(g: Any, rng: Any, rules: Any) -> None:
+    for _ in range(OPS):
+        rng.randrange(9)
+
+
+@_game_op("random.Random(seed)")
+def _op_random(g: Any, rng: Any, rules: Any) -> None:
+    for seed in range(OPS):
+        random.Random(seed)
+
+
+@_game_op("Game(rules, seed)")
+def _op_game(g: Any, rng: Any, rules: Any) -> None:
+    from shuangkou.game import Game
+
+    for seed in range(OPS):
+        Game(rules, seed)
+
+
+def game_op(name: str) -> tuple[int, ...]:
+    """One of GAME_OPS, OPS times: (OPS,)."""
+    from shuangkou import Rules
+    from shuangkou.game import Game
+
+    rules = Rules.preset("baibian")
+    g = Game(rules, 3)
+    g.play(g.legal_plays()[0])  # answering: a table to beat, a few plays
+    rng = random.Random(1)
+    op = GAME_OPS[name]
+    return in_python_call(lambda: (op(g, rng, rules), OPS)[1:])
+
+
 def idiom_workloads() -> dict[str, tuple[str, Callable[[], tuple[int, ...]], str]]:
-    """``--idioms``: the draw idioms of a PettingZoo loop, measured apart (no baseline)."""
+    """``--idioms``: the draw idioms of a PettingZoo loop and the obvious Game loop's
+    operations, measured apart (no baseline)."""
     from bench_rl import DRAW_IDIOMS  # benchmarks/
 
-    return {f"draw: {name}": (PYTHON_CALL, partial(draw_idiom, name), "draw")
-            for name in DRAW_IDIOMS}
+    return {**{f"draw: {name}": (PYTHON_CALL, partial(draw_idiom, name), "draw")
+               for name in DRAW_IDIOMS},
+            **{f"op: {name}": (PYTHON_CALL, partial(game_op, name), "op") for name in GAME_OPS}}
 
 
 def workload(name: str) -> tuple[str, Callable[[], Any], str]:
@@ -291,8 +416,10 @@ def targets(counts: dict[str, dict[str, int]]) -> dict[str, tuple[str, bool]]:
         elif name == "game-loop" and "state-loop" in counts:
             limit = 2 * per_unit(counts["state-loop"])
             out[name] = (f"<= 2x State = {limit:,.0f}/decision", per_unit(m) <= limit)
-        elif name == "pettingzoo-step":
+        elif name in ("pettingzoo-step", "pettingzoo-docs"):
             out[name] = ("<= 25,000/step", per_unit(m) <= 25000)
+        elif name == "game-loop-obvious":
+            out[name] = ("<= 6,500/decision", per_unit(m) <= 6500)
     return out
 
 
@@ -377,8 +504,14 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--idioms"]:
         names = list(idiom_workloads())
         with ThreadPoolExecutor(max_workers=2) as pool:
-            for name, m in zip(names, pool.map(measure, names)):
+            got = dict(zip(names, pool.map(measure, names)))
+        loop = per_unit(got["op: loop alone"])
+        for name, m in got.items():
+            if name.startswith("draw: "):
                 print(f"{name:<52} {per_unit(m):>9,.0f} instructions a draw")
+            elif name != "op: loop alone":
+                print(f"{name:<52} {per_unit(m) - loop:>9,.0f} instructions an op "
+                      f"(the loop's own {loop:,.0f} subtracted)")
         return 0
     counts = measure_all()
     baseline = load_baseline()

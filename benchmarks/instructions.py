@@ -4,8 +4,20 @@ On a shared machine even CPU-time rates move by ±20% with the other jobs (cache
 sharing), so a slower figure in one round's table need not mean slower code. Two runs of the
 same seeded workload at two sizes, under ``valgrind --tool=callgrind``, give its exact cost per
 unit (per decision, per env step): the difference of the totals over the difference of the
-units — start-up, imports and warm-up cancel out. Used by ``bench_game.py --instructions`` and
-``bench_rl.py --instructions``; compare two builds by running the same command in each.
+units. Used by ``bench_game.py --instructions``, ``bench_rl.py --instructions`` and
+``bench_bots.py --instructions``; compare two builds by running the same command in each.
+
+Only the workload is counted, not the process: it runs once at size 1 to warm up (imports,
+first-call caches, the interpreter's specialised bytecode), the garbage is collected, and
+callgrind counts what runs inside the ``operator.call`` that then runs it (as
+``callgrind_gate.py`` does). Counting the whole process made two runs of one build disagree
+(6,235 and 5,478 a decision of the ``Game`` loop): the start-up and imports do not repeat
+exactly — three runs of the ``Game`` workload at size 1, almost all start-up, counted 1,141.7,
+1,143.3 and 1,146.5 M instructions with ``PYTHONHASHSEED=0`` — and that noise was divided by
+the ~14,000 decisions between the two sizes. Counted this way, two runs give the same totals
+to the instruction. Hash randomisation is off (``PYTHONHASHSEED=0``: the same set and dict
+layouts every run) and BLAS runs one thread (``OPENBLAS_NUM_THREADS=1``: all the work in the
+counted thread).
 
 A workload is a script and a name: ``python SCRIPT --count NAME SIZE`` runs it at ``SIZE`` and
 prints the units it did (the scripts' ``count_main``).
@@ -17,6 +29,8 @@ small size, without valgrind: the command is exercised in seconds, nothing is co
 
 from __future__ import annotations
 
+import gc
+import operator
 import os
 import re
 import shutil
@@ -28,14 +42,19 @@ from pathlib import Path
 SMALL = os.environ.get("SK_SMOKE") == "1"
 """The small mode of the benchmark scripts (seconds a command: a check that it runs)."""
 
+COUNTED = "_operator_call"
+"""The C function the counted run of a workload runs in (nothing else calls it)."""
+
 
 def _run(script: Path, name: str, size: int) -> tuple[int, int]:
     """``(instructions, units)`` of one callgrind run of the workload at ``size``."""
     run = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         "--collect-atstart=no", f"--toggle-collect={COUNTED}",
          sys.executable, str(script), "--count", name, str(size)],
         capture_output=True, text=True, check=True,
-        env=dict(os.environ, PYTHONHASHSEED="0"),  # the same dict layouts every run
+        env=dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1",
+                 OMP_NUM_THREADS="1"),
     )
     found = re.search(r"Collected : (\d+)", run.stderr)
     if found is None:
@@ -72,5 +91,8 @@ def count_main(argv: list[str], workloads: Mapping[str, Callable[[int], int]]) -
     :func:`per_unit` runs under valgrind); returns whether it did."""
     if len(argv) != 3 or argv[0] != "--count":
         return False
-    print(workloads[argv[1]](int(argv[2])))
+    work = workloads[argv[1]]
+    work(1)  # warm up: imports, caches, specialised bytecode (not counted)
+    gc.collect()
+    print(operator.call(work, int(argv[2])))  # what callgrind counts
     return True

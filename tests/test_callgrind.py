@@ -46,6 +46,10 @@ def test_targets_of_the_python_paths():
     assert not goals["lead-classic"][1]
     answer["instructions"] += 1
     assert not gate.targets({"legal-plays-answer": answer})["legal-plays-answer"][1]
+    obvious = gate.targets({"game-loop-obvious": m(6500, 1), "pettingzoo-docs": m(25001, 1)})
+    assert obvious["game-loop-obvious"] == ("<= 6,500/decision", True)
+    assert obvious["pettingzoo-docs"] == ("<= 25,000/step", False)
+    assert not gate.targets({"game-loop-obvious": m(6501, 1)})["game-loop-obvious"][1]
 
 
 def test_chain_bomb_hands_are_27_cards_with_a_chain_bomb_window():

@@ -85,3 +85,41 @@ def test_two_threads_are_serialised() -> None:
     for a in g.actions:
         replayed.play(a.play) if a.kind == "play" else replayed.pass_()
     assert replayed == g
+
+
+@pytest.mark.parametrize("preset", ["classic", "baibian", "jj", "qianbian"])
+def test_the_seeded_deal_in_c_is_setup_of_rng_deal(preset: str) -> None:
+    """``Game(rules, seed)`` deals in one C call (``_Base._deal``): the same game as the
+    generic set-up (``_setup``) of :func:`shuangkou.rng.deal`'s hands — the dealt order, the
+    明牌 swap and seating, the masks, the State — with a forced leader and other players too."""
+    from shuangkou import Rules
+    from shuangkou.rng import deal
+
+    rules = Rules.preset(preset)
+    leaders = [None] if rules.first_leader == "revealed" else [None, 0, 3]
+    for seed in [0, 1, 7, 2**64 - 1, *range(100, 160)]:
+        for leader in leaders:
+            for players in [(0, 1, 2, 3), (9, 4, 7, 2)]:
+                g = Game(rules, seed, players=players, leader=leader)
+                d = deal(seed, rules.first_leader)
+                ref = Game.__new__(Game)
+                ref._setup(rules, d.hands, players, d.revealed,
+                           d.leader if leader is None else leader)
+                ref.seed = d.seed
+                assert g == ref and g.state.hash == ref.state.hash
+                assert (g.dealt, g.initial_hands, g._mask) == (ref.dealt, ref.initial_hands,
+                                                               ref._mask)
+
+
+def test_the_table_is_the_states_after_undo_and_copies() -> None:
+    """``table`` (C, the last Play kept) is the State's table whatever happened since."""
+    g = Game("baibian", seed=9)
+    seen = 0
+    while not g.is_over and seen < 120:
+        plays = g.legal_plays()
+        g.play(plays[-1]) if plays and (seen % 3 or not g.can_pass()) else g.pass_()
+        assert g.table == g.state.table and g.copy().table == g.state.table
+        if seen % 7 == 0 and g.actions:
+            g.undo()
+            assert g.table == g.state.table
+        seen += 1

@@ -3,6 +3,10 @@ api_test and seed_test, Gymnasium's check_env, rewards equal to Game's scores, t
 
 from __future__ import annotations
 
+import random
+import sys
+import threading
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -10,7 +14,7 @@ from pettingzoo.test import api_test, seed_test
 
 from shuangkou import Rules
 from shuangkou import batch as B
-from shuangkou.errors import IllegalPlayError
+from shuangkou.errors import ArgumentError, ConcurrentUseError, IllegalPlayError
 from shuangkou.game import Game
 from shuangkou.rl import SingleAgentEnv, env
 from shuangkou.rng import deal_seed
@@ -120,6 +124,91 @@ def test_pettingzoo_step_refused_while_another_thread_holds_the_env() -> None:
     assert e._vec.hands(0) != before[1]
 
 
+def test_pettingzoo_every_call_is_refused_at_entry_while_another_thread_holds_the_env() -> None:
+    e = env("baibian")
+    e.reset(seed=1)
+    before = (e.agent_selection, e._vec.hands(0), dict(e.terminations), list(e.agents))
+    assert e._busy.acquire(False)  # as if another thread's call were running
+    try:
+        for call in (lambda: e.step(e._vec._legal_actions()[0]), e.reset, e.last,
+                     lambda: e.observe("seat_1"), e.legal_actions):
+            with pytest.raises(ConcurrentUseError, match="another thread"):
+                call()
+    finally:
+        e._busy.release()
+    assert (e.agent_selection, e._vec.hands(0), dict(e.terminations), list(e.agents)) == before
+
+
+def test_pettingzoo_from_two_threads_raises_only_the_clear_errors() -> None:
+    """Two threads stepping one env (issue 34: KeyError and AssertionError from PettingZoo's
+    bookkeeping): a call overlapping another is refused (ConcurrentUseError); calls that do
+    not overlap are judged one after the other, as from one thread (an action chosen before
+    the other thread moved can be illegal, or given to an agent now out)."""
+    e = env("baibian")
+    e.reset(seed=0)
+    unexpected: list[BaseException] = []
+
+    def run(k: int) -> None:
+        r = random.Random(k)
+        for _ in range(5000):
+            try:
+                _, _, term, trunc, _ = e.last()
+                if term or trunc:
+                    e.step(None)
+                    if not e.agents:
+                        e.reset()
+                    continue
+                e.step(r.choice(e.legal_actions() or [0]))
+            except (ConcurrentUseError, IllegalPlayError):
+                pass
+            except ValueError as err:  # PettingZoo: an action for an agent out (not None)
+                if "dead" not in str(err):
+                    unexpected.append(err)
+            except BaseException as err:  # noqa: BLE001 - the defect: reported below
+                unexpected.append(err)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert unexpected == []
+
+
+@pytest.mark.parametrize("preset", ["baibian", "qianbian"])
+def test_legal_actions_are_the_masks_ids(preset: str) -> None:
+    e = env(preset)
+    e.reset(seed=3)
+    r = random.Random(3)
+    for _ in range(3):
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                assert e.legal_actions() == []
+                e.step(None)
+                continue
+            legal = e.legal_actions()
+            assert legal == np.flatnonzero(obs["action_mask"]).tolist()
+            other = f"seat_{(int(agent[-1]) + 1) % 4}"
+            assert e.legal_actions(other) == [] and e.legal_actions(agent) == legal
+            e.step(r.choice(legal))
+        e.reset()
+    with pytest.raises(ValueError, match="agent"):
+        e.legal_actions("seat_7")
+    g = SingleAgentEnv(preset, seat=2)
+    obs, _ = g.reset(seed=3)
+    done = False
+    while not done:
+        assert g.legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
+        obs, _, done, _, _ = g.step(r.choice(g.legal_actions()))
+    assert g.legal_actions() == []
+
+
 def test_pettingzoo_agent_iter_bound() -> None:
     e = env("baibian")
     e.reset(seed=2)
@@ -164,3 +253,18 @@ def test_gymnasium_episode() -> None:
         strict.step(illegal)
     with pytest.raises(ValueError):
         SingleAgentEnv("baibian", illegal="ignore")
+
+
+@pytest.mark.parametrize("illegal", ["fallback", "raise"])
+def test_gymnasium_refuses_an_action_outside_the_space(illegal: str) -> None:
+    """An id outside ``Discrete(A)`` is no action (issue 34: ``step(10**9)`` was silently
+    replaced by the fallback): refused, naming the argument and the range, nothing moved."""
+    g = SingleAgentEnv("baibian", seat=1, illegal=illegal)
+    g.reset(seed=4)
+    n = g.action_space.n  # type: ignore[attr-defined]
+    before = (g._vec.hands(0), g._vec.position(0))
+    for bad in (10**9, n, -1, 2**64 - 1, np.int64(-5)):
+        with pytest.raises(ArgumentError, match=rf"action must be in 0\.\.{n - 1}"):
+            g.step(bad)  # type: ignore[arg-type]
+    assert (g._vec.hands(0), g._vec.position(0)) == before
+    assert not g.step(g.legal_actions()[0])[4].get("illegal")

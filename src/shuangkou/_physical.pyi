@@ -26,6 +26,15 @@ class _Base:
     _mask: list[int]
     _log: list[tuple[str, int, int, Play | None, int]]
     _lock: GameLock
+    def _deal(
+        self, rules: Any, seed: int, leader: int | None
+    ) -> tuple[
+        tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, int] | None,
+        int | None, int,
+    ]: ...
+    @property
+    def table(self) -> Play | None:
+        """The play to beat, ``None`` when the seat to act leads."""
     @property
     def to_act(self) -> int | None:
         """The seat to act, ``None`` once the deal is over."""

@@ -11,8 +11,8 @@ ranks 0..14 with 13 = small joker, 14 = big joker).
 cimport cython
 from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.pythread cimport (
-    NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
-    PyThread_release_lock, PyThread_type_lock,
+    WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+    PyThread_get_thread_ident, PyThread_release_lock, PyThread_type_lock,
 )
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
@@ -20,7 +20,11 @@ from libc.stdint cimport uint64_t
 
 from shuangkou._core cimport Play, play_list, wilds_fewest
 from shuangkou._engine cimport State
-from _state cimport sk_pass, sk_play
+from _state cimport SkDeal, sk_deal, sk_init, sk_pass, sk_play
+
+cdef extern from "pythread.h":
+    int PyThread_acquire_lock_timed(PyThread_type_lock, long long microseconds,
+                                    int intr_flag) nogil
 
 cdef object _M64 = 0xFFFFFFFFFFFFFFFF
 
@@ -122,8 +126,11 @@ def ranks_of(object mask):
 
 def ids_of(object mask):
     """The ids in ``mask``, ascending, as a tuple."""
-    cdef uint64_t lo = mask & _M64
-    cdef uint64_t hi = mask >> 64
+    return _ids(mask & _M64, mask >> 64)
+
+
+cdef tuple _ids(uint64_t lo, uint64_t hi):
+    """The ids of the mask (lo, hi), ascending, as a tuple."""
     cdef int n = 0, c, i = 0
     cdef uint64_t x
     x = lo
@@ -152,27 +159,48 @@ def ids_of(object mask):
 @cython.auto_pickle(False)
 cdef class GameLock:
     """A Game's lock: one action at a time (two threads playing on one Game are serialised,
-    never interleaved). Taken in C by the Game's per-decision paths, and a context manager
-    (``with game._lock:``) for its Python ones; waiting releases the GIL."""
+    never interleaved), and no reader (``copy``, ``log``, ``to_json``, a view of several
+    fields) sees an action half made. Taken in C by the Game's per-decision paths, and a
+    context manager (``with game._lock:``) for its Python ones.
 
-    cdef PyThread_type_lock _l
+    Re-entrant: the thread holding it may take it again (a locked reader calls other locked
+    readers, ``to_json`` calls ``log``); it is free once each take has its give. Every take
+    and give runs with the GIL held, so the GIL guards the owner and the depth: a free lock
+    is taken without a system call (a ``PyThread`` lock's non-blocking acquire costs ~130
+    instructions on CPython 3.11, a decision takes two). A thread finding it held by another
+    waits with the GIL released, in steps of 50 µs (a timed wait on ``_pause``, a lock that
+    is always held: the portable sleep of ``pythread.h``) until the holder gives it back.
+    (This needs the GIL: free-threaded builds are not made, pyproject.toml.)"""
+
+    cdef PyThread_type_lock _pause  # always held: a timed acquire of it is a GIL-free pause
+    cdef long _owner                # PyThread_get_thread_ident() of the holder (if _depth)
+    cdef int _depth                 # takes not given back yet by the holder; 0 = free
 
     def __cinit__(self):
-        self._l = PyThread_allocate_lock()
-        if self._l == NULL:
+        self._pause = PyThread_allocate_lock()
+        if self._pause == NULL:
             raise MemoryError()
+        PyThread_acquire_lock(self._pause, WAIT_LOCK)
 
     def __dealloc__(self):
-        if self._l != NULL:
-            PyThread_free_lock(self._l)
+        if self._pause != NULL:
+            PyThread_release_lock(self._pause)
+            PyThread_free_lock(self._pause)
 
     cdef inline void take(self) noexcept:
-        if not PyThread_acquire_lock(self._l, NOWAIT_LOCK):
-            with nogil:
-                PyThread_acquire_lock(self._l, WAIT_LOCK)
+        cdef long me = PyThread_get_thread_ident()
+        if self._depth:
+            if self._owner == me:
+                self._depth += 1
+                return
+            while self._depth:  # another thread's: let it run, look again
+                with nogil:
+                    PyThread_acquire_lock_timed(self._pause, 50, 0)
+        self._owner = me
+        self._depth = 1
 
     cdef inline void give(self) noexcept:
-        PyThread_release_lock(self._l)
+        self._depth -= 1
 
     def __enter__(self):
         self.take()
@@ -203,6 +231,65 @@ cdef class _Base:
     cdef public list _mask
     cdef public list _log
     cdef public GameLock _lock
+    cdef object _table          # the table Play last returned or played (checked before use)
+
+    def _deal(self, object rules, uint64_t seed, object leader):
+        """The seeded deal of ``Game(rules, seed)`` (``rng.deal``: ``_state.pxd``'s
+        ``sk_deal``, the 明牌 swap included) into this game on the kernel's State: sets
+        ``_st`` and ``_mask``; returns ``(dealt, initial_hands, swap, revealed, first_leader)``
+        as ``Game._setup`` makes them (``leader``, a seat 0..3 the caller checked, overrides
+        a drawn first leader). One C pass instead of ``rng.deal`` + ``_setup``'s Python."""
+        cdef SkDeal d
+        cdef State st = State.__new__(State)
+        cdef uint64_t lo[4]
+        cdef uint64_t hi[4]
+        cdef uint64_t t
+        cdef int s, i, c, a, b, first
+        st._set_rules(rules)
+        sk_deal(seed, rules.first_leader == "revealed", &d)
+        first = d.leader if leader is None else <int>leader
+        sk_init(&st.st, d.hands, first)
+        dealt = PyTuple_New(4)
+        for s in range(4):
+            lo[s] = 0
+            hi[s] = 0
+            hand = PyTuple_New(27)
+            for i in range(27):
+                c = d.deck[27 * s + i]
+                _set(&lo[s], &hi[s], c)
+                v = c
+                Py_INCREF(v)
+                PyTuple_SET_ITEM(hand, i, v)
+            Py_INCREF(hand)
+            PyTuple_SET_ITEM(dealt, s, hand)
+        swap = None
+        if d.swap_a >= 0:  # the seats' hands as sk_deal swapped them
+            a, b = d.swap_a, d.swap_b
+            t = lo[a]; lo[a] = lo[b]; lo[b] = t
+            t = hi[a]; hi[a] = hi[b]; hi[b] = t
+            swap = (a, b)
+        self._st = st
+        self._mask = [_mask(lo[s], hi[s]) for s in range(4)]
+        hands = (_ids(lo[0], hi[0]), _ids(lo[1], hi[1]), _ids(lo[2], hi[2]),
+                 _ids(lo[3], hi[3]))
+        return dealt, hands, swap, None if d.revealed < 0 else d.revealed, first
+
+    @property
+    def table(self):
+        """The play to beat, ``None`` when the seat to act leads."""
+        cdef State st
+        cdef Play t
+        if not _is_kernel_state(self._st):
+            return self._st.table
+        st = <State>self._st
+        if not st.st.table:
+            return None
+        if self._table is not None:  # the same reading again, without building it
+            t = <Play>self._table
+            if t.tag == st.st.table and t.packed == st.st.table_word:
+                return t
+        self._table = st.table
+        return self._table
 
     @property
     def to_act(self):
@@ -229,13 +316,18 @@ cdef class _Base:
         also legal and not listed). Empty once the deal is over. ``play(i)`` plays the
         ``i``-th play of ``legal_plays()`` (``wilds="all"``)."""
         cdef State st
-        cdef bint fewest
-        if not _is_kernel_state(self._st):
-            return list(self._st.legal(wilds))
-        fewest = wilds_fewest(wilds)
-        st = <State>self._st
-        st._ensure_legal(fewest)
-        return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
+        cdef bint fewest = wilds_fewest(wilds)
+        # under the lock: the State's cache of legal plays, read while the list is built (its
+        # Play objects are allocated, so another thread could run), is rewritten by a move
+        self._lock.take()
+        try:
+            if not _is_kernel_state(self._st):
+                return list(self._st.legal(wilds))
+            st = <State>self._st
+            st._ensure_legal(fewest)
+            return play_list(st._lw, st._lt, st._ln, st.p.flags + 1)
+        finally:
+            self._lock.give()
 
     def play(self, cards, kind=None, *, seat=None):
         """Play for the seat to act (``seat``, if given, must be that seat). Returns the play
@@ -303,4 +395,5 @@ cdef class _Base:
         st._moved()
         self._mask[s] = mask ^ taken
         self._log.append(("play", s, taken, p, trick))
+        self._table = p
         return True

@@ -38,6 +38,11 @@ exactly (play, pass or abandon). Both are cheap (see benchmarks/bench_game.py).
 is what a seat may see, ``Observation.to_dict()`` its plain-JSON form; ``log(seat=s)`` and
 ``to_json(seat=s)`` hide what seat ``s`` may not see (``seat="spectator"``: every hand).
 
+**Threads.** A Game may be shared by threads: actions are serialised by the Game's lock, and
+every reader of more than one field (``copy``, ``log``, ``to_json``, ``observation``,
+``actions``, ``legal_plays``, ``cards_for``, ``==``) takes the same lock, so it sees whole
+moves, never one half made (tests/test_game_threads.py).
+
 **Persistence.** ``to_json()`` is a versioned JSON document (format ``shuangkou.game``,
 version :data:`JSON_VERSION`) holding the rules, the deal, every action and a snapshot of the
 current state; ``from_json`` rebuilds the game by re-validating every action and checks the
@@ -74,6 +79,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from . import documents
 from ._check import as_seat, as_seed
+from ._engine import State as _KernelState
 from ._physical import GameLock, _Base
 from ._physical import ids_of as _ids_of
 from ._physical import mask_of as _mask_of
@@ -125,6 +131,27 @@ def _state_class() -> Any:
 
 
 _State = _state_class()
+
+
+_SEATS = (0, 1, 2, 3)
+
+
+def _players(players: Sequence[int]) -> tuple[int, ...]:
+    """The ``players`` argument: the player at each of the 4 seats, as ints."""
+    if players is _SEATS:  # the default, without a conversion
+        return _SEATS
+    players = tuple(int(p) for p in players)
+    if len(players) != 4:
+        raise ValueError("players must name the player at each of the 4 seats")
+    return players
+
+
+def _leader(leader: Any) -> int:
+    """A first leader seat 0..3, else ``ValueError`` ("0" or 1.5 refused, never read as a
+    seat)."""
+    if leader is None:
+        raise ArgumentError("leader must be a seat 0..3, got None")
+    return as_seat(leader, "leader")
 
 
 def _packed_of(ids: Iterable[int]) -> int:
@@ -404,24 +431,44 @@ class Game(_Base):
     players: tuple[int, int, int, int]
     initial_hands: tuple[tuple[int, ...], ...]
     first_leader: int
+    _built: list[Action]
 
     def __init__(
         self,
         rules: Rules | str,
         seed: int = 7,
         *,
-        players: Sequence[int] = (0, 1, 2, 3),
+        players: Sequence[int] = _SEATS,
         leader: int | None = None,
     ) -> None:
         """Shuffle and deal from ``seed`` (:mod:`shuangkou.rng`) and pick the first leader (R7):
         the revealed card's holder with the partner swap, or the drawn seat; ``leader`` (a
         seat) overrides a random draw (a match's previous first finisher)."""
         rules = as_rules(rules)
-        d = rng_deal(seed, rules.first_leader)
         if leader is not None and rules.first_leader == "revealed":
             raise ValueError("leader can only be given when rules.first_leader is 'random'")
-        self._setup(rules, d.hands, players, d.revealed, d.leader if leader is None else leader)
-        self.seed = d.seed
+        if _State is not _KernelState:  # the reference engine: the generic set-up
+            d = rng_deal(seed, rules.first_leader)
+            self._setup(rules, d.hands, players, d.revealed,
+                        d.leader if leader is None else leader)
+            self.seed = d.seed
+            return
+        # the kernel's State: the deal, the 明牌 swap, the State and the masks in one C call
+        # (what _setup makes from rng.deal's hands, a few times cheaper)
+        self.seed = as_seed(seed)
+        if leader is not None and (type(leader) is not int or not 0 <= leader < 4):
+            leader = _leader(leader)
+        seated = list(_players(players))
+        self.rules = rules
+        self.dealt, self.initial_hands, self.swap, self.revealed, self.first_leader = (
+            self._deal(rules, self.seed, leader))
+        if self.swap is not None:
+            a, b = self.swap
+            seated[a], seated[b] = seated[b], seated[a]
+        self.players = tuple(seated)  # type: ignore[assignment]
+        self._log = []
+        self._built = []
+        self._lock = GameLock()
 
     @classmethod
     def from_deal(
@@ -431,7 +478,7 @@ class Game(_Base):
         *,
         leader: int | None = None,
         revealed: int | str | None = None,
-        players: Sequence[int] = (0, 1, 2, 3),
+        players: Sequence[int] = _SEATS,
     ) -> Game:
         """A scripted deal: ``hands`` per seat as card ids or physical-card text (any sizes,
         disjoint). The first leader is ``leader``, or the holder of ``revealed`` (a card id or
@@ -485,9 +532,7 @@ class Game(_Base):
         leader: int | None,
     ) -> None:
         self.rules = rules
-        players = tuple(int(p) for p in players)
-        if len(players) != 4:
-            raise ValueError("players must name the player at each of the 4 seats")
+        players = _players(players)
         self.dealt = tuple(tuple(h) for h in hands)
         masks = [_mask_of(h) for h in hands]
         seat_hands = [_ids_of(m) for m in masks]  # ascending
@@ -503,9 +548,7 @@ class Game(_Base):
                 masks[a], masks[b] = masks[b], masks[a]
                 seated[a], seated[b] = seated[b], seated[a]
             self.revealed = revealed
-        if leader is None:
-            raise ArgumentError("leader must be a seat 0..3, got None")
-        leader = as_seat(leader, "leader")  # "0" or 1.5 refused, never read as a seat
+        leader = _leader(leader)
         self.players = tuple(seated)  # type: ignore[assignment]
         self.initial_hands = tuple(seat_hands)
         self.first_leader = leader
@@ -519,9 +562,11 @@ class Game(_Base):
         # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
         # it; the Action objects are built from the records when asked for (_built caches them).
         self._log: list[tuple[str, int, int, Play | None, int]] = []
-        self._built: list[Action] = []
+        self._built = []
         # One action at a time: two threads playing on one Game are serialised (the second
-        # is then judged on the position the first left), never interleaved.
+        # is then judged on the position the first left), never interleaved; every reader of
+        # more than one field (copy, log, to_json, observation, actions, ...) takes it too, so
+        # it never sees a move half made (the State moved, the log or the hands not yet).
         self._lock = GameLock()
 
     # -- views ---------------------------------------------------------------------------------
@@ -539,20 +584,15 @@ class Game(_Base):
         return result
 
     @property
-    def table(self) -> Play | None:
-        """The play to beat, ``None`` when the seat to act leads."""
-        table: Play | None = self._st.table
-        return table
-
-    @property
     def table_cards(self) -> tuple[int, ...]:
         """The card ids of the play to beat (``()`` when leading)."""
-        if self._st.table is None:
-            return ()
-        for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
-            if kind == "play":
-                return _ids_of(taken)
-        return ()  # pragma: no cover - a table play is in the log
+        with self._lock:  # the State's table and the log, of one position
+            if self._st.table is None:
+                return ()
+            for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
+                if kind == "play":
+                    return _ids_of(taken)
+            return ()  # pragma: no cover - a table play is in the log
 
     @property
     def table_owner(self) -> int | None:
@@ -588,9 +628,11 @@ class Game(_Base):
     @property
     def actions(self) -> tuple[Action, ...]:
         """Every action so far, in order (the history)."""
-        return tuple(self._actions())
+        with self._lock:
+            return tuple(self._actions())
 
     def _actions(self) -> list[Action]:
+        """The Action of each log record (the caller holds the lock: this fills the cache)."""
         built = self._built
         log = self._log
         for k in range(len(built), len(log)):
@@ -613,8 +655,9 @@ class Game(_Base):
 
     @property
     def card_counts(self) -> tuple[int, int, int, int]:
-        m = self._mask
-        return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
+        with self._lock:
+            m = self._mask
+            return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
 
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
         return tuple(self._st.bombs_played(_seat(seat)))
@@ -629,13 +672,14 @@ class Game(_Base):
         """What ``seat`` may see (R6/R7): own hand, the partner's hand under 双明, card counts,
         table, history (all public). See :class:`Observation` for its JSON form."""
         seat = _seat(seat)
-        partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
-        return Observation(
-            seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
-            self.table_cards, self.table_owner, self.leader, self.trick, self.places,
-            self.actions, self.players, self.first_leader, self.revealed, self.is_over,
-            self.result,
-        )
+        with self._lock:  # every field of one position
+            partner = self.hand(seat ^ 2) if self.rules.partner_visible else None
+            return Observation(
+                seat, self.to_act, self.hand(seat), partner, self.card_counts, self.table,
+                self.table_cards, self.table_owner, self.leader, self.trick, self.places,
+                self.actions, self.players, self.first_leader, self.revealed, self.is_over,
+                self.result,
+            )
 
     # -- actions -------------------------------------------------------------------------------
     def _check_turn(self, what: object, seat: int | None) -> int:
@@ -712,6 +756,10 @@ class Game(_Base):
         take from ``seat``'s hand (default: the seat to act), as :meth:`play` takes them: the
         lowest ids of each needed rank. Raises :class:`IllegalPlayError` if the hand does not
         hold the cards; says nothing about whether the play is legal now."""
+        with self._lock:  # the seat to act, its legal list and its hand, of one position
+            return self._cards_for(play, seat)
+
+    def _cards_for(self, play: Play | int, seat: int | None) -> tuple[int, ...]:
         to_act = self._st.to_act
         if seat is None:
             if to_act is None:
@@ -859,7 +907,12 @@ class Game(_Base):
             return built.pop() if len(built) > len(log) else _action(record)
 
     def copy(self) -> Game:
-        """An independent copy (undo history included)."""
+        """An independent copy (undo history included), of one position: taken under the
+        game's lock, so a move made meanwhile by another thread is wholly in it or not."""
+        with self._lock:
+            return self._copy()
+
+    def _copy(self) -> Game:
         g = Game.__new__(Game)
         g.rules = self.rules
         g.seed = self.seed
@@ -884,13 +937,14 @@ class Game(_Base):
     def key(self) -> tuple[Any, ...]:
         """Everything that defines the game, history included: ``a == b`` compares it (it was
         ``Game.state()`` before :attr:`state` became the game's State)."""
-        return (
-            self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
-            self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
-            self.table_owner, self.passes, self.leader, self.trick, self.places, self.is_over,
-            self.escape, self.result, tuple(self.bombs_played(s) for s in range(4)),
-            self.actions,
-        )
+        with self._lock:
+            return (
+                self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
+                self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
+                self.table_owner, self.passes, self.leader, self.trick, self.places,
+                self.is_over, self.escape, self.result,
+                tuple(self.bombs_played(s) for s in range(4)), self.actions,
+            )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.key() == other.key()
@@ -898,8 +952,10 @@ class Game(_Base):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        status = "over" if self.is_over else f"seat {self.to_act} to act"
-        return f"<Game {self.rules.name} seed={self.seed} {status}, {len(self._log)} actions>"
+        with self._lock:
+            status = "over" if self.is_over else f"seat {self.to_act} to act"
+            n = len(self._log)
+        return f"<Game {self.rules.name} seed={self.seed} {status}, {n} actions>"
 
     # -- persistence ---------------------------------------------------------------------------
     def _deal_dict(self) -> dict[str, Any]:
@@ -932,6 +988,10 @@ class Game(_Base):
         ``deal.hand_sizes``; the revealed card, the seating and every action are public and
         kept. A redacted log cannot be replayed."""
         visible = self._visible_seats(seat)
+        with self._lock:  # the actions of one position
+            return self._log_doc(seat, visible)
+
+    def _log_doc(self, seat: Viewer, visible: frozenset[int]) -> dict[str, Any]:
         deal = self._deal_dict()
         doc = {
             "format": LOG_FORMAT,
@@ -959,16 +1019,18 @@ class Game(_Base):
         """Versioned JSON of the whole state (log + a snapshot of the position). ``seat``
         redacts it as :meth:`log` does (the snapshot's hidden hands become ``null``); only the
         full document (``seat=None``) can be read back by :meth:`from_json`."""
-        doc = self.log(seat)
+        visible = self._visible_seats(seat)
+        with self._lock:  # the actions and the snapshot of one position
+            doc = self._log_doc(seat, visible)
+            snap = self._snapshot_dict()
         doc["format"] = GAME_FORMAT
-        snap = self._snapshot_dict()
         if seat is not None:
-            visible = self._visible_seats(seat)
             snap["hands"] = [h if s in visible else None for s, h in enumerate(snap["hands"])]
         doc["state"] = snap
         return json.dumps(doc, ensure_ascii=False, indent=indent)
 
     def _snapshot_dict(self) -> dict[str, Any]:
+        """The snapshot of :meth:`to_json` (the caller holds the lock, or owns the game)."""
         table = self.table
         result = self.result
         return {

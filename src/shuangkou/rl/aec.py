@@ -20,11 +20,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
 from .._check import as_int
-from .._rl import AgentIter
+from .._rl import AgentIter, Busy
 from ..batch import OBS_SIZE
 from ..rules import Rules
 from .render import render
-from .vecenv import VecEnv
+from .vecenv import VecEnv, _in_use
 
 __all__ = ["ShuangkouAEC", "env"]
 
@@ -90,6 +90,10 @@ class ShuangkouAEC(_AECBase):
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._zero_mask = np.zeros(n, np.int8)
         self._to_act = -1
+        # one call at a time, taken at the entry of every call that reads or writes the
+        # agents' dicts (a second thread's call is refused with ConcurrentUseError before it
+        # reads anything, never left to fail inside PettingZoo's bookkeeping)
+        self._busy = Busy()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -99,6 +103,14 @@ class ShuangkouAEC(_AECBase):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal deal 0 of the stream ``seed`` (a fresh random stream when ``None``)."""
+        if not self._busy.acquire(False):
+            raise _in_use("env")
+        try:
+            self._reset(seed)
+        finally:
+            self._busy.release()
+
+    def _reset(self, seed: int | None) -> None:
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         out = self._vec.reset(int(self._seeds.integers(0, 2**63)))
@@ -128,21 +140,35 @@ class ShuangkouAEC(_AECBase):
     ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
         act (PettingZoo's ``last``; the acting agent's observation without a call)."""
-        agent = self.agent_selection
-        if not observe:
-            obs = None
-        elif agent is self._acting_agent:
-            obs = self._acting
-        else:
-            obs = self.observe(agent)
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+        busy = self._busy
+        if not busy.acquire(False):
+            raise _in_use("env")
+        try:  # (the body inline: a call a step costs a few hundred instructions)
+            agent = self.agent_selection
+            if not observe:
+                obs = None
+            elif agent is self._acting_agent:
+                obs = self._acting
+            else:
+                obs = self._observe(agent)
+            return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                    self.truncations[agent], self.infos[agent])
+        finally:
+            busy.release()
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation. The acting agent's is the same dict every step, its arrays
         views into the env's row (what the last step wrote, no copy): they change with the
         next step — copy them to keep them. Another agent's view is computed into new
         arrays."""
+        if not self._busy.acquire(False):
+            raise _in_use("env")
+        try:
+            return self._observe(agent)
+        finally:
+            self._busy.release()
+
+    def _observe(self, agent: str) -> Observation:
         seat = self._seat.get(agent)
         if seat is None:
             seat = int(agent[-1])  # not an agent's name: the error of a bad seat
@@ -150,31 +176,61 @@ class ShuangkouAEC(_AECBase):
             return self._acting
         return {"observation": self._vec.observe(0, seat), "action_mask": self._zero_mask.copy()}
 
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        """The legal action-table ids of ``agent`` (default: the agent to act), ascending,
+        as OpenSpiel's ``legal_actions()``: the ids where its ``action_mask`` is 1, without
+        reading the mask (``random.choice(env.legal_actions())`` is a random legal action).
+        Empty for an agent not to act, and once the deal is over. A new list each call."""
+        busy = self._busy
+        if not busy.acquire(False):
+            raise _in_use("env")
+        try:
+            if agent is not None and self._seat.get(agent) is None:
+                raise ValueError(f"agent must be one of {self.possible_agents}, not {agent!r}")
+            if self._to_act < 0 or agent is not None and self._seat[agent] != self._to_act:
+                return []
+            return self._vec._legal_actions()
+        finally:
+            busy.release()
+
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
-        # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
-        if type(action) is not int or not 0 <= action < self._n_actions:
-            action = as_int(action, "action", 0, self._n_actions - 1)
-        self._to_act = to_act = self._vec._step_one(action, True)
-        if to_act >= 0:
-            # every reward is 0 until the deal ends (reset sets them so): nothing to add up
-            self.agent_selection = self._acting_agent = self.possible_agents[to_act]
-        else:  # the deal is over
-            out = self._vec.last
-            outcome, places = int(out.outcome[0]), tuple(out.places[0].tolist())
-            for s, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(out.rewards[0, s])
-                self.terminations[a] = True
-                self.infos[a] = {"outcome": outcome, "places": places}
-            self._acting_agent = None
-            self.agent_selection = self._selector.next()
-            self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        """Play the action-table id ``action`` (``None`` for a terminated agent) for the agent
+        to act. A call while another thread's call on this env runs raises
+        :class:`~shuangkou.errors.ConcurrentUseError` and changes nothing."""
+        busy = self._busy
+        if not busy.acquire(False):
+            raise _in_use("env")
+        try:  # (the body inline: a call a step costs a few hundred instructions)
+            agent = self.agent_selection
+            if self.terminations[agent] or self.truncations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            # an action-table id (0 passes): 2**64-1 is refused, not wrapped to -1
+            if type(action) is not int or not 0 <= action < self._n_actions:
+                action = as_int(action, "action", 0, self._n_actions - 1)
+            self._to_act = to_act = self._vec._step_one(action, True)
+            if to_act >= 0:
+                # every reward is 0 until the deal ends (reset sets them so): nothing to add
+                self.agent_selection = self._acting_agent = self.possible_agents[to_act]
+            else:
+                self._deal_over()
+            if self.render_mode == "human":
+                self.render()
+        finally:
+            busy.release()
+
+    def _deal_over(self) -> None:
+        """Every agent's reward and termination once the deal is over."""
+        out = self._vec.last
+        outcome, places = int(out.outcome[0]), tuple(out.places[0].tolist())
+        for s, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(out.rewards[0, s])
+            self.terminations[a] = True
+            self.infos[a] = {"outcome": outcome, "places": places}
+        self._acting_agent = None
+        self.agent_selection = self._selector.next()
+        self._accumulate_rewards()
 
     def render(self) -> str | None:
         return render(self._vec, self.render_mode)

@@ -136,9 +136,9 @@ def _kernel_name(bot: object, seat: int, rules: Rules) -> str:
         "any bot")
 
 
-def _in_use() -> ConcurrentUseError:
+def _in_use(what: str = "VecEnv") -> ConcurrentUseError:
     return ConcurrentUseError(
-        "this VecEnv is in use by another thread: a VecEnv serves one thread at a time "
+        f"this {what} is in use by another thread: a {what} serves one thread at a time "
         "(give each thread its own)")
 
 
@@ -228,6 +228,8 @@ class VecEnv:
             "outcome": np.full(n, -1, np.int8),
             "places": np.zeros((n, 4), np.int8),
         }
+        self._offsets_view = self._buf["offsets"].data
+        self._mask_view = self._buf["mask"].reshape(-1).data
         self._grow(256 * n)
         if log:
             for name, dt in (("seat", np.int8), ("word", np.uint64), ("tag", np.uint32)):
@@ -266,6 +268,9 @@ class VecEnv:
         b["action_ids"] = np.zeros(capacity, np.int32)
         b["cards"] = np.zeros((capacity, 15), np.uint8)
         b["features"] = np.zeros((capacity, 7), np.uint8)
+        # memoryviews for _legal_actions: an element or a slice of one costs tens of
+        # instructions, of a numpy array hundreds (a scalar object, an index parsed)
+        self._aids_view = b["action_ids"].data
 
     def _run(self, k: _rl.VecKernel, mode: int) -> Step:
         """Run the kernel (``mode``: 0 reset, 1 step, 2 list again) with ``_enter`` held."""
@@ -417,6 +422,16 @@ class VecEnv:
                     for w, t in zip(self._buf["words"][lo:hi], self._buf["tags"][lo:hi])]
         finally:
             self._busy.release()
+
+    def _legal_actions(self) -> list[int]:
+        """Row 0's legal action-table ids, ascending, pass (0) first when it is legal: the
+        single-deal envs' ``legal_actions()`` (no argument checks; the caller holds its own
+        one-call-at-a-time flag). From the CSR plays' ``action_ids`` (about 10 a decision),
+        not from the 1,079-entry mask: several plays can share an action, hence the set."""
+        ids = sorted(set(self._aids_view[: self._offsets_view[1]].tolist()))
+        if self._mask_view[0]:  # row 0's pass
+            ids.insert(0, 0)
+        return ids
 
     def observe(self, i: int, seat: int) -> np.ndarray:
         """Row ``i``'s observation from ``seat``'s point of view (any seat)."""
