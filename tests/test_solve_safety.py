@@ -19,7 +19,7 @@ import pytest
 
 from shuangkou import Game, Hand, Rules, State, _solve, pimc_policy, solve
 from shuangkou._reference_game import RefState
-from shuangkou.errors import ArgumentError
+from shuangkou.errors import ArgumentError, NotationError
 from shuangkou.position import parse_position
 from shuangkou.solve import searcher
 
@@ -61,10 +61,23 @@ def test_solve_normalises_int_like_arguments() -> None:
     assert sol.exact and sol.value == 8
 
 
-@pytest.mark.parametrize("position", ["text", None, 3, Hand.parse("3 4")])
+@pytest.mark.parametrize("position", [None, 3, Hand.parse("3 4"), b"baibian"])
 def test_solve_refuses_what_is_not_a_position(position: object) -> None:
-    with pytest.raises(ArgumentError, match="position must be a State, RefState or Game"):
+    with pytest.raises(ArgumentError,
+                       match="position must be a State, RefState, Game or a position text"):
         solve(position)  # type: ignore[arg-type]
+
+
+def test_solve_takes_a_position_text() -> None:
+    # issue #35: a position text where a position is expected, as hints takes one (was
+    # "position must be a State, RefState or Game, not str")
+    text = str(RefState.parse(SMALL))
+    assert solve(text) == solve(RefState.parse(SMALL))
+
+
+def test_solve_names_the_field_of_a_bad_position_text() -> None:
+    with pytest.raises(NotationError, match="field"):
+        solve("baibian 55D/-/77/3 0 99@9 2 1 -/666666/-/- -")
 
 
 def test_solve_takes_numpy_bools() -> None:

@@ -358,13 +358,16 @@ def _node_limit(value: object, what: str = "max_nodes") -> int:
     return 0 if value is None else as_int(value, what, 1, 2**62)
 
 
-def as_state(position: Position) -> State:
+def as_state(position: Position | str) -> State:
     """``position`` as the engine's :class:`~shuangkou.State` (itself if it is one): a State,
-    a ``RefState`` or a :class:`~shuangkou.Game`; anything else is refused with an
+    a ``RefState``, a :class:`~shuangkou.Game` or a position text (docs/position.md, read as
+    :func:`hints` reads one); anything else is refused with an
     :class:`~shuangkou.errors.ArgumentError` (a seat's view hides hands: solve the worlds of
     :func:`sample_worlds` instead)."""
     from ._reference_game import RefState
 
+    if isinstance(position, str):
+        position = parse_position(position)
     if isinstance(position, State):
         _refuse_finished(position)
         return position
@@ -374,7 +377,8 @@ def as_state(position: Position) -> State:
             if hasattr(position, "seat") and hasattr(position, "cards_left") else ""
         )
         raise ArgumentError(
-            f"position must be a State, RefState or Game, not {type(position).__name__}{hint}"
+            f"position must be a State, RefState, Game or a position text (docs/position.md), "
+            f"not {type(position).__name__}{hint}"
         )
     _refuse_finished(position)
     return State.from_position(
@@ -488,7 +492,7 @@ exact search when a time limit is given."""
 
 
 def solve(
-    position: Position,
+    position: Position | str,
     objective: Objective = "score",
     max_nodes: int | None = DEFAULT_MAX_NODES,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
@@ -498,8 +502,8 @@ def solve(
     threads: int | None = None,
     searcher: _solve.Searcher | None = None,
 ) -> Solution:
-    """Exact perfect-information value of ``position`` (a ``State``, ``RefState`` or
-    :class:`~shuangkou.Game`): team alpha-beta in C over the engine's state, GIL released
+    """Exact perfect-information value of ``position`` (a ``State``, ``RefState``,
+    :class:`~shuangkou.Game` or a position text, docs/position.md): team alpha-beta in C over the engine's state, GIL released
     (docs/solver.md "Search": a bucketed transposition table, relative ranks, forced passes,
     MTD(f), quick-trick and finishing-order bounds; "Threads": the root on several threads).
 
