@@ -504,8 +504,9 @@ def solve(
 ) -> Solution:
     """Exact perfect-information value of ``position`` (a ``State``, ``RefState``,
     :class:`~shuangkou.Game` or a position text, docs/position.md): team alpha-beta in C over
-    the engine's state, GIL released (docs/solver.md "Search": a bucketed transposition table, relative ranks, forced passes,
-    MTD(f), quick-trick and finishing-order bounds; "Threads": the root on several threads).
+    the engine's state, GIL released (docs/solver.md "Search": a bucketed transposition table,
+    relative ranks, forced passes, MTD(f), quick-trick and finishing-order bounds; "Threads":
+    the root on several threads).
 
     The value (docs/solver.md) is the side to act's team total minus the other team's, of the
     final R8 units (``objective="score"``) or base units (``"base"``), with best play by all
