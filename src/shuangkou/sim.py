@@ -50,6 +50,7 @@ keep, :func:`simulate_stats` streams chunks into a :class:`SimStats` in constant
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import queue
@@ -805,9 +806,11 @@ def _run_on_threads(params: dict[str, Any], seed64: int, start: int,
 
     workers = [threading.Thread(target=work, name=f"shuangkou-sim-{k}", daemon=True)
                for k in range(min(threads, len(jobs)))]
-    for w in workers:
-        w.start()
     try:
+        # started inside the try: a Ctrl-C landing while a later worker starts (Thread.start
+        # waits for it, long on a loaded machine) must still stop and join the earlier ones
+        for w in workers:
+            w.start()
         running = len(workers)
         while running:
             item = reports.get()
@@ -820,7 +823,8 @@ def _run_on_threads(params: dict[str, Any], seed64: int, start: int,
     finally:
         stop.set()  # Ctrl-C or a failed chunk: the queued chunks are not started
         for w in workers:
-            w.join()
+            with contextlib.suppress(RuntimeError):  # a worker the Ctrl-C kept from starting
+                w.join()
 
 
 def simulate(
