@@ -293,12 +293,30 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
                                         fallback=prior, **options), prior.wilds)
 
 
+def _guarded(name: str, rules: Rules, **options: Any) -> Bot:
+    from .guards import guarded  # guards builds on this module's bots
+
+    return guarded(name, rules, **options)
+
+
+BASELINE = "default-2026.12"
+"""cb258c5's ``default``, frozen as a yardstick: PIMC within 20 ms (:data:`_PIMC_20MS`) over
+the heuristic in classic and the learned bot elsewhere (its shipped weights)."""
+
+
+def _baseline(name: str, rules: Rules) -> Bot:
+    fallback = "heuristic" if rules.name == "classic" else "learned"
+    return _pimc(name, rules, fallback=fallback, **_PIMC_20MS)
+
+
 _MAKERS: dict[str, Callable[..., Bot]] = {
     "random": lambda name, rules: _KernelBot(name, rules, random_policy, "all"),
     "greedy": lambda name, rules: _KernelBot(name, rules, greedy_policy, "fewest"),
     "heuristic": HeuristicBot,
     "pimc": _pimc,
     "learned": LearnedBot,
+    "guarded": _guarded,
+    BASELINE: _baseline,
 }
 BOTS = (*_MAKERS, "default")
 """The names :func:`make` knows."""
