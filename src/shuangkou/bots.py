@@ -271,14 +271,23 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
-          max_cards: int = 32, fallback: str | None = None, **options: Any) -> Bot:
+          max_cards: int = 32, fallback: str | None = None, sampler: str = "uniform",
+          **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
     ``fallback="default"``: the default bot, or :data:`PIMC_FALLBACK`'s where the default is
     PIMC itself (every preset today).
     ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
-    (``"rollout"`` or ``"hand_count"``)."""
+    (``"rollout"`` or ``"hand_count"``).
+    ``sampler="weighted"``: the worlds weighted by the plays seen
+    (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`."""
+    if sampler not in ("uniform", "weighted"):
+        raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
+    if sampler == "weighted":
+        from .inference import weighted_worlds  # inference builds on solve, as this does
+
+        options["sampler"] = weighted_worlds
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
@@ -304,9 +313,9 @@ BASELINE = "default-2026.12"
 the heuristic in classic and the learned bot elsewhere (its shipped weights)."""
 
 
-def _baseline(name: str, rules: Rules) -> Bot:
+def _baseline(name: str, rules: Rules, **options: Any) -> Bot:
     fallback = "heuristic" if rules.name == "classic" else "learned"
-    return _pimc(name, rules, fallback=fallback, **_PIMC_20MS)
+    return _pimc(name, rules, **{"fallback": fallback, **_PIMC_20MS, **options})
 
 
 _MAKERS: dict[str, Callable[..., Bot]] = {
