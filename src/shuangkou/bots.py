@@ -24,7 +24,10 @@ The bots (docs/bots.md has their ladder):
   the fallback's move unless 8 sampled worlds, each solved exactly within 50,000 nodes once
   at most 32 cards are left, show a better one;
 * ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
-* ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`).
+* ``"guarded"`` – the pimc fallback's bot with its measured giveaways vetoed
+  (:mod:`shuangkou.guards`);
+* ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`);
+* ``"default-2026.12"`` – cb258c5's default, frozen as a yardstick (:data:`BASELINE`).
 """
 
 from __future__ import annotations
@@ -39,17 +42,20 @@ from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
 from .solve import _breaks, pimc_policy
 
-__all__ = ["BOTS", "DEFAULT", "Bot", "HeuristicBot", "LearnedBot", "make"]
+__all__ = ["BASELINE", "BOTS", "DEFAULT", "Bot", "HeuristicBot", "LearnedBot", "make"]
 
 _PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.018}
 """PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
 every search stopped 18 ms into the decision (then the fallback decides)."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    preset: ("pimc", _PIMC_20MS) for preset in ("classic", "baibian", "jj", "qianbian")}
+    preset: ("pimc", {**_PIMC_20MS, "fallback": "guarded", "sampler": "weighted"})
+    for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
-deals (docs/bots.md, "Results"): PIMC over :data:`PIMC_FALLBACK`, bounded. Its moves are
-reproducible for a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
+deals (docs/bots.md, "Results"): PIMC, bounded, over :data:`PIMC_FALLBACK`'s bot under the
+guards (``"guarded"``, :mod:`shuangkou.guards`), its worlds weighted by the plays seen
+(:mod:`shuangkou.inference`). Its moves are reproducible for a seed unless the 18 ms stop
+cuts a search short (a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
@@ -309,13 +315,15 @@ def _guarded(name: str, rules: Rules, **options: Any) -> Bot:
 
 
 BASELINE = "default-2026.12"
-"""cb258c5's ``default``, frozen as a yardstick: PIMC within 20 ms (:data:`_PIMC_20MS`) over
-the heuristic in classic and the learned bot elsewhere (its shipped weights)."""
+"""cb258c5's ``default``, frozen as a yardstick: PIMC within 20 ms, 8 uniform worlds of at most
+12,000 nodes on a 2^16 table from 32 cards left, searches stopped at 18 ms, over the heuristic
+in classic and the learned bot elsewhere (the shipped weights: retraining them moves it)."""
 
 
 def _baseline(name: str, rules: Rules, **options: Any) -> Bot:
-    fallback = "heuristic" if rules.name == "classic" else "learned"
-    return _pimc(name, rules, **{"fallback": fallback, **_PIMC_20MS, **options})
+    frozen = {"worlds": 8, "max_cards": 32, "tt_bits": 16, "max_nodes": 12_000,
+              "seconds": 0.018, "fallback": "heuristic" if rules.name == "classic" else "learned"}
+    return _pimc(name, rules, **{**frozen, **options})
 
 
 _MAKERS: dict[str, Callable[..., Bot]] = {

@@ -6,6 +6,8 @@ overrides it where it is one of the mistakes counted over self-play deals
 
 * ``"partner"`` – a bomb over the partner's winning play (R5: the partner leads if every
   seat passes) becomes a pass, unless the bomb empties the hand;
+* ``"overtake"`` – any play over the partner's winning play becomes a pass, unless it empties
+  the hand (the heuristic's rule; ``"partner"`` is its bombs only);
 * ``"threat"`` – a pass while an opponent holding at most ``threat_cards`` cards owns the
   table becomes the highest plain play that beats it, else the smallest bomb (the heuristic's
   answer to a short opponent);
@@ -30,10 +32,16 @@ from .errors import ArgumentError
 from .plays import Play
 from .rules import Rules
 
-__all__ = ["GUARDS", "GuardedBot", "guarded"]
+__all__ = ["DEFAULT_GUARDS", "GUARDS", "GuardedBot", "breaks_bomb", "guarded",
+           "spends_big_joker"]
 
-GUARDS = ("partner", "threat", "bombs", "joker")
+GUARDS = ("partner", "overtake", "threat", "bombs", "joker")
 """The guards a :class:`GuardedBot` knows, in the order they are checked."""
+
+DEFAULT_GUARDS = ("partner", "bombs")
+"""The guards ``bots.make("guarded")`` (and so ``default``'s fallback) applies: those whose
+gain over the unguarded learned bot measured above 0 (docs/bots.md, "The guards": 百变,
+1,000 duplicate pairs each); ``"threat"`` and ``"joker"`` measured within noise of 0."""
 
 _BIG_JOKER = 14
 
@@ -88,8 +96,9 @@ class GuardedBot(Bot):
         hand = view.hand.packed
         if choice is not None and choice.packed == hand:
             return choice  # going out: nothing to guard
-        if choice is not None and "partner" in guards and owner == seat ^ 2 and choice.is_bomb:
-            self.fired["partner"] += 1
+        if choice is not None and owner == seat ^ 2 and (
+                "overtake" in guards or "partner" in guards and choice.is_bomb):
+            self.fired["partner" if choice.is_bomb and "partner" in guards else "overtake"] += 1
             return None
         if choice is None:
             if ("threat" in guards and owner is not None and owner & 1 != seat & 1
@@ -109,7 +118,8 @@ class GuardedBot(Bot):
         return choice
 
 
-def guarded(name: str, rules: Rules, inner: str | None = None, guards: str = "+".join(GUARDS),
+def guarded(name: str, rules: Rules, inner: str | None = None,
+            guards: str = "+".join(DEFAULT_GUARDS),
             threat_cards: int = 3) -> GuardedBot:
     """``bots.make("guarded", rules, …)``: ``inner`` (a :func:`shuangkou.bots.make` name;
     default :data:`shuangkou.bots.PIMC_FALLBACK`'s bot for the preset) under ``guards``
