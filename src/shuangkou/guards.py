@@ -1,8 +1,8 @@
 """Guards: rules that veto a bot's measured giveaways (docs/bots.md, "The guards").
 
 A :class:`GuardedBot` asks its inner bot (the learned bot, the heuristic) for a move, then
-overrides it where it is one of the mistakes counted over self-play deals
-(``/work`` notes: "Where the default's search decides"):
+overrides it where it is one of the mistakes counted over self-play deals of the default
+(docs/bots.md, "The guards"):
 
 * ``"partner"`` – a bomb over the partner's winning play (R5: the partner leads if every
   seat passes) becomes a pass, unless the bomb empties the hand;

@@ -255,7 +255,9 @@ def sample_deals(
     first leader, its other copy to the leader or the leader's partner (to the partner when a
     swap was made); cards nobody was dealt (a scripted deal) stay out. From a seat's view
     (``view(seat)``, what ``simulate`` hands a policy) the rank-level facts only, over the full
-    108-card deck. ``n`` is at most :data:`MAX_SAMPLES`; ``seed`` an int 0..2**64-1."""
+    108-card deck. ``n`` is at most :data:`MAX_SAMPLES`; ``seed`` an int 0..2**64-1.
+    Uniform and exact: :func:`shuangkou.inference.weighted_worlds` weighs these deals by how
+    likely each makes the plays seen."""
     seat, n, seed = _check_sampling(game, seat, n, seed)
     rng = random.Random(seed)
     if isinstance(game, Game):
