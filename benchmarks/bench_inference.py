@@ -5,16 +5,16 @@
     python benchmarks/bench_inference.py --rules baibian --deals 100 --bots heuristic,learned
     python benchmarks/bench_inference.py --rules baibian --deals 60 --fit --seed 7
 
-Deals are played by each of ``--bots`` on every seat (``bots.make``); at every ``--every``-th decision
-with at most ``--max-cards`` cards left in the four hands, the deciding seat's view is taken
-and the true hidden hands scored: the gain in log-likelihood of the truth under the weighted
+Deals are played by each of ``--bots`` on every seat (``bots.make``); at every ``--every``-th
+decision with at most ``--max-cards`` cards left in the four hands, the deciding seat's view is
+taken and the true hidden hands scored: the gain in log-likelihood of the truth under the weighted
 sampler's distribution over the uniform one, ``log L(true) − log mean L(uniform worlds)``
-(``--samples`` uniform worlds estimate the mean; the weighted distribution is the uniform one
-times ``L`` normalised, the limit of :func:`~shuangkou.inference.weighted_worlds` as its
-candidates grow). Printed: the mean gain in nats a position with its 95% CI, and the share of
-positions where the truth gained. ``--fit`` improves the model's parameters one at a time
-(coordinate search, steps of 0.5, kept while the mean gain grows) on these positions and prints
-the best; measure it on deals of another ``--seed``.
+(``--samples`` uniform worlds estimate the mean; the weighted distribution is the uniform one times
+``L`` normalised, the limit of :func:`~shuangkou.inference.weighted_worlds` as its candidates grow).
+Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
+truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
+0.5, kept while the mean gain grows) on these positions and prints the best; measure it on deals of
+another ``--seed``.
 """
 
 from __future__ import annotations

@@ -87,8 +87,8 @@ class GuardedBot(Bot):
                                                                          inner)
         self.fired = dict.fromkeys(GUARDS, 0)
 
-    def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
-        plays = list(plays)
+    def _decide(self, view: Any, legal: Any, rng: Any) -> Play | None:
+        plays: list[Play] = list(legal)
         choice: Play | None = self.inner(view, plays, rng)
         guards = self.guards
         seat = view.seat
@@ -114,7 +114,8 @@ class GuardedBot(Bot):
         if ("bombs" in guards and breaks_bomb(hand, choice)) or (
                 "joker" in guards and spends_big_joker(choice, self.rules)):
             self.fired["bombs" if breaks_bomb(hand, choice) else "joker"] += 1
-            return self.heuristic(view, plays, rng)
+            fixed: Play | None = self.heuristic(view, plays, rng)
+            return fixed
         return choice
 
 

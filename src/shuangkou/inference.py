@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
-from .errors import ArgumentError
-from .solve import _check_sampling, sample_deals, sample_worlds
+from ._check import as_int
 from ._engine import SeatView, State
+from .solve import MAX_SAMPLES, _check_sampling, sample_deals, sample_worlds
 
 __all__ = ["MODEL", "Model", "answers", "weighted_worlds"]
 
@@ -179,17 +179,17 @@ def _hidden(view: Any) -> frozenset[int]:
 def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int | None = None,
                     model: Model = MODEL) -> list[State]:
     """``n`` positions like :func:`~shuangkou.solve.sample_worlds` (the view's position, the
-    hidden hands replaced), the hidden hands drawn from ``candidates`` (default ``4 n``)
-    uniform deals in proportion to ``model``'s likelihood of the record's answers
-    (sampling-importance-resampling). From a view without a record (a position set up
-    mid-deal), or one whose hidden seats made no answer, the worlds are uniform; from a
+    hidden hands replaced), the hidden hands drawn from ``candidates`` uniform deals (``n``
+    to :data:`~shuangkou.solve.MAX_SAMPLES`; default ``4 n``) in proportion to ``model``'s
+    likelihood of the record's answers (sampling-importance-resampling). From a view without
+    a record (a position set up mid-deal), or one whose hidden seats made no answer, the
+    worlds are uniform; from a
     :class:`~shuangkou.Game` (``sim.with_game``), :func:`~shuangkou.solve.sample_worlds`'s."""
     _check_sampling(view, seat, n, seed)
     if not isinstance(view, SeatView):  # a Game (sim.with_game): its own exact sampler
         return sample_worlds(view, seat, n, seed)
-    m = 4 * n if candidates is None else candidates
-    if not isinstance(m, int) or isinstance(m, bool) or m < n:
-        raise ArgumentError(f"candidates must be an int >= n ({n}), not {candidates!r}")
+    m = (min(4 * n, MAX_SAMPLES) if candidates is None
+         else as_int(candidates, "candidates", n, MAX_SAMPLES))
     if view.to_act is None:
         raise ValueError("the deal is over: there is no world to sample")
     deals = sample_deals(view, seat, m, seed)
