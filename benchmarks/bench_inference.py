@@ -13,8 +13,8 @@ sampler's distribution over the uniform one, ``log L(true) − log mean L(unifor
 ``L`` normalised, the limit of :func:`~shuangkou.inference.weighted_worlds` as its candidates grow).
 Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
-0.5, kept while the mean gain grows) on these positions and prints the best; measure it on deals of
-another ``--seed``.
+0.5, kept while the mean gain grows by more than 0.001) on these positions and prints the best;
+measure it on deals of another ``--seed``.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ def gains(model: Model, pos: list[Any], samples: int, seed: int) -> np.ndarray:
     for i, (record, truth, view) in enumerate(pos):
         flags = view.rules.flags
         true_ll = model.log_likelihood(record, truth, flags)
-        lls = np.array([model.log_likelihood(record, h, flags)
-                        for h in sample_deals(view, view.seat, samples, seed + i)])
+        lls = model.log_likelihoods(record, sample_deals(view, view.seat, samples, seed + i),
+                                    flags)
         top = lls.max()
         out.append(true_ll - (top + math.log(np.exp(lls - top).mean())))
     return np.array(out)
@@ -102,7 +102,7 @@ def main() -> None:
                     while True:
                         m = dataclasses.replace(best, **{f.name: getattr(best, f.name) + step})
                         g = gains(m, pos, a.samples // 4, a.seed).mean()
-                        if g <= score:
+                        if g <= score + 1e-3:  # a gain under 0.001 nats: flat, stop
                             break
                         best, score = m, g
                         print(f"{score:+.3f} {best}", flush=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 
 from shuangkou import Hand, Rules, State, bots, simulate
@@ -109,6 +110,56 @@ def test_the_model_prefers_the_worlds_that_explain_a_pass() -> None:
     assert probs[0] > probs[1] > probs[2]
     p_pass = math.exp(MODEL.answer_log_prob(hand, rules.flags, nine, False, None))
     assert sum(probs) + p_pass == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_vectorised_likelihood_is_the_sum_of_the_answers_probabilities(preset: str) -> None:
+    """``Model.log_likelihoods`` (features by ``_core.answer_features`` in C, the softmax in
+    numpy) equals the record's answers scored one by one by ``answer_log_prob`` (Python),
+    each from the hand held then (the current hand plus the seat's later plays), leads too."""
+    rules = Rules.preset(preset)
+    compared = 0
+    for seed in range(3):
+        for stop in (60, 30):
+            st, _ = _play_out(preset, seed, stop)
+            if st.to_act is None:
+                continue
+            view = st.view(st.to_act)
+            record = answers(view, _hidden(view))
+            deals = sample_deals(view, view.seat, 4, seed)
+            for hands, got in zip(deals, MODEL.log_likelihoods(record, deals, rules.flags)):
+                held = [h.packed for h in hands]
+                want = 0.0
+                for seat, table, partner_owns, play in reversed(record):
+                    if play is not None:
+                        held[seat] += play.packed
+                    want += MODEL.answer_log_prob(held[seat], rules.flags, table,
+                                                  partner_owns, play)
+                assert got == pytest.approx(want, abs=1e-9)
+                compared += 1
+    assert compared >= 12
+
+
+def test_answer_features_checks_its_arrays() -> None:
+    from shuangkou import _core
+
+    rules = Rules.preset("classic")
+    hands = np.array([Hand.parse("3 4").packed] * 2, np.uint64)
+    tables = np.array([Play.parse("3", rules).tag], np.uint32)
+    seen = np.zeros(1, np.uint32)
+    out = np.zeros((2, 5), np.int32)
+    _core.answer_features(hands, tables, seen, rules.flags, out)
+    assert out.tolist() == [[1, 0, 0, 0, 0]] * 2  # the single 4 beats the 3: one clean height
+    with pytest.raises(ArgumentError, match="out of shape"):
+        _core.answer_features(hands, tables, seen, rules.flags, np.zeros((2, 4), np.int32))
+    with pytest.raises(ArgumentError, match="multiple"):
+        _core.answer_features(hands, np.zeros(0, np.uint32), np.zeros(0, np.uint32),
+                              rules.flags, out)
+    with pytest.raises(ArgumentError, match="hand 1"):
+        _core.answer_features(np.array([hands[0], 2**63], np.uint64), tables, seen,
+                              rules.flags, out)
+    with pytest.raises(ValueError, match="table"):
+        _core.answer_features(hands, np.array([2**31], np.uint32), seen, rules.flags, out)
 
 
 def test_weighted_worlds_favour_the_truth_on_average() -> None:

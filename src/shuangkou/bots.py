@@ -26,6 +26,7 @@ The bots (docs/bots.md has their ladder):
 * ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
 * ``"guarded"`` – the pimc fallback's bot with its measured giveaways vetoed
   (:mod:`shuangkou.guards`);
+* ``"fast"`` – the learned bot under the same guards, in every preset: no search;
 * ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`);
 * ``"default-2026.12"`` – cb258c5's default, frozen as a yardstick (:data:`BASELINE`).
 """
@@ -333,6 +334,8 @@ _MAKERS: dict[str, Callable[..., Bot]] = {
     "pimc": _pimc,
     "learned": LearnedBot,
     "guarded": _guarded,
+    "fast": lambda name, rules, **options: _guarded(name, rules, **{"inner": "learned",
+                                                                    **options}),
     BASELINE: _baseline,
 }
 BOTS = (*_MAKERS, "default")

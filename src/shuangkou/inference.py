@@ -7,11 +7,11 @@ play: a hidden seat that passed over an opponent's pair while holding higher pai
 likely than one that held none; a seat that answered with a high single while holding low
 ones is less likely than one whose lowest single it was (Policy-Based Inference, as in Skat).
 
-* :class:`Model` – a small policy model of an answering seat (a softmax over pass, each
-  distinct height of plain play that beats the table, and a bomb: the heuristic's habits —
-  the lowest beating play first, pass over the partner, bombs kept), and
-  :meth:`Model.log_likelihood`, the log-probability that a world's hidden hands make the
-  answers seen in the deal's public record (``view.history()``);
+* :class:`Model` – a small policy model of a seat's move (a softmax over pass, each distinct
+  height of clean plain play, the plays breaking a rank, and a bomb: the heuristic's habits —
+  the lowest clean play first, pass over the partner, bombs kept), and
+  :meth:`Model.log_likelihoods`, the log-probability that each world's hidden hands make the
+  moves seen in the deal's public record (``view.history()``);
 * :func:`weighted_worlds` – sampling-importance-resampling: ``candidates`` worlds drawn by
   :func:`~shuangkou.solve.sample_deals` (uniform, exact), each weighted by its likelihood, and
   ``n`` drawn from them in proportion (systematic resampling), as positions ready for the
@@ -19,8 +19,8 @@ ones is less likely than one whose lowest single it was (Policy-Based Inference,
 
 Every world is one :func:`~shuangkou.solve.sample_deals` drew, so it is consistent with the
 public record (tested against the engine: the deal replayed from each world's hands); the
-weights only change how often each is drawn. Leads are not modelled (a lead's choice among
-every play of a hand is the policy's hardest part), nor 明牌 (a view does not carry it).
+weights only change how often each is drawn. Leads are modelled as answers without a pass
+(the lowest clean play first, whatever its kind); 明牌 is not (a view does not carry it).
 docs/bots.md ("Inference") has the measurements.
 """
 
@@ -31,6 +31,8 @@ import math
 import random
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from . import _core
 from ._check import as_int
@@ -57,13 +59,15 @@ class Model:
     * a bomb (the bombs that beat the table one option, shared): ``bomb``, or
       ``bomb_partner`` over the partner's play.
 
-    A seat with nothing that beats the table passes for sure (no information)."""
+    A seat with nothing that beats the table passes for sure (no information). A lead is the
+    same softmax without pass: the lowest clean height first (every kind together), then the
+    breaking plays and the bombs."""
 
     lower: float = -0.4
-    broken: float = -1.5
-    pass_beat: float = -2.0
-    pass_broken: float = -1.0
-    pass_bomb: float = -0.5
+    broken: float = -2.5
+    pass_beat: float = -3.5
+    pass_broken: float = -2.0
+    pass_bomb: float = -1.0
     pass_partner: float = 3.0
     bomb: float = 0.0
     bomb_partner: float = -2.0
@@ -89,7 +93,9 @@ class Model:
             else:
                 broken += 1
         k = heights.bit_count()
-        if partner_owns:
+        if not table:  # a lead: no pass
+            p_pass, p_bomb = -math.inf, self.bomb
+        elif partner_owns:
             p_pass, p_bomb = self.pass_partner, self.bomb_partner
         else:
             p_pass = self.pass_beat if k else self.pass_broken if broken else self.pass_bomb
@@ -112,15 +118,50 @@ class Model:
 
     def log_likelihood(self, record: list[tuple[int, int, bool, Any]], hands: tuple[Any, ...],
                        flags: int) -> float:
-        """The log-probability that the current ``hands`` (Hand per seat) make the answers of
+        """The log-probability that the current ``hands`` (Hand per seat) make the moves of
         ``record`` (:func:`answers`)."""
-        held = [h.packed for h in hands]
-        total = 0.0
-        for seat, table, partner_owns, play in reversed(record):
+        return float(self.log_likelihoods(record, [hands], flags)[0])
+
+    def log_likelihoods(self, record: list[tuple[int, int, bool, Any]],
+                        deals: list[tuple[Any, ...]], flags: int) -> np.ndarray:
+        """:meth:`log_likelihood` of each of ``deals`` at once: the answers' features come
+        from one C call (``_core.answer_features``), the softmax in numpy; equal to the sum
+        of :meth:`answer_log_prob` over the record (tested)."""
+        if not record or not deals:
+            return np.zeros(len(deals))
+        seats = np.array([r[0] for r in record])
+        later = [0] * 4  # each seat's cards played from this action on (its hand before it)
+        before = []
+        for seat, _, _, play in reversed(record):
             if play is not None:
-                held[seat] += play.packed  # the hand before the play
-            total += self.answer_log_prob(held[seat], flags, table, partner_owns, play)
-        return total
+                later[seat] += play.packed
+            before.append(later[seat])
+        held_then = np.array(before[::-1], np.uint64)
+        now = np.array([[h.packed for h in d] for d in deals], np.uint64)
+        held = np.ascontiguousarray(now[:, seats] + held_then[None, :]).ravel()
+        tables = np.array([r[1] for r in record], np.uint32)
+        seen = np.array([0 if r[3] is None else r[3].tag for r in record], np.uint32)
+        rows = np.empty((held.size, 5), np.int32)
+        _core.answer_features(held, tables, seen, flags, rows)
+        f = rows.reshape(len(deals), len(record), 5)
+        heights, broken, bombs, below, clean = (f[..., i] for i in range(5))
+        partner = np.array([r[2] for r in record])
+        passed = np.array([r[3] is None for r in record])
+        bombed = np.array([r[3] is not None and r[3].is_bomb for r in record])
+        lead = tables == 0
+        p_pass = np.where(lead, -np.inf, np.where(
+            partner, self.pass_partner, np.where(heights > 0, self.pass_beat, np.where(
+                broken > 0, self.pass_broken, self.pass_bomb))))
+        p_bomb = np.where(partner & ~lead, self.bomb_partner, self.bomb)
+        z = (np.asarray(_plain_sums(self.lower))[heights] + np.exp(p_pass)
+             + (broken > 0) * math.exp(self.broken) + (bombs > 0) * np.exp(p_bomb))
+        logit = np.where(passed, p_pass,
+                         np.where(bombed, p_bomb - np.log(np.maximum(bombs, 1)),
+                                  np.where((clean > 0) | (broken == 0), self.lower * below,
+                                           self.broken - np.log(np.maximum(broken, 1)))))
+        some = heights + broken + bombs > 0  # nothing beats the table: a sure pass
+        result: np.ndarray = np.where(some, logit - np.log(z), 0.0).sum(1)
+        return result
 
 
 _NIBBLE_LOW = int("1" * 16, 16)  # the lowest bit of each 4-bit rank count
@@ -148,11 +189,10 @@ learned bot; docs/bots.md, "Inference"), measured on deals of other seeds."""
 
 
 def answers(view: Any, seats: set[int] | frozenset[int]) -> list[tuple[int, int, bool, Any]]:
-    """The actions of ``view.history()`` that count for the likelihood, in order: every play
-    of a seat (its cards leave the hand going back), and whether it answered a table, as
-    ``(seat, table tag or 0 for a lead, whether the table was its partner's, play or None)``;
-    only ``seats``' actions are listed. The table is followed along the record by R4/R7:
-    a trick ends when every other seat still holding cards has passed since the top play."""
+    """``seats``' actions of ``view.history()``, in order, each with the table it answered:
+    ``(seat, table tag or 0 for a lead, whether the table was its partner's, play or None)``.
+    The table is followed along the record by R4/R7: a trick ends when every other seat still
+    holding cards has passed since the top play."""
     history = view.history()
     left = [view.cards_left(s) + len(view.cards_played(s)) for s in range(4)]
     out: list[tuple[int, int, bool, Any]] = []
@@ -181,8 +221,8 @@ def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int 
     """``n`` positions like :func:`~shuangkou.solve.sample_worlds` (the view's position, the
     hidden hands replaced), the hidden hands drawn from ``candidates`` uniform deals (``n``
     to :data:`~shuangkou.solve.MAX_SAMPLES`; default ``4 n``) in proportion to ``model``'s
-    likelihood of the record's answers (sampling-importance-resampling). From a view without
-    a record (a position set up mid-deal), or one whose hidden seats made no answer, the
+    likelihood of the record's moves (sampling-importance-resampling). From a view without
+    a record (a position set up mid-deal), or one whose hidden seats made no move, the
     worlds are uniform; from a
     :class:`~shuangkou.Game` (``sim.with_game``), :func:`~shuangkou.solve.sample_worlds`'s."""
     _check_sampling(view, seat, n, seed)
@@ -195,10 +235,8 @@ def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int 
     deals = sample_deals(view, seat, m, seed)
     record = answers(view, _hidden(view))
     if record and m > n:
-        flags = view.rules.flags
-        logw = [model.log_likelihood(record, hands, flags) for hands in deals]
-        top = max(logw)
-        w = [math.exp(x - top) for x in logw]
+        logw = model.log_likelihoods(record, deals, view.rules.flags)
+        w = np.exp(logw - logw.max()).tolist()
         step = sum(w) / n
         u = random.Random(seed ^ 0x9E3779B97F4A7C15).random() * step
         chosen, acc, i = [], w[0], 0
