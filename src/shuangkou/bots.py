@@ -49,13 +49,13 @@ _PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.0
 """PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
 every search stopped 18 ms into the decision (then the fallback decides)."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    preset: ("pimc", {**_PIMC_20MS, "fallback": "guarded", "sampler": "weighted"})
+    preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted"})
     for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
-deals (docs/bots.md, "Results"): PIMC, bounded, over :data:`PIMC_FALLBACK`'s bot under the
-guards (``"guarded"``, :mod:`shuangkou.guards`), its worlds weighted by the plays seen
-(:mod:`shuangkou.inference`). Its moves are reproducible for a seed unless the 18 ms stop
+deals (docs/bots.md, "Results"): PIMC, bounded, over the learned bot under the guards
+(``"fast"``, :mod:`shuangkou.guards`; in classic too, where it plays above the heuristic), its
+worlds weighted by the plays seen (:mod:`shuangkou.inference`). Its moves are reproducible for a seed unless the 18 ms stop
 cuts a search short (a loaded machine)."""
 
 
