@@ -101,6 +101,9 @@ def test_guarded_bot_checks_its_guards_and_plays_legal_deals() -> None:
     assert isinstance(bot, GuardedBot) and isinstance(bot.inner, bots.LearnedBot)
     assert bots.make("guarded", "classic").inner.name == "heuristic"
     assert bots.make("guarded", "baibian", guards="none").guards == frozenset()
+    fast = bots.make("fast", "classic")  # the learned bot under the guards, classic too
+    assert isinstance(fast.inner, bots.LearnedBot) and fast.guards == {"partner", "bombs"}
+    assert bots.DEFAULT["classic"][1]["fallback"] == "fast"
     res = simulate(3, "baibian", (bot, "greedy"), seed=2)
     assert len(res) == 3
 
