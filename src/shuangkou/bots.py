@@ -55,8 +55,8 @@ DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
 deals (docs/bots.md, "Results"): PIMC, bounded, over the learned bot under the guards
 (``"fast"``, :mod:`shuangkou.guards`; in classic too, where it plays above the heuristic), its
-worlds weighted by the plays seen (:mod:`shuangkou.inference`). Its moves are reproducible for a seed unless the 18 ms stop
-cuts a search short (a loaded machine)."""
+worlds weighted by the plays seen (:mod:`shuangkou.inference`). Its moves are reproducible for
+a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
