@@ -6,6 +6,8 @@ Elo-style ratings; or the target run, ``default`` against greedy.
     python benchmarks/bench_bots.py --pairs 2000 --other-pairs 500 --pimc-pairs 200 \
         --json ladder.json
     python benchmarks/bench_bots.py --target --pairs 2000 --json target.json
+    python benchmarks/bench_bots.py --against greedy,heuristic,default-2026.12 \
+        --bots guarded,default --pairs 500 --json yardsticks.json
     python benchmarks/bench_bots.py --report ladder.json          # the tables again
     python benchmarks/bench_bots.py --instructions    # the learned bot's largest decisions
     python benchmarks/bench_bots.py --slowest --presets qianbian --pairs 1000
@@ -14,7 +16,10 @@ Each matchup is :func:`shuangkou.arena.duel` (deals played twice, the teams' sea
 in worker processes on every core). Results are written to ``--json`` after each matchup and a
 rerun with the same file skips the matchups already there, so a long ladder can be stopped and
 resumed. ``--pairs`` is for adjacent rungs of the ladder (the matchups that decide its
-order), ``--other-pairs`` for the rest, ``--pimc-pairs`` for any with PIMC. Printed: per
+order), ``--other-pairs`` for the rest, ``--pimc-pairs`` for any with PIMC. ``--against``
+plays each of ``--bots`` against each of these yardsticks instead (greedy, the heuristic and
+the frozen ``default-2026.12``: the ladder table of docs/bots.md), ``--pairs`` a matchup.
+Printed: per
 preset, each matchup's margin a deal (95% CI), deals won and lost, the
 first-out share and each side's CPU time a decision, then the ratings (greedy = 1500).
 
@@ -149,6 +154,7 @@ def main() -> None:
                     help="deal pairs of the other matchups (default: --pairs)")
     ap.add_argument("--pimc-pairs", type=int, default=100, help="deal pairs of pimc matchups")
     ap.add_argument("--target", action="store_true", help="only default vs greedy")
+    ap.add_argument("--against", help="yardsticks: each of --bots against each of them")
     ap.add_argument("--slowest", action="store_true",
                     help="time default's decisions against greedy, re-time the slowest")
     ap.add_argument("--seed", type=int, default=1)
@@ -170,14 +176,18 @@ def main() -> None:
             rows = json.load(f)
     done = {(r["a"], r["b"], r["rules"]) for r in rows}
     names = a.bots.split(",")
-    matchups = [("default", "greedy")] if a.target else [
-        (x, y) for y, x in itertools.combinations(names, 2)]  # the stronger-listed one as A
+    if a.against:
+        matchups = [(x, y) for x in names for y in a.against.split(",") if x != y]
+    else:
+        matchups = [("default", "greedy")] if a.target else [
+            (x, y) for y, x in itertools.combinations(names, 2)]  # the stronger-listed as A
     for preset in a.presets.split(","):
         for x, y in matchups:
             if (x, y, preset) in done:
                 continue
-            adjacent = a.target or abs(names.index(x) - names.index(y)) == 1
-            pairs = (a.pimc_pairs if "pimc" in (x, y) else a.pairs if adjacent
+            adjacent = a.target or a.against or abs(names.index(x) - names.index(y)) == 1
+            pairs = (a.pairs if a.against else a.pimc_pairs if "pimc" in (x, y)
+                     else a.pairs if adjacent
                      else a.other_pairs or a.pairs)
             r = duel(x, y, preset, pairs, seed=a.seed, processes=a.processes, progress=True)
             print(r, flush=True)

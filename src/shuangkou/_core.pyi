@@ -31,6 +31,12 @@ def classify(cards: int, flags: int) -> list[int]:
 def generate(hand: int, flags: int, table: int, fewest: bool) -> tuple[list[int], list[int]]:
     """Every play of ``hand`` beating ``table`` (0 = leading): ``(words, tags)``."""
 
+def answer_features(
+    hands: npt.NDArray[np.uint64], tables: npt.NDArray[np.uint32],
+    seen: npt.NDArray[np.uint32], flags: int, out: npt.NDArray[np.int32],
+) -> None:
+    """The inference model's features of each answer, into ``out`` (see the extension)."""
+
 def count(hand: int, flags: int, table: int, fewest: bool) -> int:
     """The number of plays :func:`generate` would return."""
 

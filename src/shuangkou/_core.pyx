@@ -308,6 +308,72 @@ def generate(hand, flags, table, fewest):
             free(pt)
 
 
+cdef inline int _popcount64(uint64_t x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+def answer_features(const uint64_t[::1] hands, const uint32_t[::1] tables,
+                    const uint32_t[::1] seen, uint32_t flags, int32_t[:, ::1] out):
+    """For answer ``k % len(tables)`` made from ``hands[k]`` (shuangkou.inference: one row a
+    world and answer): what the fewest-wilds plays beating ``tables[k % K]`` (0: the leads)
+    hold, into
+    ``out[k]``: the distinct heights of the *clean* plain plays (taking every card of the
+    ranks they touch), the breaking plain plays, the bombs, the clean heights below the play
+    seen (``seen[k % K]``, its tag; 0: a pass), and whether a clean play of its reading (less
+    its wilds) is among them. Checked: ``out`` has ``len(hands)`` rows of 5, ``len(hands)``
+    is a multiple of ``len(tables) == len(seen)``, each hand and table valid."""
+    cdef Py_ssize_t n = hands.shape[0], K = tables.shape[0], k, i
+    cdef uint64_t sw[_STACK_PLAYS]
+    cdef uint32_t st[_STACK_PLAYS]
+    cdef uint64_t* pw
+    cdef uint32_t* pt
+    cdef uint64_t h, w, ranks, heights
+    cdef uint32_t t, want
+    cdef int m, broken, bombs, clean_seen
+    cdef uint64_t low = 0x1111111111111111ULL
+    if seen.shape[0] != K or K == 0 or n % K or out.shape[0] != n or out.shape[1] != 5:
+        raise _errors.ArgumentError(
+            f"answer_features: {n} hands, {K} tables, {seen.shape[0]} plays seen, out of "
+            f"shape ({out.shape[0]}, {out.shape[1]}): want tables and plays alike, hands a "
+            f"multiple of them, out (hands, 5)")
+    for k in range(K):
+        _tag_word(tables[k], "table", True)
+    for k in range(n):
+        if not valid_word(hands[k]):
+            raise _errors.ArgumentError(f"answer_features: hand {k} is no packed hand")
+    for k in range(n):
+        h = hands[k]
+        t = tables[k % K]
+        m = _generate_buffered(h, flags, t, True, sw, st, &pw, &pt)
+        want = seen[k % K] & ((1u << 28) - 1)
+        heights = 0
+        broken = bombs = clean_seen = 0
+        for i in range(m):
+            if tag_kind(pt[i]) >= rd.K_BOMB:
+                bombs += 1
+                continue
+            w = pw[i]
+            ranks = ((w | w >> 1 | w >> 2 | w >> 3) & low) * 15
+            if h & ranks == w:
+                heights |= (<uint64_t>1) << ((pt[i] >> 4) & 15)
+                if pt[i] & ((1u << 28) - 1) == want:
+                    clean_seen = 1
+            else:
+                broken += 1
+        if pw != sw:
+            free(pw)
+            free(pt)
+        out[k, 0] = _popcount64(heights)
+        out[k, 1] = broken
+        out[k, 2] = bombs
+        out[k, 3] = _popcount64(heights & (((<uint64_t>1) << ((want >> 4) & 15)) - 1))
+        out[k, 4] = clean_seen
+
+
 def count(hand, flags, table, fewest):
     """The number of plays :func:`generate` would return."""
     cdef uint64_t h = _cards_word(hand, "hand")

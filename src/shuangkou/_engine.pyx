@@ -357,6 +357,29 @@ cdef class State:
         return tuple(_play(self.st.bomb_word[i], self.st.bomb_tag[i])
                      for i in range(self.st.nbombs) if self.st.bomb_seat[i] == s)
 
+    def history(self):
+        """The public record of the deal since the position was set up (R6: every seat sees
+        every action): one ``(seat, play)`` an action in order, ``play`` ``None`` for a pass;
+        an abandon (逃跑) is not listed (it ends the deal: :attr:`escape`). Read from the undo
+        records, so a position from :meth:`from_position` or unpickled starts with none, and
+        :meth:`copy` keeps it."""
+        cdef SkState a, b
+        cdef int i, seat
+        cdef uint64_t word
+        out = []
+        for i in range(self._n_undo):
+            sk_restore(&a, &self._undo[i].core)
+            if i + 1 < self._n_undo:
+                sk_restore(&b, &self._undo[i + 1].core)
+            else:
+                b = self.st
+            seat = a.to_act
+            if b.escape != a.escape or not 0 <= seat < 4:
+                continue
+            word = a.hand[seat] - b.hand[seat]
+            out.append((seat, _play(word, b.table) if word else None))
+        return out
+
     def can_pass(self):
         """Is passing legal (R4: answering, not leading)?"""
         return not self.st.over and self.st.table != 0
@@ -939,6 +962,11 @@ cdef class SeatView:
     def result(self):
         """The deal's :class:`~shuangkou.scoring.Result` once it is over (R8), else None."""
         return self._s.result
+
+    def history(self):
+        """The deal's public record, every seat's plays and passes in order
+        (:meth:`State.history`)."""
+        return self._s.history()
 
     def can_pass(self):
         """Is passing legal for this seat now?"""

@@ -47,7 +47,11 @@ The bots (docs/bots.md has their ladder):
   the fallback's move unless 8 sampled worlds, each solved exactly within 50,000 nodes once
   at most 32 cards are left, show a better one;
 * ``"learned"`` – the network trained by ``examples/train_dmc.py`` (:class:`LearnedBot`);
-* ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`).
+* ``"guarded"`` – the pimc fallback's bot with its measured giveaways vetoed
+  (:mod:`shuangkou.guards`);
+* ``"fast"`` – the learned bot under the same guards, in every preset: no search;
+* ``"default"`` – the strongest of them that decides within 20 ms (see :data:`DEFAULT`);
+* ``"default-2026.12"`` – cb258c5's default, frozen as a yardstick (:data:`BASELINE`).
 """
 
 from __future__ import annotations
@@ -67,18 +71,21 @@ from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
 from .solve import _breaks, pimc_policy
 
-__all__ = ["BOTS", "DEFAULT", "UNTIMED", "Bot", "HeuristicBot", "LearnedBot",
+__all__ = ["BASELINE", "BOTS", "DEFAULT", "UNTIMED", "Bot", "HeuristicBot", "LearnedBot",
            "check_rules", "make", "parse_spec", "register", "resolve", "seat_bots"]
 
 _PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.018}
 """PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
 every search stopped 18 ms into the decision (then the fallback decides)."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    preset: ("pimc", _PIMC_20MS) for preset in ("classic", "baibian", "jj", "qianbian")}
+    preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted"})
+    for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
-deals (docs/bots.md, "Results"): PIMC over :data:`PIMC_FALLBACK`, bounded. Its moves are
-reproducible for a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
+deals (docs/bots.md, "Results"): PIMC, bounded, over the learned bot under the guards
+(``"fast"``, :mod:`shuangkou.guards`; in classic too, where it plays above the heuristic), its
+worlds weighted by the plays seen (:mod:`shuangkou.inference`). Its moves are reproducible for
+a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
@@ -329,14 +336,23 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
-          max_cards: int = 32, fallback: str | None = None, **options: Any) -> Bot:
+          max_cards: int = 32, fallback: str | None = None, sampler: str = "uniform",
+          **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
     ``fallback="default"``: the default bot, or :data:`PIMC_FALLBACK`'s where the default is
     PIMC itself (every preset today).
     ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
-    (``"rollout"`` or ``"hand_count"``)."""
+    (``"rollout"`` or ``"hand_count"``).
+    ``sampler="weighted"``: the worlds weighted by the plays seen
+    (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`."""
+    if sampler not in ("uniform", "weighted"):
+        raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
+    if sampler == "weighted":
+        from .inference import weighted_worlds  # inference builds on solve, as this does
+
+        options["sampler"] = weighted_worlds
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
@@ -357,6 +373,24 @@ def _make_default(name: str, rules: Rules, **options: Any) -> Bot:
     return _MAKERS[maker](name, rules, **{**settings, **options})
 
 
+def _guarded(name: str, rules: Rules, **options: Any) -> Bot:
+    from .guards import guarded  # guards builds on this module's bots
+
+    return guarded(name, rules, **options)
+
+
+BASELINE = "default-2026.12"
+"""cb258c5's ``default``, frozen as a yardstick: PIMC within 20 ms, 8 uniform worlds of at most
+12,000 nodes on a 2^16 table from 32 cards left, searches stopped at 18 ms, over the heuristic
+in classic and the learned bot elsewhere (the shipped weights: retraining them moves it)."""
+
+
+def _baseline(name: str, rules: Rules, **options: Any) -> Bot:
+    frozen = {"worlds": 8, "max_cards": 32, "tt_bits": 16, "max_nodes": 12_000,
+              "seconds": 0.018, "fallback": "heuristic" if rules.name == "classic" else "learned"}
+    return _pimc(name, rules, **{**frozen, **options})
+
+
 _MAKERS: dict[str, Callable[..., Bot]] = {
     "random": lambda name, rules: _KernelBot(name, rules, random_policy, "all"),
     "greedy": lambda name, rules: _KernelBot(name, rules, greedy_policy, "fewest"),
@@ -364,6 +398,10 @@ _MAKERS: dict[str, Callable[..., Bot]] = {
     "pimc": _pimc,
     "learned": LearnedBot,
     "default": _make_default,
+    "guarded": _guarded,
+    "fast": lambda name, rules, **options: _guarded(name, rules, **{"inner": "learned",
+                                                                    **options}),
+    BASELINE: _baseline,
 }
 """The registry: a bot's name → its maker, ``maker(name, rules, **options)`` → a :class:`Bot`
 (:func:`register` adds to it). :data:`BOTS` lists it."""

@@ -271,7 +271,9 @@ def sample_deals(
     first leader, its other copy to the leader or the leader's partner (to the partner when a
     swap was made); cards nobody was dealt (a scripted deal) stay out. From a seat's view
     (``view(seat)``, what ``simulate`` hands a policy) the rank-level facts only, over the full
-    108-card deck. ``n`` is at most :data:`MAX_SAMPLES`; ``seed`` an int 0..2**64-1."""
+    108-card deck. ``n`` is at most :data:`MAX_SAMPLES`; ``seed`` an int 0..2**64-1.
+    Uniform and exact: :func:`shuangkou.inference.weighted_worlds` weighs these deals by how
+    likely each makes the plays seen."""
     seat, n, seed = _check_sampling(game, seat, n, seed)
     rng = random.Random(seed)
     if isinstance(game, Game):
@@ -756,6 +758,7 @@ def pimc_policy(
     worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
     max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
     fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
+    sampler: Callable[[Any, int, int, int], list[State]] | None = None,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -778,11 +781,15 @@ def pimc_policy(
 
     A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
     searches stop once that many seconds have passed since the decision began (the fallback's
-    own time counts), then the fallback decides, or without one the worlds searched so far:
+    own time counts; so does the sampler's), then the fallback decides, or without one the
+    worlds searched so far:
     the decision's time is bounded by ``seconds`` plus what the fallback alone takes beyond it
     and a poll interval of the search (about a thousand nodes). The arguments are checked
     here, not at the first decision. The policy may be called from several threads: each
-    thread searches with its own searchers (``2**tt_bits`` table entries a rules preset)."""
+    thread searches with its own searchers (``2**tt_bits`` table entries a rules preset).
+
+    ``sampler(game, seat, n, seed)`` draws the worlds: :func:`sample_worlds` (uniform, exact)
+    by default; :func:`shuangkou.inference.weighted_worlds` weighs them by the plays seen."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -794,6 +801,10 @@ def pimc_policy(
                             f"{type(fallback).__name__}")
     max_cards = as_int(max_cards, "max_cards", 0, 108)
     limit = None if seconds is None else as_seconds(seconds, "seconds")
+    if sampler is not None and not callable(sampler):
+        raise ArgumentError(f"sampler must be a callable (game, seat, n, seed) or None, not "
+                            f"{type(sampler).__name__}")
+    draw = sample_worlds if sampler is None else sampler
     local = threading.local()
 
     def searched(game: Game | SeatKnowledge, seat: int, seed: int, deadline: float | None
@@ -802,7 +813,7 @@ def pimc_policy(
         pos: Any = game
         total: dict[tuple[int, int], float] = {}
         searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
-        for world in sample_worlds(game, seat, worlds, seed):
+        for world in draw(game, seat, worlds, seed):
             s = searchers.get(pos.rules)
             if s is None:
                 s = searchers[pos.rules] = searcher(world, objective, tt_bits, evaluation)
