@@ -7,6 +7,8 @@ decomposition search found hardest; beside them, in the same run, the first sear
     python benchmarks/bench_hints.py                   # 1,000 deals a preset
     python benchmarks/bench_hints.py --deals 200 --old 50 --cap 2000000
     python benchmarks/bench_hints.py --climb           # the hand with the most legal plays
+    python benchmarks/bench_hints.py --whole-deck      # decompose all 108 cards in one hand
+    python benchmarks/bench_hints.py --instructions    # callgrind: the largest hint call
 
 Times are CPU seconds of this process (the machine is shared: wall clock is noisy). Answering:
 the hand answers one of ``TABLES`` in turn (a single, a pair, a straight, a pair chain, a
@@ -15,7 +17,11 @@ The old hints are the old damage computation (``reference_costs`` of every ``han
 from one memo) on the first ``--old`` deals; a hand past the cap counts as the cap's time, so
 its ratio is a lower bound. ``--climb`` hill-climbs over 27-card hands (one card moved at a
 time, kept when the count does not drop) for the most legal plays, from the known worst hand and
-random starts: the size of the largest hint call.
+random starts: the size of the largest hint call. ``--whole-deck`` times ``decompose`` of all
+108 cards in one hand (far past a deal: the decomposition's worst case, bounded by
+``_solve.DECO_MAX_NODES``), best of three per preset. ``--instructions`` counts, under
+callgrind (``instructions.py``: exact, whatever the load), the instructions of the largest
+hint call: leading with the 千变 hand of the most legal plays (the first of ``WORST``).
 """
 
 from __future__ import annotations
@@ -23,12 +29,15 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
+import instructions  # type: ignore[import-not-found]
 from deals import deals  # type: ignore[import-not-found]
-from instructions import SMALL  # type: ignore[import-not-found]
 from shuangkou import Hand, Play, Rules, State, _solve, count_plays, decompose, hints, legal_plays
 from shuangkou._reference_game import RefState
+from shuangkou.cards import MAX_COPIES
 
 TABLES = ("5", "7 7", "3 4 5 6 7", "4 4 5 5 6 6", "8 8 8", "6 6 6 6")
 WORST = {
@@ -132,17 +141,49 @@ def climb(preset: str, starts: int, steps: int) -> None:
     print(f"most: {best[0]} plays  {best[1]}")
 
 
+def largest_hint_calls(n: int) -> int:
+    """``n`` hint calls leading with the 千变 hand of the most legal plays; returns ``n``."""
+    position = state(Rules.preset("qianbian"), Hand.parse(WORST["qianbian"][0]), None)
+    for _ in range(n):
+        hints(position)
+    return n
+
+
+def whole_deck(preset: str) -> None:
+    """Print the CPU time of decomposing the whole deck as one hand (best of three)."""
+    hand, rules = Hand.from_counts(list(MAX_COPIES)), Rules.preset(preset)
+    times = []
+    for _ in range(3):
+        t0 = time.process_time()
+        d = decompose(hand, rules)
+        times.append(time.process_time() - t0)
+    print(f"{preset:9} all 108 cards in one hand: {d.count} plays, decompose "
+          f"{min(times) * 1e3:,.0f} ms CPU (best of 3)", flush=True)
+
+
 def main() -> None:
+    if instructions.count_main(sys.argv[1:], {"largest hint call (千变)": largest_hint_calls}):
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", nargs="*", default=["classic", "baibian", "jj", "qianbian"])
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--old", type=int, default=100, help="deals also timed with the old search")
     ap.add_argument("--cap", type=int, default=3_000_000, help="the old search's sub-hands")
     ap.add_argument("--climb", action="store_true", help="search the hand with the most plays")
+    ap.add_argument("--whole-deck", action="store_true",
+                    help="time decompose of all 108 cards in one hand, nothing else")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions of the largest hint call under callgrind, nothing else")
     args = ap.parse_args()
+    if args.instructions:
+        sys.exit(instructions.report(Path(__file__), {"largest hint call (千变)": ("call", 1, 2)}))
+    if args.whole_deck:
+        for preset in args.rules:
+            whole_deck(preset)
+        return
     if args.climb:
         for preset in args.rules:
-            climb(preset, 2, 20) if SMALL else climb(preset, 12, 3000)
+            climb(preset, 2, 20) if instructions.SMALL else climb(preset, 12, 3000)
         return
     print("CPU ms, median and worst; old = the first search on the first --old deals and the "
           "worst hands (x: over the cap)")

@@ -1,5 +1,6 @@
 """Self-play benchmarks: decisions/s and games/s per core for random and greedy
-self-play, the speed-up on more threads, and peak RSS over 10⁶ games — all in one run::
+self-play, the speed-up on more threads, peak RSS over 10⁶ games (``simulate_stats``) and
+the bytes ``simulate`` keeps a deal — all in one run::
 
     python benchmarks/bench_sim.py                 # default: baibian, 200k deals, 1 and 2 threads
     python benchmarks/bench_sim.py --rules qianbian --deals 100000 --games 1000000
@@ -63,6 +64,12 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
+def result_bytes_per_deal(rules: str) -> float:
+    """The memory ``simulate`` keeps a deal: its result's arrays over 1,000 deals."""
+    res = simulate(1000, rules, "random", seed=0)
+    return sum(a.nbytes for a in res.arrays.values()) / len(res)
+
+
 def peak_rss_kib(games: int, rules: str, threads: int) -> int:
     out = subprocess.run([sys.executable, "-c", _RSS_CHILD, str(games), rules, str(threads)],
                          check=True, capture_output=True, text=True)
@@ -91,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         small = max(args.games // 10, 1)
         report["peak_rss_kib"] = {f"{small} games": peak_rss_kib(small, args.rules, 2),
                                   f"{args.games} games": peak_rss_kib(args.games, args.rules, 2)}
+    report["result_bytes_per_deal"] = result_bytes_per_deal(args.rules)
     report["load_after"] = os.getloadavg()
     report["self_maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if args.json:
@@ -110,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games:
         for k, v in report["peak_rss_kib"].items():  # type: ignore[union-attr]
             print(f"peak RSS, {k}: {v / 1024:.1f} MiB")
+    print(f"simulate keeps {report['result_bytes_per_deal']:,.0f} bytes of results a deal")
     print(f"load after: {report['load_after']}")
     return 0
 
