@@ -38,6 +38,7 @@ SMALL_FLAGS: dict[str, list[str]] = {
     "bench_bots.py": ["--pairs", "1", "--other-pairs", "1", "--pimc-pairs", "1",
                       "--processes", "1", "--presets", "classic"],
     "bench_game.py": [],
+    "bench_inference.py": ["--deals", "1", "--samples", "10", "--every", "20"],
     "bench_hints.py": ["--deals", "3", "--old", "1", "--cap", "2000"],
     "bench_kernel.py": [],
     "bench_peers.py": [],
@@ -116,7 +117,8 @@ def _flag_check(script: str, env: dict[str, str]) -> Callable[[str], bool]:
 
 
 _ARENA = re.compile(r"shuangkou arena ([\w:=.,]+) ([\w:=.,]+)((?: --[\w-]+ [\w.]+)*)")
-_PLACEHOLDERS = {"BOT_A": "greedy", "BOT_B": "random", "B": "greedy", "R": "baibian", "N": "2"}
+_PLACEHOLDERS = {"BOT_A": "greedy", "BOT_B": "random", "BOT": "fast", "B": "greedy", "R": "baibian",
+                 "N": "2"}
 
 
 def arena_commands() -> list[tuple[list[str], str]]:

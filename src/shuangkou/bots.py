@@ -180,8 +180,8 @@ class HeuristicBot(Bot):
 
     def __init__(self, name: str, rules: Rules, max_wilds: int = 1, wild_cards: int = 16) -> None:
         super().__init__(name, rules, self._decide, "fewest")
-        self.max_wilds = as_int(max_wilds, "heuristic option max_wilds", 0, 108)
-        self.wild_cards = as_int(wild_cards, "heuristic option wild_cards", 0, 108)
+        self.max_wilds: int = as_int(max_wilds, "heuristic option max_wilds", 0, 108)
+        self.wild_cards: int = as_int(wild_cards, "heuristic option wild_cards", 0, 108)
         self._wild_ranks = [r for r, on in ((13, rules.wild_small_joker),
                                             (14, rules.wild_big_joker)) if on]
 

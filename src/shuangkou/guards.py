@@ -80,12 +80,12 @@ class GuardedBot(Bot):
         if unknown:
             raise ArgumentError(f"unknown guard {unknown[0]!r}: choose from {', '.join(GUARDS)}")
         super().__init__(name, inner.rules, self._decide, inner.wilds)
-        self.inner = inner
-        self.guards = frozenset(guards)
-        self.threat_cards = as_int(threat_cards, "threat_cards", 0, 27)
-        self.heuristic = heuristic if heuristic is not None else getattr(inner, "heuristic",
+        self.inner: Any = inner
+        self.guards: frozenset[str] = frozenset(guards)
+        self.threat_cards: int = as_int(threat_cards, "threat_cards", 0, 27)
+        self.heuristic: Any = heuristic if heuristic is not None else getattr(inner, "heuristic",
                                                                          inner)
-        self.fired = dict.fromkeys(GUARDS, 0)
+        self.fired: dict[str, int] = dict.fromkeys(GUARDS, 0)
 
     def _decide(self, view: Any, legal: Any, rng: Any) -> Play | None:
         plays: list[Play] = list(legal)

@@ -70,8 +70,8 @@ class HAProxyRouter:
     map is rebuilt when it is back (:meth:`restarted`)."""
 
     def __init__(self, addresses: str, map_file: str) -> None:
-        self.addresses = [a.strip() for a in addresses.split(",") if a.strip()]
-        self.map_file = map_file
+        self.addresses: list[str] = [a.strip() for a in addresses.split(",") if a.strip()]
+        self.map_file: str = map_file
         self._pids: dict[str, str | None] = dict.fromkeys(self.addresses)
 
     @staticmethod

@@ -132,7 +132,8 @@ class AddressBuckets:
     (:meth:`prune`)."""
 
     def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
+        self.rate: float = rate
+        self.burst: float = burst
         self._buckets: dict[str, tuple[float, float]] = {}  # address: (tokens, time)
 
     def take(self, address: str) -> bool:

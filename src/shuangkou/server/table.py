@@ -91,8 +91,8 @@ class Table:
         self.created = created
         self.bot_delay = bot_delay
         self.pause_unwatched = pause_unwatched  # a table of bots waits while nobody watches
-        self.expired = False
-        self.active = time.monotonic()  # last accepted action or taken place (idle expiry)
+        self.expired: bool = False
+        self.active: float = time.monotonic()  # last accepted action or taken place (idle expiry)
         self.creator: str | None = None  # the address that created it (per-address cap)
         self.on_finish: Callable[[str], None] = lambda table_id: None
         self.match: Match = Match(config.rules, config.seed)
