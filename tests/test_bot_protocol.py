@@ -145,6 +145,7 @@ def test_the_command_finds_a_module_in_the_current_folder(tmp_path: pathlib.Path
 
 @pytest.mark.parametrize("spec, says", [
     ("heuristic:max_wilds=many", "max_wilds must be an integer, not str"),
+    ("heuristic:max_wilds=\u0663", "max_wilds must be an integer, not str"),  # '٣' is no 3
     ("heuristic:max_wilds=-1", "max_wilds must be in 0..108, got -1"),
     ("heuristic:wild_cards=1.5", "wild_cards must be an integer, not float"),
     ("heuristic:foo=1", "unexpected keyword argument 'foo'"),

@@ -468,7 +468,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """A bot named by a string → ``(name, options)``: ``"pimc:worlds=16,max_nodes=2000"`` →
     ``("pimc", {"worlds": 16, "max_nodes": 2000})``, ``"mybots:Searcher:depth=3"`` →
     ``("mybots:Searcher", {"depth": 3})`` (values read as int, then float, else kept as
-    text). A name of :data:`BOTS` comes first; else the text must be ``module:attribute``."""
+    text; only ASCII digits are numbers). A name of :data:`BOTS` comes first; else the text
+    must be ``module:attribute``."""
     if not isinstance(spec, str):
         raise TypeError(f"a bot spec is a string, not {type(spec).__name__}")
     head, colon, rest = spec.partition(":")
@@ -488,7 +489,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise ArgumentError(f"bot option {item!r} of {spec!r} is not key=value")
-        for cast in (int, float, str):
+        # numbers are ASCII, as _check.parse_int reads them (int('٣') would read 3)
+        casts = (int, float, str) if value.isascii() else (str,)
+        for cast in casts:
             try:
                 options[key] = cast(value)
                 break
