@@ -352,6 +352,14 @@ def test_limit_values_that_mean_nothing_are_refused(pair, word):
         _limits([pair])
 
 
+@pytest.mark.parametrize("pair", ["queue=\u0663", "rate=\u0663", "tables=\uff13"])
+def test_limit_numbers_are_ascii_digits(pair):
+    """Issue 34's sweep: int() and float() read other scripts' digits ('٣' as 3, '３' as 3),
+    so ``--limit queue=٣`` set 3; numbers are ASCII, as _check.parse_int reads them."""
+    with pytest.raises(ValueError, match=f"--limit {re.escape(repr(pair))}: bad value"):
+        _limits([pair])
+
+
 def test_limits_check_every_field_from_python_too():
     """The same rules hold for ``Limits(...)`` in Python (``ArgumentError``, a ValueError,
     naming the field), and every documented "0: no limit" value is taken."""

@@ -377,3 +377,18 @@ def test_actions_of_one_turn_of_the_loop_share_one_commit(tmp_path):
             assert sum(s.strip().upper() == "COMMIT" for s in statements) == 1
 
     run(body)
+
+
+def test_a_table_id_of_other_digits_has_no_lock_key() -> None:
+    # int(id, 16) also reads other scripts' digits, '_' and spaces: '٣' * 16 got the lock key
+    # of '3' * 16 (another table's lease); PostgreSQL's cast of the same id fails
+    import pytest
+
+    from shuangkou.server.cluster import table_key
+
+    assert table_key("3" * 16) == int("3" * 16, 16)
+    assert table_key("FFFFFFFFFFFFFFFF") == table_key("ffffffffffffffff") == -1
+    for bad in ("\u0663" * 16, "\uff13" * 16, "0000_00000000000", " 000000000000000",
+                "+000000000000000", "3" * 15):
+        with pytest.raises(ValueError, match="not a table id"):
+            table_key(bad)

@@ -233,8 +233,10 @@ def _limits(pairs: list[str]) -> Limits:
                     raise ValueError(text)
                 values[name] = text == "true"
             elif isinstance(default, int):
-                values[name] = int(text)
+                values[name] = parse_int(text, name)
             elif isinstance(default, float):
+                if not text.isascii():  # float('٣') reads 3: numbers are ASCII digits
+                    raise ValueError(text)
                 values[name] = float(text)
             else:
                 values[name] = text

@@ -35,6 +35,7 @@ import logging
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -53,10 +54,13 @@ __all__ = ["CONNECTIONS_PER_TABLE", "HAProxyRouter", "PgOwnership", "haproxy_con
 log: logging.Logger = logging.getLogger("shuangkou.server")
 
 
+_TABLE_ID = re.compile(r"[0-9a-fA-F]{16}")
+
+
 def table_key(table_id: str) -> int:
     """The advisory-lock key of a table: its 16 hex digits as a signed 64-bit integer (the
     same as PostgreSQL's ``('x' || id)::bit(64)::bigint``). Raises ``ValueError``."""
-    if len(table_id) != 16:
+    if not _TABLE_ID.fullmatch(table_id):  # int(..., 16) also reads '٣', '_', spaces
         raise ValueError(f"not a table id: {table_id[:20]!r}")
     k = int(table_id, 16)
     return k - (1 << 64) if k >= 1 << 63 else k
