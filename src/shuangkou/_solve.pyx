@@ -403,6 +403,21 @@ cdef extern from *:
         (void)nat; (void)keep; }
     static int sv_cpu_bmi2(void) { return 0; }
     #endif
+    /* A big table's memory straight from the system (POSIX mmap): pages that arrive zeroed
+       when first touched, so a table is never zero-filled beyond what the search writes
+       (calloc clears a block it takes from the heap, and glibc's heap serves blocks up to
+       32 MiB once one that size was freed: 16 MiB written at every 2^20 table). Elsewhere,
+       and for small tables, calloc. */
+    #if defined(__unix__) || defined(__APPLE__)
+    #include <sys/mman.h>
+    static void* sv_map_zeroed(size_t n) {
+        void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p; }
+    static void sv_unmap(void* p, size_t n) { if (p) munmap(p, n); }
+    #else
+    static void* sv_map_zeroed(size_t n) { return calloc(n, 1); }
+    static void sv_unmap(void* p, size_t n) { (void)n; free(p); }
+    #endif
     /* Ask for transparent huge pages over the table (Linux): a probe then misses the TLB far
        less often. Advice only: nothing changes where the system refuses it. */
     static void sv_huge_pages(void* p, size_t n) {
@@ -448,6 +463,8 @@ cdef extern from *:
     void sv_prefetch(const void* p) noexcept nogil
     int sv_log2(unsigned long long x) noexcept nogil
     void sv_huge_pages(void* p, size_t n) noexcept nogil
+    void* sv_map_zeroed(size_t n) noexcept nogil
+    void sv_unmap(void* p, size_t n) noexcept nogil
     void sv_pext4(uint64_t* nat, uint64_t keep) noexcept nogil
     bint sv_cpu_bmi2() noexcept nogil
     void sv_pause() noexcept nogil
@@ -538,7 +555,9 @@ ctypedef struct Search:
     SkParams p
     int objective
     int features                # SV_F_* bits
-    void* tt_block              # the table's allocation (``tt`` is its 64-byte aligned start)
+    void* tt_block              # the table's allocation (``tt`` is its 64-byte aligned start):
+    size_t tt_block_bytes       # its size, mapped (sv_map_zeroed) from SV_HUGE bytes up, else
+                                # calloc's (sv_tt_free)
     TTEntry* tt
     uint64_t bucket_mask        # entries − 1, without the low bits of the bucket's ways
     int tt_bits                 # the table holds 2**tt_bits entries now,
@@ -785,10 +804,12 @@ cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
     cdef uint64_t entries = (<uint64_t>1) << bits
     cdef size_t size = entries * sizeof(TTEntry)
     cdef size_t align = SV_HUGE if size >= SV_HUGE else 64
-    cdef void* block = calloc(size + align, 1)
+    cdef void* block = (sv_map_zeroed(size + align) if size >= SV_HUGE
+                        else calloc(size + align, 1))
     if block == NULL:
         return False
     s.tt_block = block
+    s.tt_block_bytes = size + align
     s.tt = <TTEntry*>((<size_t>block + align - 1) & ~(<size_t>(align - 1)))
     if size >= SV_HUGE:
         sv_huge_pages(s.tt, size)
@@ -799,6 +820,14 @@ cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
     return True
 
 
+cdef inline void sv_tt_free(void* block, size_t nbytes) noexcept nogil:
+    """Free a table's allocation of ``nbytes`` (``sv_tt_alloc``: mapped from SV_HUGE up)."""
+    if nbytes >= SV_HUGE:
+        sv_unmap(block, nbytes)
+    else:
+        free(block)
+
+
 cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
     """The table grown to ``2**bits`` entries (at most ``2**tt_max_bits``), every entry kept:
     an entry's key is ``check ^ data``, and the entries of one bucket go to the two buckets
@@ -807,6 +836,7 @@ cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
     parallel search: its helpers hold the table)."""
     cdef TTEntry* old = s.tt
     cdef void* block = s.tt_block
+    cdef size_t nbytes = s.tt_block_bytes
     cdef uint64_t n = (<uint64_t>1) << s.tt_bits, i, d, key
     cdef TTEntry* b
     cdef int w
@@ -828,7 +858,7 @@ cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
                 b[w] = old[i]
                 s.tt_fill += 1
                 break
-    free(block)
+    sv_tt_free(block, nbytes)
 
 
 # -- values and horizon evaluations --------------------------------------------------------------
@@ -1872,7 +1902,7 @@ cdef class Searcher:
 
     def __dealloc__(self):
         cdef int k
-        free(self.s.tt_block)
+        sv_tt_free(self.s.tt_block, self.s.tt_block_bytes)
         sv_free(&self.s)
         for k in range(self.nhelpers):
             sv_free(&self.helpers[k])
