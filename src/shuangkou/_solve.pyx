@@ -15,8 +15,8 @@ from _packed cimport valid_word
 from _readings cimport K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top, tag_wilds
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
-    SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_play, sk_restore, sk_save,
-    sk_score,
+    SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_pass_unhashed, sk_play,
+    sk_play_unhashed, sk_restore, sk_save, sk_score,
 )
 
 from _decompose cimport (
@@ -934,9 +934,9 @@ cdef inline int32_t sv_rollout(Search* s, const SkState* st, int seat) noexcept 
             choice = greedy_listed(play.hand[me], play.table, opp_min, play.ncards[me],
                                    s.words + start, s.tags + start, n, s.p.flags)
         if choice >= 0:
-            sk_play(&play, s.words[start + choice], s.tags[start + choice])
+            sk_play_unhashed(&play, s.words[start + choice], s.tags[start + choice])
         else:
-            sk_pass(&play)
+            sk_pass_unhashed(&play)
     return sv_units(s, &play, seat)
 
 
@@ -1002,14 +1002,14 @@ cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long st
         k = i if m == 0 else j
         if k < 0:
             break
-        sk_play(&line, s.words[start + k], s.tags[start + k])
+        sk_play_unhashed(&line, s.words[start + k], s.tags[start + k])
         while not line.over and line.to_act != seat:
-            sk_pass(&line)
+            sk_pass_unhashed(&line)
         if line.over or line.table:
             return lb       # cannot happen (every other seat passed): no bound from it
     for r in range(nr):
         fin = line
-        sk_play(&fin, rest, tags[r])
+        sk_play_unhashed(&fin, rest, tags[r])
         if fin.over:
             v = sv_units(s, &fin, seat)
         elif s.bombfree:    # the worst finishing order left after the seat is out
@@ -1045,13 +1045,13 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
             return lb
     relay = fin[0]
     while not relay.over and relay.table:
-        sk_pass(&relay)
+        sk_pass_unhashed(&relay)
     if relay.over or relay.to_act != p:
         return lb       # cannot happen (R7 接风): no bound from it
     nr = sv_classify(s, relay.hand[p], tags)
     for r in range(nr):
         out = relay
-        sk_play(&out, relay.hand[p], tags[r])
+        sk_play_unhashed(&out, relay.hand[p], tags[r])
         if out.over:
             v = sv_units(s, &out, seat)
             if v > lb:
@@ -1076,15 +1076,15 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         if not sure:
             continue
         out = relay
-        sk_play(&out, s.words[top + i], s.tags[top + i])
+        sk_play_unhashed(&out, s.words[top + i], s.tags[top + i])
         while not out.over and out.table:
-            sk_pass(&out)
+            sk_pass_unhashed(&out)
         if out.over or out.to_act != p:
             continue
         rest = out.hand[p]
         for r in range(nr):
             fin2 = out
-            sk_play(&fin2, rest, tags[r])
+            sk_play_unhashed(&fin2, rest, tags[r])
             if fin2.over:
                 v = sv_units(s, &fin2, seat)
                 if v > lb:
@@ -1145,7 +1145,7 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
     cdef bint over
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
-        sv_apply(st, s.words[start + i], s.tags[start + i])
+        sv_apply(st, s.words[start + i], s.tags[start + i], not sv_hashless(s))
         d = sv_advance(s, st, depth - 1)
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
@@ -1310,11 +1310,23 @@ cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
     return n
 
 
-cdef inline void sv_apply(SkState* st, uint64_t word, uint32_t tag) noexcept nogil:
+cdef inline bint sv_hashless(const Search* s) noexcept nogil:
+    """The node being searched needs no engine hash below it: it is chain-free and keyed by
+    relative ranks (``sv_tt_key`` never reads ``st.hash`` there), so its moves skip the hash
+    update (``st.hash`` goes stale until ``sk_restore``)."""
+    return s.chainfree and (s.features & SV_F_RELATIVE) != 0
+
+
+cdef inline void sv_apply(SkState* st, uint64_t word, uint32_t tag, bint hashed) noexcept nogil:
     if tag == 0:
-        sk_pass(st)
-    else:
+        if hashed:
+            sk_pass(st)
+        else:
+            sk_pass_unhashed(st)
+    elif hashed:
         sk_play(st, word, tag)
+    else:
+        sk_play_unhashed(st, word, tag)
 
 
 cdef inline bint sv_can_beat(Search* s, uint64_t hand, uint32_t table) noexcept nogil:
@@ -1376,9 +1388,13 @@ cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
     if not s.features & SV_F_FORCED:
         return depth
     # not once the deal is over: no seat is to act (to_act −1 would index before the hands)
+    cdef bint hashed = not sv_hashless(s)
     while (depth > 0 and not st.over and st.table
            and not sv_can_beat(s, st.hand[st.to_act], st.table)):
-        sk_pass(st)
+        if hashed:
+            sk_pass(st)
+        else:
+            sk_pass_unhashed(st)
         s.forced += 1
         depth -= 1
     return depth
@@ -1449,7 +1465,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef uint64_t key
     cdef long long start, work0, best_code = 0
     cdef bint outer_horizon, cf0 = s.chainfree, bf0 = s.bombfree, exact, etc = False
-    cdef bint has_key = s.has_key, split
+    cdef bint has_key = s.has_key, split, hashed
     cdef int32_t lo, hi
     cdef int hp = 0
     cdef TTEntry* b
@@ -1501,6 +1517,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         return 0
     s.top = start + n
     sk_save(st, &u)
+    hashed = not sv_hashless(s)
     if n == 1:
         s.forced += 1   # counted only: a store here pays (forced positions transpose too)
     if s.features & SV_F_ETC and n > 1 and depth > 1:
@@ -1574,10 +1591,13 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 best = v
                 best_code = i + 1
             continue
-        sv_apply(st, s.words[start + i], s.tags[start + i])
+        sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
         if etc:     # its forced passes and key, from the cut-off's probe
             for j in range(s.passes[start + i] & SV_PASSES):
-                sk_pass(st)
+                if hashed:
+                    sk_pass(st)
+                else:
+                    sk_pass_unhashed(st)
             d = depth - 1 - (s.passes[start + i] & SV_PASSES)
             if s.ckeys[start + i] != 0:
                 s.has_key = True
@@ -1642,7 +1662,7 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     cdef int32_t v, best = guess
     cdef long long* lo = NULL if j.lo == NULL else &j.lo[i]
     cdef long long* hi = NULL if j.hi == NULL else &j.hi[i]
-    sv_apply(&st, j.words[i], j.tags[i])
+    sv_apply(&st, j.words[i], j.tags[i], True)
     d = sv_advance(s, &st, j.depth - 1)
     if (j.all_values or first) and s.features & SV_F_MTDF:
         return sv_mtdf(s, &st, seat, guess, d, lo, hi)
@@ -2229,7 +2249,7 @@ cdef class Searcher:
             raise ArgumentError(f"first must be in 0..{n - 1}, got {first}")
         line = [(s.words[first], s.tags[first])]
         seat = st.to_act
-        sv_apply(&st, s.words[first], s.tags[first])
+        sv_apply(&st, s.words[first], s.tags[first], True)
         while not st.over and len(line) < max_length:
             v = v if ((st.to_act ^ seat) & 1) == 0 else -v
             seat = st.to_act
@@ -2245,7 +2265,7 @@ cdef class Searcher:
             sk_save(&st, &u)
             for i in order:
                 with nogil:
-                    sv_apply(&st, s.words[i], s.tags[i])
+                    sv_apply(&st, s.words[i], s.tags[i], True)
                     d = sv_advance(s, &st, SV_EXACT_DEPTH - 1)
                     w = sv_child(s, &st, seat, v - 1, v, d)
                     sk_restore(&st, &u)
@@ -2254,7 +2274,7 @@ cdef class Searcher:
                     raise MemoryError()
                 if w >= v:
                     line.append((s.words[i], s.tags[i]))
-                    sv_apply(&st, s.words[i], s.tags[i])
+                    sv_apply(&st, s.words[i], s.tags[i], True)
                     found = True
                     break
             if not found:   # cannot happen for an exact value; never loop forever
