@@ -505,3 +505,34 @@ def test_order_bounds_cache_across_positions() -> None:
                 ms = list(state.legal()) + ([PASS] if state.table is not None else [])
                 state.play(rng.choice(ms))
         assert seen > 0, preset
+
+
+def test_move_groups_change_no_value() -> None:
+    """Move groups (technique "groups": at a chain-free node of an exact search, one play of
+    each group whose ranks no other seat can tell apart) leave every root move's exact value
+    and the optimal plays as they are, with all values asked for and without, on dealt 4-6
+    card positions after a few random moves, every preset; and they do group somewhere (fewer
+    nodes in all), so the positions exercise them."""
+    from shuangkou import _solve
+
+    rng = random.Random("groups")
+    without = [t for t in _solve.TECHNIQUES if t != "groups"]
+    checked = 0
+    nodes = [0, 0]
+    for preset in PRESET_NAMES:
+        for cards in ((4, 4, 4, 4), (5, 5, 5, 5), (6, 6, 6, 6)):
+            for state in _played_positions(rng, Rules.preset(preset), cards):
+                found = []
+                for k, techniques in enumerate((None, without)):
+                    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+                    s.set_position(state)
+                    _, values, optimal, n, stopped, _ = s.root_values(0, 0.0, _solve.EXACT_DEPTH,
+                                                                      True)
+                    _, _, best, _, stopped2, _ = s.root_values(0, 0.0, _solve.EXACT_DEPTH)
+                    assert not stopped and not stopped2
+                    nodes[k] += n
+                    found.append((values, optimal, sorted(best)))
+                assert found[0] == found[1], str(state)
+                checked += 1
+    assert checked >= 36
+    assert nodes[0] < nodes[1]

@@ -505,7 +505,8 @@ cdef enum:
     SV_F_FORCED = 256           # forced passes made without a node of their own
     SV_F_SPLIT = 512            # plays ordered by 手数 (fewest-split parts first), exact only
     SV_F_PEXT = 1024            # the relative-rank key squeezed by pext where it is fast (same keys)
-    SV_F_ALL = 2013
+    SV_F_GROUPS = 2048          # move groups: plays the rest of the deal cannot tell apart, once
+    SV_F_ALL = 4061             # (exact searches, chain-free)
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
@@ -1317,6 +1318,60 @@ cdef inline bint sv_hashless(const Search* s) noexcept nogil:
     return s.chainfree and (s.features & SV_F_RELATIVE) != 0
 
 
+cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) noexcept nogil:
+    """Move groups (DDS's equivalent cards, this game's version): keep one play of each group
+    of plays that lead to the same value, and return how many are left (compacted in place,
+    generation order kept). At a chain-free node (``s.chainfree``: every play left is of one
+    natural rank, with wilds, or of jokers), say the seat to act, X, holds naturals of ranks
+    r < r' with no other seat holding r, r' or any rank between, and as many cards of r as of
+    r'. Swapping the labels r and r' everywhere maps the position after X's play of r onto the
+    position after the same play of r' (same cards taken, same wilds and jokers, same reading
+    but its top), and keeps every comparison the rest of the deal can make: another seat's play
+    tops a rank outside r..r', so it beats or loses to both alike (R4, R5), and a seat never
+    answers its own play (R7). R8 scores counts and stars, never ranks (held bombs too), and
+    no chain can be formed on either side (hands only shrink). So the two plays have one value.
+    The key of a play: its reading without the top, the rank's run (how many ranks held by
+    other seats lie below it), X's count of the rank, the naturals taken and the jokers
+    taken; plays of several ranks (none here) and ranks other seats hold are never grouped.
+    Exact searches only: a horizon evaluation (the greedy rollout) may tell the ranks apart.
+    The children's keys (``s.ckeys``) hold the kept plays' group keys meanwhile."""
+    cdef int seat = st.to_act, i, j, m = 0, r
+    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g
+    cdef uint32_t tag
+    cdef bint dup
+    for i in range(4):
+        if i != seat:
+            others |= st.hand[i]
+    others &= SK_NAT_MASK
+    others = (others | others >> 1 | others >> 2 | others >> 3) & SK_NIB1
+    for i in range(n):
+        w = s.words[start + i]
+        tag = s.tags[start + i]
+        g = 0
+        if tag != 0:
+            lanes = w & SK_NAT_MASK
+            lanes = (lanes | lanes >> 1 | lanes >> 2 | lanes >> 3) & SK_NIB1
+            if lanes != 0 and (lanes & (lanes - 1)) == 0 and (lanes & others) == 0:
+                r = SK_CTZ64(lanes) >> 2
+                g = (<uint64_t>(tag & ~(<uint32_t>0xF0))
+                     | <uint64_t>nib_sum(others & (lanes - 1)) << 32
+                     | <uint64_t>nib(mine, r) << 37 | <uint64_t>nib(w, r) << 41
+                     | (w >> 52) << 45 | (<uint64_t>1) << 63)
+        dup = False
+        if g != 0:
+            for j in range(m):
+                if s.ckeys[start + j] == g:
+                    dup = True
+                    break
+        if dup:
+            continue
+        s.words[start + m] = w
+        s.tags[start + m] = tag
+        s.ckeys[start + m] = g
+        m += 1
+    return m
+
+
 cdef inline void sv_apply(SkState* st, uint64_t word, uint32_t tag, bint hashed) noexcept nogil:
     if tag == 0:
         if hashed:
@@ -1515,6 +1570,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         s.chainfree = cf0
         s.bombfree = bf0
         return 0
+    if s.features & SV_F_GROUPS and s.chainfree and depth > SV_MAX_DEPTH and n > 2:
+        n = sv_groups(s, st, start, n)
     s.top = start + n
     sk_save(st, &u)
     hashed = not sv_hashless(s)
@@ -1838,7 +1895,8 @@ OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
-              "forced": SV_F_FORCED, "split": SV_F_SPLIT, "pext": SV_F_PEXT}
+              "forced": SV_F_FORCED, "split": SV_F_SPLIT, "pext": SV_F_PEXT,
+              "groups": SV_F_GROUPS}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
