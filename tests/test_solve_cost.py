@@ -70,7 +70,8 @@ def test_threads_start_only_for_a_big_search() -> None:
 
 
 def test_a_searcher_stays_warm_across_calls() -> None:
-    state = deal("classic", 5, 3)
+    # a position whose cold search is big enough (2,162 nodes) for the 10x margin
+    state = deal("classic", 5, 5)
     s = searcher(state, tt_bits=12, max_tt_bits=20)
     cold = solve(state, searcher=s, threads=1)
     warm = solve(state, searcher=s, threads=1)
