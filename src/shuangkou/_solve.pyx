@@ -511,6 +511,8 @@ cdef enum:
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
     SV_CLASS_SLOTS = 2048       # the readings of the rest of a hand, for the quick tricks
+    SV_MOVE_SLOTS = 1024        # move lists cached by hand and table (sv_moves; direct-mapped)
+    SV_MOVE_MAX = 16            # of at most this many plays
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
@@ -608,6 +610,11 @@ ctypedef struct Search:
     uint64_t class_hand[SV_CLASS_SLOTS]     # sv_classify's results: a card set + 1 (0:
     uint32_t class_tags[SV_CLASS_SLOTS][2]  # empty slot), its readings and how many
     int8_t class_n[SV_CLASS_SLOTS]
+    uint64_t* mv_hand           # sv_moves' cache (SV_MOVE_SLOTS slots, sv_alloc): a hand + 1
+    uint32_t* mv_table          # (0: empty slot), the table's reading, how many plays, and
+    int8_t* mv_n                # the plays (SV_MOVE_MAX a slot)
+    uint64_t* mv_words
+    uint32_t* mv_tags
     uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
     int32_t order_lo[SV_ORDER_SLOTS]
     int32_t order_hi[SV_ORDER_SLOTS]
@@ -1143,10 +1150,10 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
     value (``code``: 1 + the move's index), else −SV_INF."""
     cdef int i, d
     cdef int32_t v = 0
-    cdef bint over
+    cdef bint over, hashed = not sv_hashless(s)
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
-        sv_apply(st, s.words[start + i], s.tags[start + i], not sv_hashless(s))
+        sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
         d = sv_advance(s, st, depth - 1)
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
@@ -1296,14 +1303,38 @@ cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int s
 
 cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
     """Push the moves of ``st`` (plays in sk_legal order, then pass if a table is up) on the
-    move stack at ``top``; return how many (−1: out of memory)."""
+    move stack at ``top``; return how many (−1: out of memory). The plays depend on the hand
+    and the table's reading alone: lists of at most SV_MOVE_MAX plays are cached by both
+    (direct-mapped, ``s.mv_*``), since the same hands meet the same tables in many lines."""
     cdef long long start = s.top
-    cdef int n = sk_legal(&s.p, st, False, s.words + start, s.tags + start,
-                          <int>(s.cap - start - 1))
-    if n + 1 > s.cap - start - 1:
-        if not sv_grow(s, n + 2):
+    cdef uint64_t hand = 0
+    cdef int n, i, slot = 0
+    cdef bint cached = False
+    if not st.over:
+        hand = st.hand[st.to_act]
+        slot = <int>((((hand ^ (<uint64_t>st.table * 0xD6E8FEB86659FD93ULL))
+                       * 0x9E3779B97F4A7C15ULL) >> 54) & (SV_MOVE_SLOTS - 1))
+        cached = s.mv_hand[slot] == hand + 1 and s.mv_table[slot] == st.table
+    if cached:
+        n = s.mv_n[slot]
+        if n + 1 > s.cap - start - 1 and not sv_grow(s, n + 2):
             return -1
-        sk_legal(&s.p, st, False, s.words + start, s.tags + start, n)
+        for i in range(n):
+            s.words[start + i] = s.mv_words[slot * SV_MOVE_MAX + i]
+            s.tags[start + i] = s.mv_tags[slot * SV_MOVE_MAX + i]
+    else:
+        n = sk_legal(&s.p, st, False, s.words + start, s.tags + start, <int>(s.cap - start - 1))
+        if n + 1 > s.cap - start - 1:
+            if not sv_grow(s, n + 2):
+                return -1
+            sk_legal(&s.p, st, False, s.words + start, s.tags + start, n)
+        if not st.over and n <= SV_MOVE_MAX:
+            s.mv_hand[slot] = hand + 1
+            s.mv_table[slot] = st.table
+            s.mv_n[slot] = <int8_t>n
+            for i in range(n):
+                s.mv_words[slot * SV_MOVE_MAX + i] = s.words[start + i]
+                s.mv_tags[slot * SV_MOVE_MAX + i] = s.tags[start + i]
     if st.table:
         s.words[start + n] = 0
         s.tags[start + n] = 0
@@ -1867,9 +1898,16 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
     s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
     s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
+    s.mv_hand = <uint64_t*>calloc(SV_MOVE_SLOTS, sizeof(uint64_t))
+    s.mv_table = <uint32_t*>malloc(SV_MOVE_SLOTS * sizeof(uint32_t))
+    s.mv_n = <int8_t*>malloc(SV_MOVE_SLOTS * sizeof(int8_t))
+    s.mv_words = <uint64_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint64_t))
+    s.mv_tags = <uint32_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint32_t))
     return (deco_init(&s.deco, 16) and deco_init(&s.split_deco, 16) and s.words != NULL
             and s.tags != NULL and s.keys != NULL and s.order != NULL and s.ckeys != NULL
-            and s.known != NULL and s.passes != NULL)
+            and s.known != NULL and s.passes != NULL and s.mv_hand != NULL
+            and s.mv_table != NULL and s.mv_n != NULL and s.mv_words != NULL
+            and s.mv_tags != NULL)
 
 
 cdef void sv_free(Search* s) noexcept nogil:
@@ -1881,6 +1919,11 @@ cdef void sv_free(Search* s) noexcept nogil:
     free(s.ckeys)
     free(s.known)
     free(s.passes)
+    free(s.mv_hand)
+    free(s.mv_table)
+    free(s.mv_n)
+    free(s.mv_words)
+    free(s.mv_tags)
     deco_free(&s.deco)
     deco_free(&s.split_deco)
 
