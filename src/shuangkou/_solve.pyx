@@ -1617,8 +1617,17 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
-    # work for the children's buckets to arrive meanwhile: quick tricks, the move order
-    if s.features & SV_F_QUICK and n <= SV_QUICK_MOVES:
+    # exact searches only: a depth-limited one's values may depend on the order (through the
+    # table), and PIMC's choices on them
+    split = (s.features & SV_F_SPLIT and depth > SV_MAX_DEPTH
+             and st.ncards[seat] >= SV_SPLIT_CARDS)
+    if split:
+        hp = sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays, st.hand[seat]) - 1
+    # work for the children's buckets to arrive meanwhile: quick tricks, the move order. A
+    # quick trick's line splits the hand into at most 3 plays leading, 2 answering: a hand
+    # whose 手数 (known from the move order) is more has none
+    if (s.features & SV_F_QUICK and n <= SV_QUICK_MOVES
+            and not (split and hp >= (3 if st.table == 0 else 2))):
         v = sv_quick(s, st, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
             sv_store(s, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
@@ -1626,12 +1635,6 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
-    # exact searches only: a depth-limited one's values may depend on the order (through the
-    # table), and PIMC's choices on them
-    split = (s.features & SV_F_SPLIT and depth > SV_MAX_DEPTH
-             and st.ncards[seat] >= SV_SPLIT_CARDS)
-    if split:
-        hp = sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays, st.hand[seat]) - 1
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
