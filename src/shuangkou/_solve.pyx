@@ -1375,6 +1375,10 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
             others |= st.hand[i]
     others &= SK_NAT_MASK
     others = (others | others >> 1 | others >> 2 | others >> 3) & SK_NIB1
+    lanes = mine & SK_NAT_MASK
+    lanes = (lanes | lanes >> 1 | lanes >> 2 | lanes >> 3) & SK_NIB1 & ~others
+    if (lanes & (lanes - 1)) == 0:
+        return n        # fewer than two ranks of the hand's own: no group
     for i in range(n):
         w = s.words[start + i]
         tag = s.tags[start + i]
