@@ -2031,8 +2031,8 @@ cdef class Searcher:
         when a limit stopped the search have value ``None``; ``horizon`` says whether a
         depth-limited evaluation entered any value.
 
-        ``threads`` > 1 splits an exact search's root moves over that many threads sharing
-        the table (docs/solver.md "Threads"): the same value, optimal moves and exact values,
+        ``threads`` > 1 splits an exact search over that many threads sharing the table
+        (the root's moves, and each move's tree: docs/solver.md "Threads"): the same value, optimal moves and exact values,
         in less wall time; ``nodes`` counts every thread's, and a non-optimal move's upper
         bound may differ from one thread's. A depth-limited search runs on one thread (its
         values depend on the table's contents: one thread keeps them reproducible)."""
