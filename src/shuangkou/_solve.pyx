@@ -524,6 +524,7 @@ cdef enum:
     SV_WRITING = 2              # valued, its value being written,
     SV_DONE = 3                 # valued
     SV_MAX_THREADS = 64         # ``threads`` at most
+    SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
 
 
 cdef extern from "<limits.h>":
@@ -584,8 +585,8 @@ ctypedef struct Search:
     Shared* shared              # a parallel search's shared budget (NULL: this one alone)
     long long* watch            # the state of the root move being searched (parallel only):
                                 # once another thread has valued it, this search is dropped
-    bint reverse                # a helper on a move another thread searches: its first node's
-                                # moves in reverse order (it covers what that thread does last)
+    long long* busy             # a parallel search's SV_BUSY_SLOTS counters of the threads on
+                                # a move (sv_busy), owned by its call (NULL: alone)
     bint stopped
     bint oom
     bint horizon                # a horizon evaluation happened in the current subtree
@@ -1469,6 +1470,24 @@ cdef bint sv_more_work(Search* s) noexcept nogil:
     return False
 
 
+cdef inline long long* sv_busy(Search* s, uint64_t key, int i) noexcept nogil:
+    """ABDADA's mark of move ``i`` of the node of ``key``: how many threads are searching it
+    (atomic; hashed into SV_BUSY_SLOTS counters, so a collision only defers a move that no
+    thread is on: the order changes, never a value)."""
+    return &s.busy[((key ^ (<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ULL))
+                    * 0xD6E8FEB86659FD93ULL >> 40) & (SV_BUSY_SLOTS - 1)]
+
+
+cdef inline bint sv_settled(Search* s, uint64_t key, int depth, int32_t alpha, int32_t beta,
+                            TTData* e) noexcept nogil:
+    """A parallel search, between two moves of a node: the table now holds a bound (``e``)
+    that settles the node for the window (alpha, beta), stored by another thread that
+    finished it meanwhile (the moves left need no search)."""
+    return sv_probe(s, sv_bucket(s, key), key, e) and sv_usable(e, depth) and (
+        (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
+        or ((e.meta & 3) == SV_UPPER and e.value <= alpha))
+
+
 cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
     """Forced passes without a node (SV_F_FORCED): while the seat to act faces a play it
     cannot beat (no play of ``sk_legal``'s), it passes: its only move, so the position's value
@@ -1555,7 +1574,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef uint64_t key
     cdef long long start, work0, best_code = 0
     cdef bint outer_horizon, cf0 = s.chainfree, bf0 = s.bombfree, exact, etc = False
-    cdef bint has_key = s.has_key, split, hashed
+    cdef bint has_key = s.has_key, split, hashed, defer
+    cdef int lim
+    cdef long long* busy
     cdef int32_t lo, hi
     cdef int hp = 0
     cdef TTEntry* b
@@ -1649,8 +1670,6 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                                                 st.hand[seat] - s.words[start + i]) - hp) << (
                                   23 if st.table == 0 else 12)
             s.keys[start + i] -= tag_wilds(s.tags[start + i]) << 11     # then wild-free first
-        if s.reverse and start == 0:    # a helper's first node (its stack starts empty)
-            s.keys[start + i] = -s.keys[start + i]
     if etc:
         v = sv_etc_probe(s, alpha, beta, depth, start, n, &best_code, &exact)
         if v >= beta:
@@ -1667,17 +1686,38 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
-    for k in range(n):
+    # a parallel search (ABDADA): a move another thread is searching waits in order[lim..n)
+    # until the others are tried (the first is searched by every thread that comes: alpha)
+    defer = s.busy != NULL
+    lim = n
+    k = 0
+    while k < n:
+        if k == lim:    # the moves deferred, searched now whoever else is on them
+            lim = n
+            defer = False
         # selection: the best-keyed move not tried yet (cut-offs usually come early)
         bi = k
         kb = s.keys[start + s.order[start + k]]
-        for j in range(k + 1, n):
+        for j in range(k + 1, lim):
             if s.keys[start + s.order[start + j]] > kb:
                 bi = j
                 kb = s.keys[start + s.order[start + j]]
         i = s.order[start + bi]
         s.order[start + bi] = s.order[start + k]
         s.order[start + k] = i
+        if s.busy != NULL and k > 0:
+            if sv_settled(s, key, depth, a0, beta, &e):     # by another thread meanwhile
+                s.horizon = s.horizon or outer_horizon or e.depth != SV_TT_EXACT
+                s.top = start
+                s.chainfree = cf0
+                s.bombfree = bf0
+                return e.value
+            if defer and sv_ld(sv_busy(s, key, i)) > 0:
+                lim -= 1
+                s.order[start + k] = s.order[start + lim]
+                s.order[start + lim] = i
+                continue
+        k += 1
         if etc and s.known[start + i] != SV_UNKNOWN:    # its bound, from the cut-off's probe
             v = <int32_t>(s.known[start + i] >> 1)
             if s.known[start + i] & 1:
@@ -1699,7 +1739,12 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 s.key = s.ckeys[start + i]
         else:
             d = sv_advance(s, st, depth - 1)
+        busy = sv_busy(s, key, i) if s.busy != NULL else NULL
+        if busy != NULL:
+            sv_fetch_add(busy, 1)
         v = sv_child(s, st, seat, alpha, beta, d)
+        if busy != NULL:
+            sv_fetch_add(busy, -1)
         s.has_key = False
         sk_restore(st, &u)
         if s.stopped:
@@ -1742,6 +1787,7 @@ ctypedef struct RootJob:
     long long running           # helper threads still searching (atomic)
     int32_t* values             # per move: exact, or an upper bound below ``best``
     long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE (atomic)
+    long long* on               # per move: the threads searching it (atomic)
     long long* lo               # per move: the bounds its searches proved so far (atomic;
     long long* hi               # ±SV_INF: none), exact searches only (NULL otherwise)
     Shared shared
@@ -1785,18 +1831,18 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     return v
 
 
-cdef bint sv_root_task(Search* s, RootJob* j, int i, bint helping) noexcept nogil:
-    """Value root move ``i`` (``helping``: one another thread is searching, with the first
-    node's moves in reverse order) and record it unless another thread did first; then that
-    thread's search of it is dropped (``s.watch``). False when the call stops."""
+cdef bint sv_root_task(Search* s, RootJob* j, int i) noexcept nogil:
+    """Value root move ``i`` (maybe with other threads on it: they split its tree, sv_search)
+    and record it unless another thread did first; then the others' searches of it are
+    dropped (``s.watch``). False when the call stops."""
     cdef int32_t v
     cdef long long b
     s.watch = &j.state[i] if s.shared != NULL else NULL
-    s.reverse = helping
+    sv_fetch_add(&j.on[i], 1)
     v = sv_root_move(s, j, i, i == j.order[0],
                      j.guess if i == j.order[0] else <int32_t>sv_ld(&j.best))
+    sv_fetch_add(&j.on[i], -1)
     s.watch = NULL
-    s.reverse = False
     if s.stopped:
         if s.budget.stop != SV_DROPPED:
             return False
@@ -1815,11 +1861,11 @@ cdef bint sv_root_task(Search* s, RootJob* j, int i, bint helping) noexcept nogi
 cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
     """A thread's part of the root: once the first move is valued (its value is the others'
     window), claim the moves left one at a time and value each against the best so far; with
-    none left to claim, help with one another thread is still searching (the first to finish
-    records it). Every thread of a parallel search runs it: a move that reaches the best value
-    read when it started is valued exactly, so every optimal move has its exact value whichever
-    thread took which move (docs/solver.md "Threads")."""
-    cdef long long k, st
+    none left to claim, help with the move the fewest threads are searching (their searches
+    split its tree, sv_search's ABDADA; the first to finish records it). Every thread of a
+    parallel search runs it: a move that reaches the best value read when it started is
+    valued exactly, so every optimal move has its exact value whichever thread took which move (docs/solver.md "Threads")."""
+    cdef long long k, st, on, fewest
     cdef int i, m
     cdef bint busy
     while True:
@@ -1829,18 +1875,21 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
             if k < j.n:
                 i = j.order[k]
                 sv_st(&j.state[i], SV_TAKEN)
-                if not sv_root_task(s, j, i, False):
+                if not sv_root_task(s, j, i):
                     return
                 continue
         busy = False
-        for m in range(j.n):            # the earliest move still being searched
+        fewest = SV_NEVER
+        for m in range(j.n):    # the move being searched by the fewest threads (the earliest)
             st = sv_ld(&j.state[j.order[m]])
             if st == SV_TAKEN:
-                i = j.order[m]
-                break
+                on = sv_ld(&j.on[j.order[m]])
+                if on < fewest:
+                    i = j.order[m]
+                    fewest = on
             busy = busy or st == SV_WRITING
         if i >= 0:
-            if not sv_root_task(s, j, i, True):
+            if not sv_root_task(s, j, i):
                 return
         elif busy or sv_ld(&j.next) < j.n:
             sv_pause()                  # a value being written, or the first move's
@@ -2140,8 +2189,8 @@ cdef class Searcher:
         when a limit stopped the search have value ``None``; ``horizon`` says whether a
         depth-limited evaluation entered any value.
 
-        ``threads`` > 1 splits an exact search's root moves over that many threads sharing
-        the table (docs/solver.md "Threads"): the same value, optimal moves and exact values,
+        ``threads`` > 1 splits an exact search over that many threads sharing the table
+        (the root's moves, and each move's tree: docs/solver.md "Threads"): the same value, optimal moves and exact values,
         in less wall time; ``nodes`` counts every thread's, and a non-optimal move's upper
         bound may differ from one thread's. A depth-limited search runs on one thread (its
         values depend on the table's contents: one thread keeps them reproducible)."""
@@ -2198,13 +2247,14 @@ cdef class Searcher:
         j.order = <int*>malloc(n * sizeof(int))
         j.values = <int32_t*>calloc(n, sizeof(int32_t))
         j.state = <long long*>calloc(n, sizeof(long long))
+        j.on = <long long*>calloc(n, sizeof(long long))
         if depth == SV_EXACT_DEPTH:     # a horizon's values bound nothing
             j.lo = <long long*>malloc(n * sizeof(long long))
             j.hi = <long long*>malloc(n * sizeof(long long))
         try:
             if (j.words == NULL or j.tags == NULL or j.order == NULL or j.values == NULL
-                    or j.state == NULL or (depth == SV_EXACT_DEPTH and (j.lo == NULL
-                                                                        or j.hi == NULL))):
+                    or j.state == NULL or j.on == NULL
+                    or (depth == SV_EXACT_DEPTH and (j.lo == NULL or j.hi == NULL))):
                 raise MemoryError()
             for i in range(n):
                 j.words[i] = s.words[i]
@@ -2216,12 +2266,12 @@ cdef class Searcher:
             j.guess = guess
             j.next = 1
             j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
-            helpers = min(threads, n) - 1
+            helpers = threads - 1   # more than the moves: they split a move's tree (sv_search)
             if helpers > 0:
                 self._parallel(&j, helpers, max_nodes)
             else:
                 with nogil:
-                    if sv_root_task(s, &j, j.order[0], False):
+                    if sv_root_task(s, &j, j.order[0]):
                         sv_root_loop(s, &j)
             budget_raise(&s.budget)
             if helpers > 0:
@@ -2263,6 +2313,7 @@ cdef class Searcher:
             free(j.order)
             free(j.values)
             free(j.state)
+            free(j.on)
             free(j.lo)
             free(j.hi)
         s.top = 0
@@ -2274,12 +2325,17 @@ cdef class Searcher:
     cdef int _parallel(self, RootJob* j, int helpers, long long max_nodes) except -1:
         """The root's moves split over this thread and ``helpers`` helper threads (Python
         threads, each searching without the GIL over the shared table; one shared budget:
-        ``sv_more_work``): this thread takes the first move, the helpers help with it until
-        its value opens the others. Returns once every helper is done with the job."""
+        ``sv_more_work``; one busy table: ``sv_busy``, owned by this call): this thread takes
+        the first move, the helpers help with it until its value opens the others. Returns
+        once every helper is done with the job."""
         cdef Search* s = &self.s
         cdef Search* h
         cdef int k, started = 0
+        cdef long long* busy
         self._ensure_helpers(helpers)
+        busy = <long long*>calloc(SV_BUSY_SLOTS, sizeof(long long))
+        if busy == NULL:
+            raise MemoryError()
         # the helpers share the table: it cannot grow under them (``grow`` between searches)
         grow_at = s.tt_grow_at
         s.tt_grow_at = SV_NEVER
@@ -2289,6 +2345,7 @@ cdef class Searcher:
         s.shared = &j.shared
         for k in range(helpers + 1):
             h = s if k == helpers else &self.helpers[k]
+            h.busy = busy
             if k < helpers:
                 h.budget = s.budget             # the same deadline
                 h.tt = s.tt
@@ -2318,11 +2375,15 @@ cdef class Searcher:
             raise
         finally:
             with nogil:
-                if not s.stopped and sv_root_task(s, j, j.order[0], False):
+                if not s.stopped and sv_root_task(s, j, j.order[0]):
                     sv_root_loop(s, j)
                 sv_wait(s, j)
             self.job = NULL
             s.shared = NULL
+            for k in range(helpers + 1):    # no search reads the busy table any more
+                h = s if k == helpers else &self.helpers[k]
+                h.busy = NULL
+            free(busy)
             s.tt_grow_at = grow_at
         return 0
 

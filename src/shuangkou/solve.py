@@ -528,10 +528,10 @@ def solve(
     ``searcher``: a :func:`searcher` of the position's rules and objective to search with
     (``tt_bits`` is then its own): its table stays warm from call to call, so solving many
     positions of one deal reuses what earlier calls stored (``nodes`` then depends on them).
-    ``threads``: the exact search's root moves are split over that many threads sharing the
-    table (``None``: :data:`THREADS`, read at the call; helpers start only past
-    :data:`SOLO_NODES`; docs/solver.md "Threads"): the value,
-    the optimal plays and every exact value are those of one thread, ``nodes`` counts every
+    ``threads``: the exact search is split over that many threads sharing the table, the
+    root's moves and each move's tree (``None``: :data:`THREADS`, read at the call; helpers
+    start only past :data:`SOLO_NODES`; docs/solver.md "Threads"): the value, the optimal
+    plays and every exact value are those of one thread, ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
     ``time_limit`` and Ctrl-C bound all of them together."""
     state = as_state(position)
