@@ -257,8 +257,8 @@ def pettingzoo_loop() -> tuple[int, ...]:
     ``env.step()``) over 10 seeded 百变 deals: agent steps. The draw is
     ``mask.view(bool).nonzero()[0]`` and a stdlib ``random.random()`` index, the cheapest of
     the usual idioms (``--idioms``, the draw alone, its loop included: 9.5 k instructions
-    this way, 12.5 k with numpy's Generator for the index, 23.5 k with ``mask.nonzero()[0]``
-    on the int8 mask itself (numpy tests it element by element), 72.6 k for
+    this way, 12.6 k with numpy's Generator for the index, 23.5 k with ``mask.nonzero()[0]``
+    on the int8 mask itself (numpy tests it element by element), 72.1 k for
     ``rng.choice(np.flatnonzero(mask))``, 117 k for Gymnasium's ``Discrete.sample(mask)``).
     The action space and the int8 mask are PettingZoo's and Gymnasium's, unchanged."""
     import random

@@ -107,8 +107,8 @@ def test_the_seeded_deal_in_c_is_setup_of_rng_deal(preset: str) -> None:
                            d.leader if leader is None else leader)
                 ref.seed = d.seed
                 assert g == ref and g.state.hash == ref.state.hash
-                assert (g.dealt, g.initial_hands, g._mask) == (ref.dealt, ref.initial_hands,
-                                                               ref._mask)
+                assert (g.dealt, g.initial_hands, g._masks()) == (ref.dealt, ref.initial_hands,
+                                                               ref._masks())
 
 
 def test_the_table_is_the_states_after_undo_and_copies() -> None:
@@ -123,3 +123,88 @@ def test_the_table_is_the_states_after_undo_and_copies() -> None:
             g.undo()
             assert g.table == g.state.table
         seen += 1
+
+
+def _views_are_the_states(g: Game) -> None:
+    st = g.state
+    assert g.is_over is st.is_over
+    assert g.to_act == st.to_act and type(g.to_act) is type(st.to_act)
+    assert g.table == st.table
+    if st.table is not None and g.actions:  # the table is the top play, as played
+        top = [a for a in g.actions if a.kind == "play"][-1]
+        assert g.table == top.play and g.table_cards == top.cards
+
+
+def test_the_views_follow_every_kind_of_action() -> None:
+    """``is_over``, ``to_act`` and ``table`` are copies of the State's kept in C fields (read
+    like slots): after each way of acting (a listed Play, an index, card text, ids, a
+    hand-built Play, a pass, undo, abandon, a copy, a JSON round trip, a scripted deal) they
+    are the State's."""
+    from shuangkou import Rules
+
+    rules = Rules.preset("baibian")
+    for seed in range(6):
+        g = Game(rules, seed)
+        _views_are_the_states(g)
+        step = 0
+        while not g.is_over:
+            plays = g.legal_plays()
+            how = (seed + step) % 6
+            if g.can_pass() and (not plays or how == 0):
+                g.pass_()
+            elif how == 1:
+                g.play(len(plays) - 1)
+            elif how == 2:
+                g.play(" ".join(_faces(g, plays[0])))
+            elif how == 3:
+                g.play(list(g.cards_for(plays[0])))
+            elif how == 4:
+                p = plays[-1]  # an equal Play built by hand: the Python path
+                g.play(Play(p.cards, p.kind, p.top, p.width, p.length, p.stars, p.wilds))
+            else:
+                g.play(plays[0])
+            _views_are_the_states(g)
+            if step % 5 == 4:
+                g.undo()
+                _views_are_the_states(g)
+            _views_are_the_states(g.copy())
+            step += 1
+        assert g.is_over is True and g.to_act is None
+        g.undo()
+        _views_are_the_states(g)
+        _views_are_the_states(Game.from_json(g.to_json()))
+        g.abandon(1)
+        _views_are_the_states(g)
+        assert g.is_over is True
+    scripted = Game.from_deal(rules, ["3s 4s", "5s", "6s", "7s 8s"], leader=3)
+    _views_are_the_states(scripted)
+    scripted.play("8s")
+    _views_are_the_states(scripted)
+
+
+def _faces(g: Game, play: Play) -> list[str]:
+    from shuangkou.cards import format_cards
+
+    return format_cards(g.cards_for(play)).split()
+
+
+def test_the_views_are_read_only() -> None:
+    g = Game("classic", seed=1)
+    for name in ("is_over", "table", "to_act"):
+        with pytest.raises(AttributeError):
+            setattr(g, name, None)
+    assert g.is_over is False and g.table is None and g.to_act in range(4)
+
+
+def test_a_mask_above_card_107_is_refused() -> None:
+    from shuangkou._physical import ids_of
+
+    assert ids_of((1 << 107) | (1 << 64) | (1 << 63) | 1) == (0, 63, 64, 107)
+    with pytest.raises(ValueError, match="0..107"):
+        ids_of(1 << 108)
+    g = Game("classic", seed=1)
+    with pytest.raises(ValueError, match="0..107"):
+        g._toggle(0, (108,))
+    with pytest.raises(ValueError, match="seat"):
+        g._toggle(4, (1,))
+    assert g.hand(0) == Game("classic", seed=1).hand(0)

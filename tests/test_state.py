@@ -572,3 +572,28 @@ def test_held_bombs_in_the_result() -> None:
     for _ in range(3):
         g.play(g.legal_plays()[0])
     assert g.result is not None and g.result.units == res.units
+
+
+def test_legal_lists_longer_than_a_slots_first_buffer() -> None:
+    """The legal-plays cache starts every slot on one shared allocation of 256 plays each; a
+    longer list (qianbian deal 1 leads with 1,463 plays) moves its slot to buffers of its
+    own. Every slot, grown or not, lists the position's plays: those of ``legal_plays`` on
+    the seat's hand, after plays and undos that cycle through all 16 slots."""
+    st = State.deal("qianbian", 1)
+    rules = Rules.preset("qianbian")
+
+    def same() -> None:
+        hand = st.hand(st.to_act)
+        assert list(st.legal()) == legal_plays(hand, rules, st.table)
+
+    assert len(st.legal()) > 256
+    same()
+    rnd = random.Random(1)
+    for _ in range(40):
+        legal = st.legal()
+        st.play(rnd.randrange(len(legal))) if not st.can_pass() else st.pass_()
+        same()
+    for _ in range(40):
+        st.undo()
+        same()
+    assert len(st.legal()) > 256

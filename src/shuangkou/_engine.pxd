@@ -26,6 +26,7 @@ cdef struct _Legal:
     int cap
     int n
     bint fewest
+    bint own                    # words and tags allocated apart (grown), not in the arena
     uint64_t serial             # the position it lists (0: none)
 
 
@@ -46,6 +47,7 @@ cdef class State:
     # position whose serial it holds; every action gives the position a new serial, undo the
     # old one back.
     cdef _Legal* _slots         # LEGAL_SLOTS of them, allocated on the first legal()
+    cdef void* _arena           # their first buffers, one allocation (_MIN_LEGAL_CAP plays each)
     cdef uint64_t _serial
     cdef uint64_t* _lw          # the current position's list (after _ensure_legal)
     cdef uint32_t* _lt

@@ -107,6 +107,7 @@ cdef class State:
         self._n_undo = 0
         self._cap_undo = 0
         self._slots = NULL
+        self._arena = NULL
         self._lw = NULL
         self._lt = NULL
         self._ln = 0
@@ -118,9 +119,11 @@ cdef class State:
         PyMem_Free(self._undo)
         if self._slots != NULL:
             for i in range(LEGAL_SLOTS):
-                PyMem_Free(self._slots[i].words)
-                PyMem_Free(self._slots[i].tags)
+                if self._slots[i].own:
+                    PyMem_Free(self._slots[i].words)
+                    PyMem_Free(self._slots[i].tags)
             PyMem_Free(self._slots)
+        PyMem_Free(self._arena)
 
     def __init__(self):
         raise TypeError("build a State with State.deal, State.from_position or State.parse")
@@ -404,11 +407,26 @@ cdef class State:
     # -- the cache of legal plays --------------------------------------------------------------
     cdef int _ensure_legal(self, bint fewest) except -1:
         cdef _Legal* c
+        cdef int i
         if self._slots == NULL:
+            # every slot's first buffers in one allocation (a game visits all the slots: 2
+            # allocations instead of 32, and 2 frees)
+            self._arena = PyMem_Malloc(LEGAL_SLOTS * _MIN_LEGAL_CAP
+                                       * (sizeof(uint64_t) + sizeof(uint32_t)))
             self._slots = <_Legal*>PyMem_Malloc(LEGAL_SLOTS * sizeof(_Legal))
-            if self._slots == NULL:
+            if self._slots == NULL or self._arena == NULL:
+                PyMem_Free(self._slots)
+                PyMem_Free(self._arena)
+                self._slots = NULL
+                self._arena = NULL
                 raise MemoryError()
             memset(self._slots, 0, LEGAL_SLOTS * sizeof(_Legal))
+            for i in range(LEGAL_SLOTS):
+                self._slots[i].words = <uint64_t*>self._arena + i * _MIN_LEGAL_CAP
+                self._slots[i].tags = (<uint32_t*>(<uint64_t*>self._arena
+                                                   + LEGAL_SLOTS * _MIN_LEGAL_CAP)
+                                       + i * _MIN_LEGAL_CAP)
+                self._slots[i].cap = _MIN_LEGAL_CAP
         c = &self._slots[self._n_undo & (LEGAL_SLOTS - 1)]
         if c.serial != self._serial or c.fewest != fewest:
             c.n = sk_legal(&self.p, &self.st, fewest, c.words, c.tags, c.cap)
@@ -733,7 +751,14 @@ cdef inline uint64_t _new_serial() noexcept:
 
 
 cdef int _grow(_Legal* c, int n) except -1:
+    """Room for ``n`` plays in the slot (its list is generated again: nothing is kept). A slot
+    still on its arena buffers gets buffers of its own."""
     cdef int cap = n if n > _MIN_LEGAL_CAP else _MIN_LEGAL_CAP
+    if not c.own:
+        c.words = NULL
+        c.tags = NULL
+        c.cap = 0
+        c.own = True
     cdef uint64_t* w = <uint64_t*>PyMem_Realloc(c.words, cap * sizeof(uint64_t))
     if w == NULL:
         raise MemoryError()

@@ -23,9 +23,14 @@ class GameLock:
 @disjoint_base
 class _Base:
     _st: Any
-    _mask: list[int]
-    _log: list[tuple[str, int, int, Play | None, int]]
+    _log: list[tuple[str, int, tuple[int, ...], Play | None, int]]
     _lock: GameLock
+    def _sync(self) -> None: ...
+    def _hand_mask(self, seat: int) -> int: ...
+    def _masks(self) -> tuple[int, int, int, int]: ...
+    def _set_masks(self, masks: list[int]) -> None: ...
+    def _toggle(self, seat: int, ids: tuple[int, ...]) -> None: ...
+    def _copy_masks(self, other: _Base) -> None: ...
     def _deal(
         self, rules: Any, seed: int, leader: int | None
     ) -> tuple[
@@ -39,7 +44,8 @@ class _Base:
     def to_act(self) -> int | None:
         """The seat to act, ``None`` once the deal is over."""
     @property
-    def is_over(self) -> bool: ...
+    def is_over(self) -> bool:
+        """Whether the deal is over."""
     def can_pass(self) -> bool:
         """Whether passing is legal now (R4: answering, not leading)."""
     def legal_plays(self, wilds: str = "all") -> list[Play]:

@@ -14,19 +14,56 @@ from cpython.pythread cimport (
     WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
     PyThread_get_thread_ident, PyThread_release_lock, PyThread_type_lock,
 )
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint64_t
 
 from shuangkou._core cimport Play, play_list, wilds_fewest
 from shuangkou._engine cimport State
+from _packed cimport SK_CTZ64
 from _state cimport SkDeal, sk_deal, sk_init, sk_pass, sk_play
 
 cdef extern from "pythread.h":
     int PyThread_acquire_lock_timed(PyThread_type_lock, long long microseconds,
                                     int intr_flag) nogil
 
+cdef extern from "Python.h":
+    PyObject* Py_True
+    PyObject* Py_False
+    PyObject* Py_None
+
+cdef extern from *:
+    """
+    #include "structmember.h"
+    /* A read-only attribute of ``type`` held in an object field at ``offset`` of its
+       instances: a member descriptor (T_OBJECT_EX), which CPython's specialising interpreter
+       reads as it reads a __slots__ slot (LOAD_ATTR_SLOT), where a property or a Cython
+       getter always takes the generic attribute look-up. */
+    static int sk_add_view(PyTypeObject *type, PyMemberDef *def, const char *name,
+                           Py_ssize_t offset, const char *doc) {
+        PyObject *descr;
+        int rc;
+        def->name = name;
+        def->type = T_OBJECT_EX;
+        def->offset = offset;
+        def->flags = READONLY;
+        def->doc = doc;
+        descr = PyDescr_NewMember(type, def);
+        if (descr == NULL) return -1;
+        rc = PyDict_SetItemString(type->tp_dict, name, descr);
+        Py_DECREF(descr);
+        PyType_Modified(type);
+        return rc;
+    }
+    """
+    ctypedef struct PyMemberDef:
+        pass
+    int sk_add_view(PyTypeObject* type, PyMemberDef* d, const char* name, Py_ssize_t offset,
+                    const char* doc) except -1
+
 cdef object _M64 = 0xFFFFFFFFFFFFFFFF
+cdef tuple _ID_OBJS = tuple(range(108))  # the card ids as ints, put into tuples without a call
 
 
 cdef inline int _rank(int c) noexcept nogil:
@@ -131,8 +168,10 @@ def ids_of(object mask):
 
 cdef tuple _ids(uint64_t lo, uint64_t hi):
     """The ids of the mask (lo, hi), ascending, as a tuple."""
-    cdef int n = 0, c, i = 0
+    cdef int n = 0, i = 0
     cdef uint64_t x
+    if hi >> 44:  # ids above 107: no card (and no item of _ID_OBJS)
+        raise ValueError("a mask of card ids holds ids 0..107 only")
     x = lo
     while x:
         x &= x - 1
@@ -142,16 +181,22 @@ cdef tuple _ids(uint64_t lo, uint64_t hi):
         x &= x - 1
         n += 1
     cdef tuple out = PyTuple_New(n)
-    cdef object v
-    for c in range(128):
-        if _bit(lo, hi, c):
-            v = c
-            Py_INCREF(v)
-            PyTuple_SET_ITEM(out, i, v)
-            i += 1
-            if i == n:
-                break
+    while lo:  # the set bits, lowest first
+        _put_id(out, i, SK_CTZ64(lo))
+        lo &= lo - 1
+        i += 1
+    while hi:
+        _put_id(out, i, 64 + SK_CTZ64(hi))
+        hi &= hi - 1
+        i += 1
     return out
+
+
+cdef inline void _put_id(tuple out, int i, int c) noexcept:
+    """Item ``i`` of the new tuple ``out``: card id ``c`` (0..107, the caller's bits)."""
+    cdef PyObject* v = PyTuple_GET_ITEM(_ID_OBJS, c)
+    Py_INCREF(<object>v)
+    PyTuple_SET_ITEM(out, i, <object>v)
 
 
 # -- the Game's hot paths ----------------------------------------------------------------------
@@ -215,6 +260,20 @@ cdef inline bint _is_kernel_state(object st):
     return type(st) is State
 
 
+cdef inline void _put(PyObject** field, object value) noexcept:
+    """Store ``value`` (a new reference) in a view field, releasing what it held."""
+    _put_ptr(field, <PyObject*>value)
+
+
+cdef inline void _put_ptr(PyObject** field, PyObject* value) noexcept:
+    cdef PyObject* old = field[0]
+    if old == value:
+        return
+    Py_INCREF(<object>value)
+    field[0] = value
+    Py_XDECREF(old)
+
+
 @cython.auto_pickle(False)  # as before: a Game holds a lock and is not pickled
 cdef class _Base:
     """What ``shuangkou.game.Game`` does on every decision, in C: the seat to act, whether the
@@ -224,19 +283,125 @@ cdef class _Base:
     wrong seat, errors) goes to the Game's Python path, which judges it and names the reason.
     Under ``SHUANGKOU_BACKEND=reference`` (``_st`` a RefState) everything takes that path.
 
-    ``_st`` (the State), ``_mask`` (per seat, the mask of the ids held), ``_log`` (one record
-    per action) and ``_lock`` are the Game's (game.py documents them)."""
+    ``_st`` (the State), ``_log`` (one record per action) and ``_lock`` are the Game's
+    (game.py documents them). The physical hands are C words here (per seat, bit ``c`` of
+    ``(_hi:_lo)`` for card id ``c``), read and changed through ``_hand_mask``, ``_toggle``,
+    ``_set_masks`` and ``_copy_masks``.
+
+    ``is_over``, ``table`` and ``to_act`` are read like slots (member descriptors over the
+    ``_v_*`` fields, added below the class): a loop reads them at every decision, and a slot
+    costs ~50 instructions where a property costs ~240 (CPython 3.11). They are copies of the
+    State's, so every change of the State is followed by ``_sync`` (the C paths here, and
+    game.py after each of its own)."""
 
     cdef public object _st
-    cdef public list _mask
     cdef public list _log
     cdef public GameLock _lock
-    cdef object _table          # the table Play last returned or played (checked before use)
+    cdef uint64_t _lo[4]        # the physical hands: ids 0..63 of each seat
+    cdef uint64_t _hi[4]        # ids 64..107
+    cdef PyObject* _v_over      # the views (owned references, never NULL): bool
+    cdef PyObject* _v_table     # the table Play (the one played, or built once) or None
+    cdef PyObject* _v_to_act    # int or None
+
+    def __cinit__(self, *args, **kwargs):
+        _put(&self._v_over, False)
+        _put(&self._v_table, None)
+        _put(&self._v_to_act, None)
+
+    def __dealloc__(self):
+        Py_XDECREF(self._v_over)
+        Py_XDECREF(self._v_table)
+        Py_XDECREF(self._v_to_act)
+
+    def _sync(self):
+        """Copy the State's ``is_over``, ``table`` and ``to_act`` into the views (after any
+        change of the State, or of ``_st``)."""
+        self._synced()
+
+    cdef int _synced(self) except -1:
+        cdef State st
+        cdef object cur
+        if not _is_kernel_state(self._st):
+            _put(&self._v_over, bool(self._st.is_over))
+            _put(&self._v_table, self._st.table)
+            _put(&self._v_to_act, self._st.to_act)
+            return 0
+        st = <State>self._st
+        # without a temporary object (most calls change only to_act): the views' objects are
+        # the interpreter's True/False/None and the small ints of _ID_OBJS
+        if st.st.over:
+            _put_ptr(&self._v_over, Py_True)
+            _put_ptr(&self._v_to_act, Py_None)
+        else:
+            if not 0 <= st.st.to_act < 4:
+                raise AssertionError(f"the State's seat to act is {st.st.to_act}")
+            _put_ptr(&self._v_over, Py_False)
+            _put_ptr(&self._v_to_act, PyTuple_GET_ITEM(_ID_OBJS, st.st.to_act))
+        if not st.st.table:
+            _put_ptr(&self._v_table, Py_None)
+            return 0
+        cur = <object>self._v_table
+        if (cur is None or (<Play>cur).tag != st.st.table
+                or (<Play>cur).packed != st.st.table_word):  # else the same reading, kept
+            _put(&self._v_table, st.table)
+        return 0
+
+    cdef inline int _seat_index(self, object seat) except -1:
+        """``seat`` as an index of the hands (the callers check seats; this guards C)."""
+        cdef int s = seat
+        if not 0 <= s < 4:
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        return s
+
+    def _hand_mask(self, seat):
+        """The ids ``seat`` holds, as a mask (bit ``c`` for card id ``c``)."""
+        cdef int s = self._seat_index(seat)
+        return _mask(self._lo[s], self._hi[s])
+
+    def _masks(self):
+        """The four hands' masks, a tuple."""
+        return (_mask(self._lo[0], self._hi[0]), _mask(self._lo[1], self._hi[1]),
+                _mask(self._lo[2], self._hi[2]), _mask(self._lo[3], self._hi[3]))
+
+    def _set_masks(self, masks):
+        """Set the four hands from their masks (ints of ids 0..107)."""
+        cdef int s
+        if len(masks) != 4:
+            raise ValueError("a deal has 4 hands")
+        for s in range(4):
+            m = masks[s]
+            if not 0 <= m < (1 << 108):
+                raise ValueError(f"a hand's mask must hold ids 0..107, got {m!r}")
+            self._lo[s] = m & _M64
+            self._hi[s] = m >> 64
+
+    def _toggle(self, seat, tuple ids):
+        """Flip the card ids ``ids`` in ``seat``'s hand: a play takes them (they were held),
+        undo gives them back (they were not)."""
+        cdef int s = self._seat_index(seat)
+        cdef int c
+        for x in ids:
+            c = x
+            if not 0 <= c < 108:
+                raise ValueError(f"card id {c} is out of range 0..107")
+        for x in ids:
+            c = x
+            if c < 64:
+                self._lo[s] ^= (<uint64_t>1) << c
+            else:
+                self._hi[s] ^= (<uint64_t>1) << (c - 64)
+
+    def _copy_masks(self, _Base other):
+        """The hands of ``other`` (a copy of its game)."""
+        cdef int s
+        for s in range(4):
+            self._lo[s] = other._lo[s]
+            self._hi[s] = other._hi[s]
 
     def _deal(self, object rules, uint64_t seed, object leader):
         """The seeded deal of ``Game(rules, seed)`` (``rng.deal``: ``_state.pxd``'s
         ``sk_deal``, the 明牌 swap included) into this game on the kernel's State: sets
-        ``_st`` and ``_mask``; returns ``(dealt, initial_hands, swap, revealed, first_leader)``
+        ``_st`` and the hands; returns ``(dealt, initial_hands, swap, revealed, first_leader)``
         as ``Game._setup`` makes them (``leader``, a seat 0..3 the caller checked, overrides
         a drawn first leader). One C pass instead of ``rng.deal`` + ``_setup``'s Python."""
         cdef SkDeal d
@@ -257,9 +422,7 @@ cdef class _Base:
             for i in range(27):
                 c = d.deck[27 * s + i]
                 _set(&lo[s], &hi[s], c)
-                v = c
-                Py_INCREF(v)
-                PyTuple_SET_ITEM(hand, i, v)
+                _put_id(hand, i, c)
             Py_INCREF(hand)
             PyTuple_SET_ITEM(dealt, s, hand)
         swap = None
@@ -269,38 +432,13 @@ cdef class _Base:
             t = hi[a]; hi[a] = hi[b]; hi[b] = t
             swap = (a, b)
         self._st = st
-        self._mask = [_mask(lo[s], hi[s]) for s in range(4)]
+        for s in range(4):
+            self._lo[s] = lo[s]
+            self._hi[s] = hi[s]
+        self._synced()
         hands = (_ids(lo[0], hi[0]), _ids(lo[1], hi[1]), _ids(lo[2], hi[2]),
                  _ids(lo[3], hi[3]))
         return dealt, hands, swap, None if d.revealed < 0 else d.revealed, first
-
-    @property
-    def table(self):
-        """The play to beat, ``None`` when the seat to act leads."""
-        cdef State st
-        cdef Play t
-        if not _is_kernel_state(self._st):
-            return self._st.table
-        st = <State>self._st
-        if not st.st.table:
-            return None
-        if self._table is not None:  # the same reading again, without building it
-            t = <Play>self._table
-            if t.tag == st.st.table and t.packed == st.st.table_word:
-                return t
-        self._table = st.table
-        return self._table
-
-    @property
-    def to_act(self):
-        """The seat to act, ``None`` once the deal is over."""
-        return self._st.to_act
-
-    @property
-    def is_over(self):
-        if _is_kernel_state(self._st):
-            return (<State>self._st).st.over != 0
-        return bool(self._st.is_over)
 
     def can_pass(self):
         """Whether passing is legal now (R4: answering, not leading)."""
@@ -359,7 +497,8 @@ cdef class _Base:
                     st._push_undo()
                     sk_pass(&st.st)
                     st._moved()
-                    self._log.append(("pass", s, 0, None, trick))
+                    self._log.append(("pass", s, (), None, trick))
+                    self._synced()
                     return
             self._pass(seat)
         finally:
@@ -370,7 +509,7 @@ cdef class _Base:
         seat); False (nothing changed) otherwise."""
         cdef State st
         cdef int s, k, trick
-        cdef uint64_t lo, hi, tlo, thi
+        cdef uint64_t tlo, thi
         if not _is_kernel_state(self._st) or p.tag == 0:
             return False
         st = <State>self._st
@@ -383,17 +522,37 @@ cdef class _Base:
                 break
         else:
             return False
-        mask = self._mask[s]
-        lo = mask & _M64
-        hi = mask >> 64
-        if _take(p.packed, lo, hi, &tlo, &thi) < 0:
+        if _take(p.packed, self._lo[s], self._hi[s], &tlo, &thi) < 0:
             raise AssertionError("the rank-level hand and the physical hand disagree")
-        taken = _mask(tlo, thi)
+        taken = _ids(tlo, thi)
         trick = st.st.trick
         st._push_undo()
         sk_play(&st.st, p.packed, p.tag)
         st._moved()
-        self._mask[s] = mask ^ taken
+        self._lo[s] ^= tlo
+        self._hi[s] ^= thi
         self._log.append(("play", s, taken, p, trick))
-        self._table = p
+        _put(&self._v_table, p)  # the table is the play just made: kept as it is
+        self._synced()
         return True
+
+
+# The views of _Base as member descriptors (see its docstring). The PyMemberDef entries must
+# outlive the type: module-level C storage.
+cdef PyMemberDef _VIEWS[3]
+
+
+cdef int _add_views() except -1:
+    cdef _Base probe = _Base.__new__(_Base)
+    cdef char* base = <char*><PyObject*>probe
+    cdef PyTypeObject* t = <PyTypeObject*>_Base
+    sk_add_view(t, &_VIEWS[0], "is_over", <char*>&probe._v_over - base,
+                "Whether the deal is over.")
+    sk_add_view(t, &_VIEWS[1], "table", <char*>&probe._v_table - base,
+                "The play to beat, ``None`` when the seat to act leads.")
+    sk_add_view(t, &_VIEWS[2], "to_act", <char*>&probe._v_to_act - base,
+                "The seat to act, ``None`` once the deal is over.")
+    return 0
+
+
+_add_views()

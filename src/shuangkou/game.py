@@ -179,11 +179,15 @@ class Action(NamedTuple):
         return f"seat {self.seat}: {self.kind}"
 
 
-def _action(record: tuple[str, int, int, Play | None, int]) -> Action:
-    """The Action of a Game's log record (kind, seat, mask of the ids played, play, trick)."""
-    kind, seat, taken, play, trick = record
+Record = tuple[str, int, tuple[int, ...], Play | None, int]
+"""A Game's log record: an :class:`Action`'s fields (kind, seat, the ids played, ascending,
+play, trick) in a plain tuple, which the C paths make without a Python call."""
+
+
+def _action(record: Record) -> Action:
+    """The Action of a Game's log record."""
     # tuple.__new__: the fields as they are, without the NamedTuple's Python-level __new__
-    return tuple.__new__(Action, (kind, seat, _ids_of(taken), play, trick))
+    return tuple.__new__(Action, record)
 
 
 @dataclass(frozen=True)
@@ -554,14 +558,15 @@ class Game(_Base):
         self.first_leader = leader
         if any(not h for h in seat_hands):
             raise ValueError("every seat needs at least one card")
-        self._mask = masks
+        self._set_masks(masks)
         self._st = _State.from_position(
             rules, [Hand._from_packed_unchecked(_ranks_of(m)) for m in masks], leader,
             leader=leader, hand_size=None,  # a scripted deal may give a seat any number
         )
-        # One record per action, (kind, seat, mask of the ids played, play, trick): undo pops
-        # it; the Action objects are built from the records when asked for (_built caches them).
-        self._log: list[tuple[str, int, int, Play | None, int]] = []
+        self._sync()
+        # One record per action (Record): undo pops it; the Action objects are built from the
+        # records when asked for (_built caches them).
+        self._log: list[Record] = []
         self._built = []
         # One action at a time: two threads playing on one Game are serialised (the second
         # is then judged on the position the first left), never interleaved; every reader of
@@ -591,7 +596,7 @@ class Game(_Base):
                 return ()
             for kind, _, taken, _, _ in reversed(self._log):  # the top play is the last play
                 if kind == "play":
-                    return _ids_of(taken)
+                    return taken
             return ()  # pragma: no cover - a table play is in the log
 
     @property
@@ -643,7 +648,7 @@ class Game(_Base):
 
     def hand(self, seat: int) -> tuple[int, ...]:
         """The card ids ``seat`` holds, ascending."""
-        return _ids_of(self._mask[_seat(seat)])
+        return _ids_of(self._hand_mask(_seat(seat)))
 
     def hand_ranks(self, seat: int) -> Hand:
         """The rank multiset ``seat`` holds."""
@@ -651,12 +656,12 @@ class Game(_Base):
         return hand
 
     def cards_left(self, seat: int) -> int:
-        return self._mask[_seat(seat)].bit_count()
+        return self._hand_mask(_seat(seat)).bit_count()
 
     @property
     def card_counts(self) -> tuple[int, int, int, int]:
         with self._lock:
-            m = self._mask
+            m = self._masks()
             return (m[0].bit_count(), m[1].bit_count(), m[2].bit_count(), m[3].bit_count())
 
     def bombs_played(self, seat: int) -> tuple[Play, ...]:
@@ -729,11 +734,9 @@ class Game(_Base):
                 )
             trick = st.trick
             st.play(play)  # a last check by the engine (IllegalPlayError, nothing changed)
-            taken = 0
-            for c in ids:
-                taken |= 1 << c
-            self._mask[s] ^= taken
-            self._log.append(("play", s, taken, play, trick))
+            self._toggle(s, ids)
+            self._log.append(("play", s, ids, play, trick))
+            self._sync()
             return play
         if kind is not None:
             declared = _kind_of(kind, _PlayName(cards), s)
@@ -742,13 +745,15 @@ class Game(_Base):
                     _PlayName(cards), s,
                     f"the play is a {play.kind.name.lower()}, not {declared.name.lower()}",
                 )
-        taken = _take(play.packed, self._mask[s])
-        if taken < 0:  # pragma: no cover - the state's hands are the physical hands' ranks
+        mask = _take(play.packed, self._hand_mask(s))
+        if mask < 0:  # pragma: no cover - the state's hands are the physical hands' ranks
             raise AssertionError("the rank-level hand and the physical hand disagree")
+        taken = _ids_of(mask)
         trick = st.trick
         st.play(chosen)
-        self._mask[s] ^= taken
+        self._toggle(s, taken)
         self._log.append(("play", s, taken, play, trick))
+        self._sync()
         return play
 
     def cards_for(self, play: Play | int, seat: int | None = None) -> tuple[int, ...]:
@@ -777,13 +782,13 @@ class Game(_Base):
                 raise _illegal(_PlayName(play), seat, f"index {play} is not in 0..{len(legal) - 1}")
             chosen: Play = legal[play]
             play = chosen
-        return self._take_lowest(play.cards, self._mask[seat], seat, _PlayName(play))
+        return self._take_lowest(play.cards, self._hand_mask(seat), seat, _PlayName(play))
 
     def _resolve(
         self, cards: object, kind: Kind | str | None, seat: int, what: object
     ) -> tuple[tuple[int, ...], Play]:
         """Physical ids and the reading of what a client sent (validated), or raise."""
-        mask = self._mask[seat]
+        mask = self._hand_mask(seat)
         declared = None if kind is None else _kind_of(kind, what, seat)
         if isinstance(cards, Play):
             # Genuine reading of those ranks? (A hand-built Play could claim anything.)
@@ -881,7 +886,8 @@ class Game(_Base):
             raise _illegal("pass", s, "the leader of a trick must play (R4)")
         trick = self._st.trick
         self._st.pass_()
-        self._log.append(("pass", s, 0, None, trick))
+        self._log.append(("pass", s, (), None, trick))
+        self._sync()
 
     def abandon(self, seat: int) -> None:
         """``seat`` abandons (逃跑): the deal ends at once with R8's escape penalty."""
@@ -891,7 +897,8 @@ class Game(_Base):
                 raise _illegal("abandon", seat, "the deal is over")
             trick = self._st.trick
             self._st.abandon(seat)
-            self._log.append(("abandon", seat, 0, None, trick))
+            self._log.append(("abandon", seat, (), None, trick))
+            self._sync()
 
     # -- search support ------------------------------------------------------------------------
     def undo(self) -> Action:
@@ -902,7 +909,8 @@ class Game(_Base):
                 raise IllegalPlayError("nothing to undo")
             self._st.undo()
             record = log.pop()
-            self._mask[record[1]] |= record[2]
+            self._toggle(record[1], record[2])  # the ids played, back in the hand
+            self._sync()
             built = self._built
             return built.pop() if len(built) > len(log) else _action(record)
 
@@ -923,7 +931,8 @@ class Game(_Base):
         g.initial_hands = self.initial_hands
         g.first_leader = self.first_leader
         g._st = self._st.copy()
-        g._mask = self._mask[:]
+        g._copy_masks(self)
+        g._sync()
         g._log = self._log[:]
         g._built = self._built[:]
         g._lock = GameLock()
@@ -940,7 +949,7 @@ class Game(_Base):
         with self._lock:
             return (
                 self.rules, self.seed, self.dealt, self.revealed, self.swap, self.players,
-                self.first_leader, tuple(self._mask), self.to_act, self.table, self.table_cards,
+                self.first_leader, self._masks(), self.to_act, self.table, self.table_cards,
                 self.table_owner, self.passes, self.leader, self.trick, self.places,
                 self.is_over, self.escape, self.result,
                 tuple(self.bombs_played(s) for s in range(4)), self.actions,
