@@ -337,6 +337,7 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: str | None = None, sampler: str = "uniform",
+          mid_worlds: int = 0, mid_nodes: int = 1000, mid_depth: int = 1,
           **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
@@ -346,7 +347,13 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
     (``"rollout"`` or ``"hand_count"``).
     ``sampler="weighted"``: the worlds weighted by the plays seen
-    (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`."""
+    (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
+    ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
+    :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
+    ``margin`` and ``shortlist``): the decisions the exact search leaves to the fallback are
+    searched too, and the fallback's move overridden only by a clear margin."""
+    if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
+        options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
     if sampler == "weighted":
