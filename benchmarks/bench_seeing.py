@@ -94,7 +94,7 @@ def main() -> None:
         u = res.units.astype(np.int64)
         margins[:, team] = u[:, team::2].sum(1) - u[:, 1 - team::2].sum(1)
     m = margins.mean(1)
-    half = 1.959964 * float(m.std(ddof=1)) / math.sqrt(len(m))
+    half = 1.959964 * float(m.std(ddof=1)) / math.sqrt(len(m)) if len(m) > 1 else math.inf
     ms = [1000 * np.array(t.times) for t in (mine, theirs)]
     print(f"seeing ({a.options or 'DEFAULT'}) vs {a.against} under {r.name}, {a.pairs} "
           f"duplicate deal pairs (seed {a.seed}, start {a.start}):")

@@ -77,15 +77,28 @@ __all__ = ["BASELINE", "BOTS", "DEFAULT", "UNTIMED", "Bot", "HeuristicBot", "Lea
 _PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.018}
 """PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
 every search stopped 18 ms into the decision (then the fallback decides)."""
+_MIDGAME: dict[str, Any] = {"mid_worlds": 8, "mid_nodes": 2000, "mid_depth": 1, "margin": 20,
+                            "shortlist": 3}
+"""The searched midgame (:func:`shuangkou.pimc_policy`'s ``midgame``): what the exact search
+leaves to the fallback, 8 uniform worlds searched one move deep within 2,000 nodes each, the
+horizon played out by greedy rollouts; the fallback's move stands unless the best of its
+three least-damage plays (and pass) beats it by more than 20 units in the mean."""
+_MIDGAME_PRESETS = ("baibian",)
+"""The presets whose default searches the midgame (:data:`_MIDGAME`): where it measured above
+the default without it (docs/bots.md, "Results"); classic's did not."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted"})
+    preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted",
+                      **(_MIDGAME if preset in _MIDGAME_PRESETS else {})})
     for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
 deals (docs/bots.md, "Results"): PIMC, bounded, over the learned bot under the guards
 (``"fast"``, :mod:`shuangkou.guards`; in classic too, where it plays above the heuristic), its
-worlds weighted by the plays seen (:mod:`shuangkou.inference`). Its moves are reproducible for
-a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
+worlds weighted by the plays seen (:mod:`shuangkou.inference`), searched exactly from 32
+cards left; in :data:`_MIDGAME_PRESETS` the decisions before that are searched too
+(:data:`_MIDGAME`), overriding the fallback only by a clear margin (``mid_worlds=0`` turns
+it off: the default before it). Its moves are reproducible for a seed unless the 18 ms stop
+cuts a search short (a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
