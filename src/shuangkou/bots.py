@@ -83,7 +83,7 @@ _MIDGAME: dict[str, Any] = {"mid_worlds": 8, "mid_nodes": 2000, "mid_depth": 1, 
 leaves to the fallback, 8 uniform worlds searched one move deep within 2,000 nodes each, the
 horizon played out by greedy rollouts; the fallback's move stands unless the best of its
 three least-damage plays (and pass) beats it by more than 20 units in the mean."""
-_MIDGAME_PRESETS = ("baibian",)
+_MIDGAME_PRESETS = ("baibian", "qianbian")
 """The presets whose default searches the midgame (:data:`_MIDGAME`): where it measured above
 the default without it (docs/bots.md, "Results"); classic's did not."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
