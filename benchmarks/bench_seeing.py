@@ -4,11 +4,13 @@
 
     python benchmarks/bench_seeing.py --rules baibian --pairs 500
     python benchmarks/bench_seeing.py --rules baibian --pairs 500 --against default-2026.12
-    python benchmarks/bench_seeing.py --rules baibian --pairs 300 --options mid_worlds=0
+    python benchmarks/bench_seeing.py --rules baibian --pairs 300 --options max_cards=40
 
 The *seeing* bot is ``bots.DEFAULT``'s PIMC for the preset, its budget and fallback unchanged
 (``--options`` overrides them, as a bot spec's options), with its worlds replaced by one: the
-true position (``Game.state``, every hand). It is handed the whole :class:`~shuangkou.Game`
+true position (``Game.state``, every hand). Its midgame search is off (it draws uniform
+worlds of its own, not the sampler's): the seeing bot searches the truth exactly from
+``max_cards`` down, over the default's fallback. It is handed the whole :class:`~shuangkou.Game`
 (``sim.with_game``), so it plays only here, never in a contest. It plays ``--pairs`` duplicate
 deal pairs against ``--against`` (each deal twice, the seeing bot's team on seats 0+2, then
 1+3, the deals of ``shuangkou arena``'s run seeded ``--seed``) and the margin a deal is
@@ -63,10 +65,8 @@ def seeing_bot(rules: Any, **overrides: Any) -> Any:
     options.pop("sampler", None)  # one world, the truth
     options.pop("worlds", None)
     fallback = bots.make(options.pop("fallback"), r)
-    mid = options.pop("mid_worlds", 0)
-    mid_nodes, mid_depth = options.pop("mid_nodes", 1000), options.pop("mid_depth", 1)
-    if mid:
-        options["midgame"] = (1, mid_nodes, mid_depth)
+    for key in ("mid_worlds", "mid_nodes", "mid_depth", "margin", "shortlist"):
+        options.pop(key, None)  # the midgame draws uniform worlds, not the sampler's: off
     policy = pimc_policy(1, options.pop("max_nodes", 50_000), fallback=fallback,
                          sampler=_truth, **options)
     policy.__name__ = "seeing"
