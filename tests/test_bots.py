@@ -55,6 +55,25 @@ def test_default_is_the_bot_default_names(preset: str) -> None:
                       bots.LearnedBot)
 
 
+def test_the_midgame_bot_is_legal_reproducible_and_refuses_other_rules() -> None:
+    """``pimc`` with the midgame search (issue #32 item 3; ``DEFAULT``'s where it ships):
+    every decision is legal (``simulate``'s State refuses an illegal play), one object plays
+    the same deals for a seed twice (its midgame table is fresh each decision: depth-limited
+    values depend on what a table holds), and a position of other rules is refused."""
+    from shuangkou.errors import ArgumentError
+
+    bot = bots.make("pimc", "baibian", fallback="fast", tt_bits=12, max_nodes=2000,
+                    mid_worlds=4, mid_nodes=500, margin=20, shortlist=3)
+    a = simulate(2, "baibian", (bot, "greedy"), seed=7).arrays
+    b = simulate(2, "baibian", (bot, "greedy"), seed=7).arrays
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    g = Game(Rules.preset("jj"), seed=2)
+    with pytest.raises(ArgumentError, match="made for baibian rules"):
+        bot(g.view(g.first_leader), g.legal_plays(bot.wilds), SplitMix64(1))
+    with pytest.raises(ArgumentError, match="midgame's worlds"):
+        bots.make("pimc", "baibian", fallback="fast", mid_worlds=-1)
+
+
 def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:
     """The server's bot seat calls ``policy(game.view(seat), game.legal_plays(wilds), rng)``."""
     bot = bots.make("default", "baibian")

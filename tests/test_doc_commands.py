@@ -43,6 +43,7 @@ SMALL_FLAGS: dict[str, list[str]] = {
     "bench_kernel.py": [],
     "bench_peers.py": [],
     "bench_rl.py": ["--seconds", "0.1", "--batch", "8"],
+    "bench_seeing.py": ["--pairs", "1"],
     "bench_server.py": ["--tables", "2", "--seconds", "1", "--think", "0.05"],
     "bench_server_tables.py": ["--deals", "2", "--tables", "2", "--repeat", "1"],
     "bench_sim.py": ["--deals", "400", "--slices", "2", "--games", "20"],

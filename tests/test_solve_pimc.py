@@ -3,6 +3,8 @@ Its strength against greedy is measured by benchmarks/pimc_vs_greedy.py (docs/so
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,94 @@ def test_the_pimc_bot_is_its_fallback_until_the_worlds_are_solved() -> None:
     for bad in ("pimc", "x"):
         with pytest.raises(ValueError, match="fallback"):
             bots.make("pimc", "classic", fallback=bad)
+
+
+# -- the midgame search (issue #32 item 3) ------------------------------------------------------
+def test_the_midgame_search_overrides_a_clearly_worse_fallback_move() -> None:
+    """``midgame`` searches what the exact search leaves to the fallback (here every decision:
+    ``max_cards=0``). Searched deep enough to be exact (the small JJ endgame above), a
+    fallback move that is optimal in no world is overridden — unless ``margin`` asks for more
+    than any move gains, or the shortlist holds no better move."""
+    game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
+    plays = game.legal_plays()
+    worlds = sample_worlds(game, 0, 4, seed=SplitMix64(1).next())
+    value: dict[Play, int] = {}
+    for w in worlds:  # the worlds the policy searches: the same seed
+        for p, v in solve(w, all_values=True).values:
+            assert v is not None
+            value[p] = value.get(p, 0) + v
+    worse = min(plays, key=value.__getitem__)
+    better = max(plays, key=value.__getitem__)
+    gain = (value[better] - value[worse]) / 4  # the mean over the worlds
+    assert gain > 0
+
+    def fallback(view: object, legal: list[Play], rng: object) -> Play:
+        return worse
+
+    def pol(**kwargs: object) -> object:
+        return pimc_policy(4, fallback=fallback, max_cards=0, midgame=(4, 100_000, 64),
+                           **kwargs)  # type: ignore[arg-type]
+
+    assert pol()(game, plays, SplitMix64(1)) == better  # type: ignore[operator]
+    assert pol(margin=gain - 0.5)(game, plays, SplitMix64(1)) == better  # type: ignore[operator]
+    assert pol(margin=gain)(game, plays, SplitMix64(1)) == worse  # type: ignore[operator]
+    assert pimc_policy(4, fallback=fallback, max_cards=0)(game, plays, SplitMix64(1)) == worse
+    order = _tie_key(game, plays)
+    first = min(plays, key=lambda p: order[(p.packed, p.tag)])
+    expected = first if value[first] > value[worse] else worse
+    assert pol(shortlist=1)(game, plays, SplitMix64(1)) == expected  # type: ignore[operator]
+
+
+def _tie_key(game: Game, plays: list[Play]) -> dict[tuple[int, int], tuple[int, ...]]:
+    from shuangkou.solve import _tie_order
+
+    return _tie_order(game.hand_ranks(0), plays, game.rules, False)
+
+
+def test_the_midgame_search_decides_every_position_within_its_budget() -> None:
+    """Whole deals of every preset with the midgame searched from the first trick: every
+    decision is one of the legal plays (or a pass at a table), a deal is reproducible for its
+    seed when no clock stops it, and a clock stop leaves a legal move too."""
+    from shuangkou import bots
+
+    for preset in ("classic", "baibian", "jj", "qianbian"):
+        rules = Rules.preset(preset)
+        fast = bots.make("fast", rules)
+        made: list[tuple[Play | None, list[Play], bool]] = []
+
+        inner = pimc_policy(2, 300, tt_bits=12, fallback=fast, midgame=(2, 300, 2), margin=4)
+
+        def pol(view: Any, plays: list[Play], rng: object, inner: Any = inner,
+                made: list[Any] = made) -> Play | None:
+            choice = inner(view, plays, rng)
+            made.append((choice, plays, view.table is not None))
+            return choice  # type: ignore[no-any-return]
+
+        pol.wilds = fast.wilds  # type: ignore[attr-defined]
+        a, _ = play_deal(rules, 5, [pol, "greedy"] * 2)
+        first = [x.cards for x in a.actions]
+        assert a.is_over and made
+        assert all(c in ps if c is not None else at_table for c, ps, at_table in made)
+        b, _ = play_deal(rules, 5, [pol, "greedy"] * 2)
+        assert [x.cards for x in b.actions] == first
+        timed = pimc_policy(4, 10**9, fallback=fast, midgame=(4, 10**9, 64), seconds=0.01)
+        game = Game(rules, seed=4)
+        plays = game.legal_plays("fewest")
+        assert timed(game.view(game.first_leader), plays, SplitMix64(1)) in plays
+
+
+def test_the_midgame_arguments_are_checked() -> None:
+    heuristic = lambda v, ps, r: ps[0]  # noqa: E731
+    for kwargs, name in [({"midgame": (2, 100, 1)}, "fallback"),
+                         ({"midgame": (2, 100), "fallback": heuristic}, "midgame"),
+                         ({"midgame": (0, 100, 1), "fallback": heuristic}, "worlds"),
+                         ({"midgame": (2, 0, 1), "fallback": heuristic}, "nodes"),
+                         ({"midgame": (2, 100, 0), "fallback": heuristic}, "depth"),
+                         ({"midgame": (2, 100, 1), "fallback": heuristic, "margin": -1},
+                          "margin"),
+                         ({"midgame": (2, 100, 1), "fallback": heuristic, "margin": "1"},
+                          "margin"),
+                         ({"midgame": (2, 100, 1), "fallback": heuristic, "shortlist": -1},
+                          "shortlist")]:
+        with pytest.raises(ArgumentError, match=name):
+            pimc_policy(**kwargs)  # type: ignore[arg-type]

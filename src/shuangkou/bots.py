@@ -77,15 +77,30 @@ __all__ = ["BASELINE", "BOTS", "DEFAULT", "UNTIMED", "Bot", "HeuristicBot", "Lea
 _PIMC_20MS: dict[str, Any] = {"tt_bits": 16, "max_nodes": 12_000, "seconds": 0.018}
 """PIMC within 20 ms a decision: 8 worlds of at most 12,000 nodes each over a 1 MiB table,
 every search stopped 18 ms into the decision (then the fallback decides)."""
+_MIDGAME: dict[str, Any] = {"mid_worlds": 8, "mid_nodes": 2000, "mid_depth": 1, "margin": 20,
+                            "shortlist": 3}
+"""The searched midgame (:func:`shuangkou.pimc_policy`'s ``midgame``): what the exact search
+leaves to the fallback, 8 uniform worlds searched one move deep within 2,000 nodes each, the
+horizon played out by greedy rollouts; the fallback's move stands unless the best of its
+three least-damage plays (and pass) beats it by more than 20 units in the mean."""
+_MIDGAME_PRESETS = ("baibian", "qianbian")
+"""The presets whose default searches the midgame (:data:`_MIDGAME`): where it beat the default
+without it over 2,000 duplicate pairs with its CI above 0 (百变 +2.48 [+1.58, +3.37], 千变
++6.92 [+5.71, +8.12] a deal; docs/bots.md, "The searched midgame"); in classic and JJ it
+measured within noise of 0 over 300 pairs."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
-    preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted"})
+    preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted",
+                      **(_MIDGAME if preset in _MIDGAME_PRESETS else {})})
     for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
 deals (docs/bots.md, "Results"): PIMC, bounded, over the learned bot under the guards
 (``"fast"``, :mod:`shuangkou.guards`; in classic too, where it plays above the heuristic), its
-worlds weighted by the plays seen (:mod:`shuangkou.inference`). Its moves are reproducible for
-a seed unless the 18 ms stop cuts a search short (a loaded machine)."""
+worlds weighted by the plays seen (:mod:`shuangkou.inference`), searched exactly from 32
+cards left; in :data:`_MIDGAME_PRESETS` the decisions before that are searched too
+(:data:`_MIDGAME`), overriding the fallback only by a clear margin (``mid_worlds=0`` turns
+it off: the default before it). Its moves are reproducible for a seed unless the 18 ms stop
+cuts a search short (a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
@@ -337,6 +352,7 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: str | None = None, sampler: str = "uniform",
+          mid_worlds: int = 0, mid_nodes: int = 1000, mid_depth: int = 1,
           **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
@@ -346,7 +362,13 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
     (``"rollout"`` or ``"hand_count"``).
     ``sampler="weighted"``: the worlds weighted by the plays seen
-    (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`."""
+    (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
+    ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
+    :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
+    ``margin`` and ``shortlist``): the decisions the exact search leaves to the fallback are
+    searched too, and the fallback's move overridden only by a clear margin."""
+    if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
+        options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
     if sampler == "weighted":
@@ -443,7 +465,8 @@ def register(name: str, maker: Callable[..., Any], *, timed: bool = True) -> Non
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
-    ``fallback`` and the rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
+    ``fallback``, ``sampler``, ``mid_worlds``, ``mid_nodes``, ``mid_depth`` and the rest of
+    :func:`shuangkou.pimc_policy`'s; ``heuristic``:
     ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
     ``max_plays``, the most plays a decision scores). An option the bot does not take raises
     ``TypeError``; a bad value, ``ValueError``."""

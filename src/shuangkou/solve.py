@@ -10,6 +10,7 @@ the exact endgame solver and a PIMC policy.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import threading
@@ -754,11 +755,48 @@ def _tie_order(hand: Hand, plays: list[Play], rules: Rules,
 Policy = Callable[[Any, Any, Any], "Play | None"]
 
 
+_MIDGAME_TT_BITS = 12
+"""The midgame search's table: 2^12 entries (64 KiB), made afresh each decision (~20–70 µs),
+so that a decision's depth-limited values, which depend on what the table holds, are the same
+whatever was searched before it (a seeded run is reproducible)."""
+
+
+@dataclass(frozen=True)
+class _Midgame:
+    worlds: int
+    nodes: int
+    depth: int
+    margin: float
+    shortlist: int
+
+
+def _midgame(midgame: object, margin: object, shortlist: object,
+             fallback: object) -> _Midgame | None:
+    """``pimc_policy``'s midgame arguments, checked."""
+    if midgame is None:
+        return None
+    if fallback is None:
+        raise ArgumentError("midgame: a midgame search overrides a fallback's move: pass a "
+                            "fallback too (without one every decision is searched)")
+    if not isinstance(midgame, tuple) or len(midgame) != 3:
+        raise ArgumentError(f"midgame must be a tuple (worlds, nodes, depth) or None, not "
+                            f"{midgame!r}")
+    n = as_int(midgame[0], "midgame's worlds", 1, MAX_SAMPLES)
+    nodes = as_int(midgame[1], "midgame's nodes", 1, 2**62)
+    depth = as_int(midgame[2], "midgame's depth", 1, _solve.MAX_DEPTH)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (
+            0 <= margin < math.inf):
+        raise ArgumentError(f"margin must be a number >= 0, not {margin!r}")
+    k = as_int(shortlist, "shortlist", 0, 1 << 20)
+    return _Midgame(n, nodes, depth, float(margin), k)
+
+
 def pimc_policy(
     worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
     max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
     fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
+    midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -789,7 +827,16 @@ def pimc_policy(
     thread searches with its own searchers (``2**tt_bits`` table entries a rules preset).
 
     ``sampler(game, seat, n, seed)`` draws the worlds: :func:`sample_worlds` (uniform, exact)
-    by default; :func:`shuangkou.inference.weighted_worlds` weighs them by the plays seen."""
+    by default; :func:`shuangkou.inference.weighted_worlds` weighs them by the plays seen.
+
+    ``midgame=(worlds, nodes, depth)`` (with a fallback) searches the decisions the exact
+    search leaves to the fallback too — above ``max_cards``, or where a world did not finish:
+    that many worlds (:func:`sample_worlds`), each by a search of ``depth`` moves within
+    ``nodes`` nodes, its horizon scored by ``evaluation``. The fallback's move stands unless
+    one of the ``shortlist`` candidates (the fallback's move, pass, and the first
+    ``shortlist`` plays in the hints' order; 0: every play) beats it by more than ``margin``
+    (mean value over the worlds, in the objective's units) in the mean over every world; a
+    world the limits stop leaves the fallback's move standing."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -805,19 +852,24 @@ def pimc_policy(
         raise ArgumentError(f"sampler must be a callable (game, seat, n, seed) or None, not "
                             f"{type(sampler).__name__}")
     draw = sample_worlds if sampler is None else sampler
+    mid = _midgame(midgame, margin, shortlist, fallback)
     local = threading.local()
+
+    def search(world: State) -> _solve.Searcher:
+        """This thread's searcher for the world's rules, the world loaded."""
+        searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
+        s = searchers.get(world.rules)
+        if s is None:
+            s = searchers[world.rules] = searcher(world, objective, tt_bits, evaluation)
+        s.set_position(world)
+        return s
 
     def searched(game: Game | SeatKnowledge, seat: int, seed: int, deadline: float | None
                  ) -> tuple[dict[tuple[int, int], float], bool]:
         """The moves' summed values over the worlds, and whether every world was exact."""
-        pos: Any = game
         total: dict[tuple[int, int], float] = {}
-        searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
         for world in draw(game, seat, worlds, seed):
-            s = searchers.get(pos.rules)
-            if s is None:
-                s = searchers[pos.rules] = searcher(world, objective, tt_bits, evaluation)
-            s.set_position(world)
+            s = search(world)
             if fallback is not None:
                 found = _exact_values(s, max_nodes, deadline)
                 if found is None:
@@ -829,6 +881,45 @@ def pimc_policy(
             for move, v in zip(*found):
                 total[move] = total.get(move, 0.0) + v
         return total, True
+
+    def midgame_move(mid: _Midgame, game: Game | SeatKnowledge, seat: int, seed: int,
+                     deadline: float | None, plays: list[Play], prior: Play | None
+                     ) -> Play | None:
+        """The fallback's move ``prior`` unless a shortlisted move beats it by more than
+        ``margin`` in the depth-limited searches of ``mid``'s worlds."""
+        n, nodes, depth = mid.worlds, mid.nodes, mid.depth
+        total: dict[tuple[int, int], float] = {}
+        s: _solve.Searcher | None = None
+        for world in sample_worlds(game, seat, n, seed):
+            seconds = _seconds_left(deadline)
+            if seconds is None:
+                return prior
+            if s is None:  # a fresh table a decision: depth-limited values depend on its
+                s = searcher(world, objective, _MIDGAME_TT_BITS, evaluation)  # contents
+            s.set_position(world)
+            moves, values, _, _, stopped, _ = s.root_values(nodes, seconds, depth, True)
+            if stopped:
+                return prior
+            for move, v in zip(moves, values):
+                if v is not None:  # every move has one once the search was not stopped
+                    total[move] = total.get(move, 0.0) + v
+        mine = (0, 0) if prior is None else (prior.packed, prior.tag)
+        if mine not in total:
+            return prior
+        pos: Any = game
+        candidates = plays
+        if mid.shortlist and len(plays) > mid.shortlist:
+            hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
+            order = _tie_order(hand, plays, pos.rules, pos.table_owner == seat ^ 2)
+            candidates = sorted(plays, key=lambda p: order[(p.packed, p.tag)])[:mid.shortlist]
+        options: dict[tuple[int, int], Play | None] = {(p.packed, p.tag): p for p in candidates}
+        if pos.table is not None:
+            options[(0, 0)] = None
+        found = [m for m in options if m in total]
+        best = max(found, key=total.__getitem__, default=mine)
+        if total[best] - total[mine] > mid.margin * n:
+            return options[best]
+        return prior
 
     def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
         deadline = None if limit is None else time.monotonic() + limit
@@ -843,12 +934,14 @@ def pimc_policy(
         if fallback is not None:
             prior = fallback(game.view(seat) if isinstance(game, Game) else game, plays, rng)
             if sum(pos.cards_left(s) for s in range(4)) > max_cards:
-                return prior
+                return prior if mid is None else midgame_move(mid, game, seat, seed, deadline,
+                                                              plays, prior)
         total, exact = searched(game, seat, seed, deadline)
         by_codes = {(p.packed, p.tag): p for p in plays}
         found = [m for m in total if m in by_codes or m == (0, 0)]
         if fallback is not None and not (exact and found):
-            return prior
+            return prior if mid is None else midgame_move(mid, game, seat, seed, deadline,
+                                                          plays, prior)
         if not found:  # no world searched within the budget: the first play
             return plays[0] if plays else None
         top = max(total[m] for m in found)
