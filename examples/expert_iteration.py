@@ -13,8 +13,8 @@ Each round:
    answering) mean value over ``--worlds`` worlds sampled from the seat's view
    (:func:`shuangkou.inference.weighted_worlds`): at most ``--exact-cards`` cards, its exact
    value in each world (:func:`shuangkou.solve`, ``all_values=True``, ``--max-nodes`` a
-   world; a position with a world not solved in time is dropped) — PIMC with twice the
-   default's worlds and twenty times its nodes; above it, from the second round, the value
+   world; a position with a world not solved in time is dropped) — PIMC with 1.5 times the
+   default's worlds and 4 times its nodes; above it, from the second round, the value
    network's (below) judgement of the position each candidate leads to, in each world (a
    one-move search with the value as its horizon). Values are the acting team's R8 units
    less the other team's, scaled as the learned network's targets (a team's units / 16).
@@ -308,15 +308,20 @@ def regret(net: MLP, data: list[Position]) -> tuple[float, float]:
 
 def train_policy(net0: MLP, data: list[Position], mc_x: np.ndarray, mc_y: np.ndarray,
                  tau: float, anchor: float, lr: float, epochs: int, batch: int,
-                 rng: np.random.Generator) -> tuple[MLP, dict[str, Any]]:
+                 rng: np.random.Generator, layers: int = 0,
+                 loss: str = "ce") -> tuple[MLP, dict[str, Any]]:
     """``net0`` fine-tuned on the labelled decisions (cross-entropy from the softmax of their
     values to the softmax of the network's scores, at temperature ``tau``) and the
     Monte-Carlo samples (mean squared error, weight ``anchor``); the epoch kept is the one of
-    least regret on the held-out 15% of ``data``. Returns the network and its record."""
+    least regret on the held-out 15% of ``data``; ``layers``: only the last that many layers
+learn (0: all); ``loss="mse"``: each decision's scores and values centred, their squared
+difference, instead of the cross-entropy. Returns the network and its record."""
     net = MLP([w.copy() for w in net0.w], [b.copy() for b in net0.b], net0.bonus)
     order = rng.permutation(len(data))
     cut = max(1, int(0.85 * len(data))) if len(data) > 1 else len(data)
-    train = [data[i] for i in order[:cut]]
+    # a decision whose candidates the search values alike teaches nothing about the choice
+    # (its target would be uniform: it would only flatten the network's scores)
+    train = [data[i] for i in order[:cut] if np.ptp(data[i].values) > 0]
     held = [data[i] for i in order[cut:]] or train
     opt = Adam(net, lr)
     best = (regret(net, held)[0], 0, [w.copy() for w in net.w], [b.copy() for b in net.b])
@@ -340,10 +345,22 @@ def train_policy(net0: MLP, data: list[Position], mc_x: np.ndarray, mc_y: np.nda
             p = _softmax_groups(s / tau, seg, len(xs))
             t = _softmax_groups(v / tau, seg, len(xs))
             g = np.zeros(x.shape[0])
-            g[:k] = (p - t) / len(xs)
+            if loss == "ce":
+                g[:k] = (p - t) / len(xs)
+            else:  # each decision's scores and values centred, their squared difference
+                d = s - v
+                mean = np.zeros(len(xs))
+                np.add.at(mean, seg, d)
+                d -= (mean / np.bincount(seg, minlength=len(xs)))[seg]
+                g[:k] = 2 * d / k
             if x.shape[0] > k:
                 g[k:] = anchor * 2 * (out[k:] - mc_y[pick]) / mc_batch
-            opt.apply(net.backward(acts, g))
+            grads = net.backward(acts, g)
+            n_layers = len(net.w)
+            for i in range(n_layers - layers if layers else 0):  # frozen: the first layers
+                grads[i][...] = 0
+                grads[n_layers + i][...] = 0
+            opt.apply(grads)
         r, agree = regret(net, held)
         curve.append({"epoch": epoch, "regret": r, "agree": agree})
         if r < best[0]:
@@ -390,6 +407,25 @@ def save_policy(net: MLP, path: Path, preset: str, meta: dict[str, Any]) -> None
     single.unlink()
 
 
+def save_labels(data: list[Position], path: Path) -> None:
+    """The labelled decisions so far (feature rows, values, where each decision's rows start,
+    cards left, label source), for training other networks on them (:func:`load_labels`)."""
+    np.savez_compressed(
+        path, x=np.concatenate([p.x for p in data]),
+        values=np.concatenate([p.values for p in data]),
+        offsets=np.cumsum([0] + [p.x.shape[0] for p in data]),
+        cards=np.array([p.cards for p in data]), source=np.array([p.source for p in data]))
+
+
+def load_labels(path: Any) -> list[Position]:
+    """The decisions :func:`save_labels` wrote (without their positions)."""
+    with np.load(path) as z:
+        x, values, o, cards, source = (z[k] for k in ("x", "values", "offsets", "cards",
+                                                      "source"))
+    return [Position(None, -1, [], False, x[o[i]:o[i + 1]], int(cards[i]), values[o[i]:o[i + 1]],
+                     str(source[i])) for i in range(o.shape[0] - 1)]
+
+
 def measure(a: Any, b: Any, rules: Rules, pairs: int, seed: int, label: str) -> dict[str, Any]:
     """``a`` against ``b`` on ``pairs`` duplicate deals (one process): the arena's summary."""
     t = time.process_time()
@@ -410,29 +446,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="baibian", help="the preset to train (every preset)")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--deals", type=int, default=4 if smoke else 400,
+    ap.add_argument("--deals", type=int, default=4 if smoke else 600,
                     help="self-play deals a round")
     ap.add_argument("--tables", type=int, default=4 if smoke else 64)
     ap.add_argument("--eps", type=float, default=0.05, help="self-play's random moves")
-    ap.add_argument("--exact-cards", type=int, default=14 if smoke else 32,
+    ap.add_argument("--exact-cards", type=int, default=14 if smoke else 24,
                     help="positions of at most this many cards are labelled by exact PIMC")
-    ap.add_argument("--per-deal", type=int, default=2 if smoke else 5)
-    ap.add_argument("--horizon-cards", type=int, default=30 if smoke else 60,
+    ap.add_argument("--per-deal", type=int, default=2 if smoke else 12)
+    ap.add_argument("--horizon-cards", type=int, default=30 if smoke else 40,
                     help="from round 2, positions up to this many cards are labelled by the "
                          "critic's one-move search (0: none)")
-    ap.add_argument("--horizon-per-deal", type=int, default=1 if smoke else 4)
-    ap.add_argument("--worlds", type=int, default=4 if smoke else 16)
-    ap.add_argument("--max-nodes", type=int, default=20_000 if smoke else 250_000)
-    ap.add_argument("--tau", type=float, default=0.05,
+    ap.add_argument("--horizon-per-deal", type=int, default=1 if smoke else 2)
+    ap.add_argument("--worlds", type=int, default=4 if smoke else 12)
+    ap.add_argument("--max-nodes", type=int, default=20_000 if smoke else 50_000)
+    ap.add_argument("--tau", type=float, default=0.2,
                     help="softmax temperature, in the network's units (a team's units / 16)")
-    ap.add_argument("--anchor", type=float, default=1.0)
-    ap.add_argument("--lr", type=float, default=2e-4)
-    ap.add_argument("--epochs", type=int, default=2 if smoke else 12)
+    ap.add_argument("--anchor", type=float, default=0.5)
+    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--epochs", type=int, default=2 if smoke else 10)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--value-hidden", default="128,64")
     ap.add_argument("--value-epochs", type=int, default=2 if smoke else 10)
     ap.add_argument("--pairs", type=int, default=4 if smoke else 500,
-                    help="duplicate pairs a measurement")
+                    help="duplicate pairs a measurement (0: none)")
     ap.add_argument("--measure-default", action="store_true",
                     help="also measure the last round's network under default's PIMC")
     ap.add_argument("--weights", default=None,
@@ -479,6 +515,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             pos.state = None                     # the labels are all training needs
             labelled.append(pos)
         t2 = time.process_time()
+        if out:
+            save_labels(labelled, out / f"round{rnd}_labels.npz")
         mc_x = np.array(h.mc_x, np.float32).reshape(-1, learned.DIM)
         mc_y = np.array(h.mc_y, np.float32)
         net, fit = train_policy(net, labelled, mc_x, mc_y, args.tau, args.anchor, args.lr,
@@ -516,9 +554,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             np.savez(out / f"round{rnd}_value.npz", **critic.arrays(),
                      meta=np.array(json.dumps(meta)))
             bot: Any = bots.make("learned", rules, weights=str(path))
-            info["measure"] = [measure(bot, base_bot, rules, args.pairs, args.seed,
+            info["measure"] = [] if not args.pairs else [measure(bot, base_bot, rules, args.pairs, args.seed,
                                        f"round {rnd} vs learned")]
-            if prev_bot is not base_bot:
+            if prev_bot is not base_bot and args.pairs:
                 info["measure"].append(measure(bot, prev_bot, rules, args.pairs, args.seed,
                                                f"round {rnd} vs round {rnd - 1}"))
             for m in info["measure"]:
@@ -526,7 +564,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             prev_bot = bot
         info["cpu_seconds"]["measure"] = round(time.process_time() - t3, 1)
         record["rounds"].append(info)
-    if out and args.measure_default:
+    if out and args.measure_default and args.pairs:
         path = str(out / f"round{args.rounds}.npz")
         record["fast"] = measure(DistilledFast(rules, path), bots.make("fast", rules), rules,
                                  args.pairs, args.seed, f"fast over round {args.rounds} vs fast")

@@ -184,3 +184,25 @@ def test_smoke_run(ei, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyp
     default = ei.DistilledDefault("baibian", str(path))
     assert duel(default, "fast", "baibian", pairs=1, processes=1).pairs == 1
     assert PASS.packed == 0 and PASS.tag == 0  # the labels key a pass as (0, 0)
+
+
+def test_labels_round_trip_and_ties_teach_nothing(ei, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
+    """save_labels/load_labels keep every decision's rows and values; a decision whose
+    candidates the search values alike is left out of training (its uniform target would
+    only flatten the scores): trained on ties alone, the network does not move."""
+    rng = np.random.default_rng(3)
+    data = [ei.Position(None, 0, [], False, rng.random((k, learned.DIM)).astype(np.float32),
+                        10 + k, np.full(k, 0.25), "exact") for k in (2, 3, 4)]
+    ei.save_labels(data, tmp_path / "l.npz")
+    back = ei.load_labels(tmp_path / "l.npz")
+    assert [(p.cards, p.source) for p in back] == [(p.cards, p.source) for p in data]
+    for a, b in zip(back, data):
+        np.testing.assert_array_equal(a.x, b.x)
+        np.testing.assert_array_equal(a.values, b.values)
+    net0 = learned.load()["baibian"]
+    empty = np.zeros((0, learned.DIM), np.float32)
+    net, fit = ei.train_policy(net0, back, empty, np.zeros(0, np.float32), 0.2, 0.0, 1e-2, 2,
+                               2, rng)
+    assert fit["train_decisions"] == 0
+    for w, w0 in zip(net.w, net0.w):
+        np.testing.assert_array_equal(w, w0)
