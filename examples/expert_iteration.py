@@ -226,10 +226,23 @@ class Harvest:
     decisions: int = 0
 
 
-def self_play(net: MLP, rules: Rules, deals: int, tables: int, seed: int, eps: float,
+_LEFT = slice(45, 49)  # the features' cards left per seat / 27 (learned.features' layout)
+
+
+def gated_scores(net: MLP, base: MLP, gate: int, x: np.ndarray) -> np.ndarray:
+    """:meth:`MLP.score` of ``net`` on the rows of positions of at most ``gate`` cards left in
+    the four hands, of ``base`` on the others (:class:`Distilled`'s choice)."""
+    low = np.rint(x[:, _LEFT].sum(1) * 27) <= gate
+    out: np.ndarray = np.where(low, net.score(x), base.score(x))
+    return out
+
+
+def self_play(net: MLP, base: MLP, gate: int, rules: Rules, deals: int, tables: int,
+              seed: int, eps: float,
               exact_cards: int, per_deal: int, horizon_cards: int, horizon_per_deal: int,
               rng: np.random.Generator) -> Harvest:
-    """``deals`` deals of ``rules`` played by ``net`` on every seat (ε-random moves) on a
+    """``deals`` deals of ``rules`` played by ``net`` (``base`` above ``gate`` cards) on every
+    seat (ε-random moves) on a
     ``VecEnv`` of ``tables`` rows reset with ``seed``, harvested as :class:`Harvest` says:
     each deal gives at most ``per_deal`` positions of ``exact_cards`` cards or fewer and
     ``horizon_per_deal`` of up to ``horizon_cards``, drawn uniformly among its decisions
@@ -241,7 +254,7 @@ def self_play(net: MLP, rules: Rules, deals: int, tables: int, seed: int, eps: f
     seen: dict[int, list[Position]] = {}                   # deal → candidate positions
 
     def choose(x: np.ndarray, env: np.ndarray, is_pass: np.ndarray, n: int) -> np.ndarray:
-        pick = best_rows(net.score(x), env, n)
+        pick = best_rows(gated_scores(net, base, gate, x), env, n)
         u = rng.random(n)
         return np.where(u < eps, random_rows(env, n, rng), pick)
 
@@ -374,14 +387,33 @@ difference, instead of the cross-entropy. Returns the network and its record."""
 
 
 # -- the bots of a round's network ------------------------------------------------------------------
-def DistilledFast(rules: Any, weights: str) -> GuardedBot:  # noqa: N802 (a module:Class spec)
-    """``fast`` with another network: the learned bot of ``weights`` under the default
-    guards (``bots.make("fast")`` is this with the shipped weights)."""
-    inner = bots.make("learned", rules, weights=weights)
-    return GuardedBot("fast-distilled", inner, DEFAULT_GUARDS)
+class Distilled(bots.Bot):
+    """The learned bot playing the distilled network (``weights``, a round's file) where it
+    was trained, at ``cards`` cards or fewer left in the four hands, and the shipped network
+    (``base``: another bundle) above: fine-tuned on endgame labels alone, the network plays
+    worse elsewhere (docs/bots.md, "Expert iteration")."""
+
+    def __init__(self, rules: Any, weights: str, cards: int = 24, base: str | None = None
+                 ) -> None:
+        r = Rules.preset(rules) if isinstance(rules, str) else rules
+        self.low = bots.make("learned", r, weights=weights)
+        self.high = bots.make("learned", r, **({"weights": base} if base else {}))
+        super().__init__("distilled", r, self._choose, "fewest")
+        self.cards = int(cards)
+        self.heuristic = self.low.heuristic  # the guards' fallback (GuardedBot)
+
+    def _choose(self, view: Any, plays: Any, rng: Any) -> Any:
+        bot = self.low if sum(view.card_counts) <= self.cards else self.high
+        return bot(view, plays, rng)
 
 
-def DistilledDefault(rules: Any, weights: str) -> bots.Bot:  # noqa: N802
+def DistilledFast(rules: Any, weights: str, cards: int = 24) -> GuardedBot:  # noqa: N802
+    """``fast`` with the distilled network: :class:`Distilled` under the default guards
+    (``bots.make("fast")`` is the shipped network under them)."""
+    return GuardedBot("fast-distilled", Distilled(rules, weights, cards), DEFAULT_GUARDS)
+
+
+def DistilledDefault(rules: Any, weights: str, cards: int = 24) -> bots.Bot:  # noqa: N802
     """``default`` with another network: the same bounded PIMC (``bots.DEFAULT``'s options,
     8 worlds from 32 cards left, ``bots.make("pimc")``'s defaults) over
     :func:`DistilledFast`."""
@@ -391,7 +423,7 @@ def DistilledDefault(rules: Any, weights: str) -> bots.Bot:  # noqa: N802
     if name != "pimc" or options.pop("fallback", "fast") != "fast":
         raise ValueError(f"the default of {r.name} is not PIMC over fast: {name} {options}")
     sampler = weighted_worlds if options.pop("sampler", "uniform") == "weighted" else None
-    fast = DistilledFast(r, weights)
+    fast = DistilledFast(r, weights, cards)
     return bots.Bot("default-distilled", r,
                     pimc_policy(options.pop("worlds", 8), options.pop("max_nodes", 50_000),
                                 max_cards=options.pop("max_cards", 32), fallback=fast,
@@ -453,7 +485,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--exact-cards", type=int, default=14 if smoke else 24,
                     help="positions of at most this many cards are labelled by exact PIMC")
     ap.add_argument("--per-deal", type=int, default=2 if smoke else 12)
-    ap.add_argument("--horizon-cards", type=int, default=30 if smoke else 40,
+    ap.add_argument("--horizon-cards", type=int, default=30 if smoke else 0,
                     help="from round 2, positions up to this many cards are labelled by the "
                          "critic's one-move search (0: none)")
     ap.add_argument("--horizon-per-deal", type=int, default=1 if smoke else 2)
@@ -471,6 +503,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="duplicate pairs a measurement (0: none)")
     ap.add_argument("--measure-default", action="store_true",
                     help="also measure the last round's network under default's PIMC")
+    ap.add_argument("--gate", type=int, default=None,
+                    help="the distilled network plays at most this many cards left, the first "
+                         "round's above (default --exact-cards: where it is trained)")
     ap.add_argument("--weights", default=None,
                     help="the first round's network (a bundle; default the shipped weights)")
     ap.add_argument("--seed", type=int, default=1)
@@ -484,6 +519,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     command = "examples/expert_iteration.py " + " ".join(sys.argv[1:] if argv is None else argv)
     nets = learned.load(args.weights)
     net = nets.get(rules.name) or nets.get("baibian") or next(iter(nets.values()))
+    base = net
+    gate = args.exact_cards if args.gate is None else args.gate
     prev_bot: Any = bots.make("learned", rules, **({"weights": args.weights}
                                                    if args.weights else {}))
     base_bot: Any = prev_bot
@@ -494,7 +531,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     cpu0 = time.process_time()
     for rnd in range(1, args.rounds + 1):
         t0 = time.process_time()
-        h = self_play(net, rules, args.deals, args.tables, args.seed * 1000 + rnd, args.eps,
+        h = self_play(net, base, gate, rules, args.deals, args.tables, args.seed * 1000 + rnd, args.eps,
                       args.exact_cards, args.per_deal,
                       args.horizon_cards if critic is not None else 0, args.horizon_per_deal,
                       rng)
@@ -546,14 +583,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "deals": sum(r["deals"] for r in record["rounds"]) + h.deals,
                 "labelled": json.dumps(sources), "worlds": args.worlds,
                 "max_nodes": args.max_nodes, "exact_cards": args.exact_cards,
-                "horizon_cards": args.horizon_cards, "tau": args.tau, "anchor": args.anchor,
+                "horizon_cards": args.horizon_cards, "gate": gate, "tau": args.tau, "anchor": args.anchor,
                 "cpu_minutes": round((time.process_time() - cpu0) / 60, 1)}
         if out:
             path = out / f"round{rnd}.npz"
             save_policy(net, path, rules.name, meta)
             np.savez(out / f"round{rnd}_value.npz", **critic.arrays(),
                      meta=np.array(json.dumps(meta)))
-            bot: Any = bots.make("learned", rules, weights=str(path))
+            bot: Any = Distilled(rules, str(path), gate, args.weights)
             info["measure"] = [] if not args.pairs else [measure(bot, base_bot, rules, args.pairs, args.seed,
                                        f"round {rnd} vs learned")]
             if prev_bot is not base_bot and args.pairs:
@@ -566,9 +603,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         record["rounds"].append(info)
     if out and args.measure_default and args.pairs:
         path = str(out / f"round{args.rounds}.npz")
-        record["fast"] = measure(DistilledFast(rules, path), bots.make("fast", rules), rules,
+        record["fast"] = measure(DistilledFast(rules, path, gate), bots.make("fast", rules),
+                                 rules,
                                  args.pairs, args.seed, f"fast over round {args.rounds} vs fast")
-        record["default"] = measure(DistilledDefault(rules, path), bots.make("default", rules),
+        record["default"] = measure(DistilledDefault(rules, path, gate),
+                                    bots.make("default", rules),
                                     rules, args.pairs, args.seed,
                                     f"default over round {args.rounds} vs default")
         print(_show(record["fast"]), _show(record["default"]), sep="\n", flush=True)

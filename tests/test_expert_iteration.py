@@ -206,3 +206,26 @@ def test_labels_round_trip_and_ties_teach_nothing(ei, tmp_path: pathlib.Path) ->
     assert fit["train_decisions"] == 0
     for w, w0 in zip(net.w, net0.w):
         np.testing.assert_array_equal(w, w0)
+
+
+def test_the_gate_reads_the_cards_left(ei, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
+    """The distilled network plays at or below the gate's cards left, the shipped one above:
+    in self-play (gated_scores, from the feature rows) as at the table (Distilled)."""
+    rules = Rules.preset("baibian")
+    rng = np.random.default_rng(5)
+    base = learned.load()["baibian"]
+    other = learned.MLP.new((4,), rng)
+    for pos in _positions(ei, rules, 30, 3) + _positions(ei, rules, 108, 1):
+        for gate in (pos.cards - 1, pos.cards):
+            got = ei.gated_scores(other, base, gate, pos.x)
+            want = (other if pos.cards <= gate else base).score(pos.x)
+            np.testing.assert_array_equal(got, want)
+    st = State.deal(rules, 1)
+    view, plays = st.view(st.to_act), list(st.legal("fewest"))
+    shipped = bots.make("learned", rules)(view, plays, SplitMix64(1))
+    # 108 cards, above the gate: the base network's move, whatever the distilled one is
+    zero = tmp_path / "zero.npz"
+    net = learned.MLP([w * 0 for w in base.w], [b * 0 for b in base.b])
+    net.save(tmp_path / "one.npz", presets="baibian")
+    learned.bundle([tmp_path / "one.npz"], zero)
+    assert ei.Distilled(rules, str(zero), 24)(view, plays, SplitMix64(1)) == shipped
