@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_dmc import SCORE_SCALE, CLIP, Asking, Done, Job, Lane, drive, random_rows  # noqa: E402
+from train_dmc import CLIP, SCORE_SCALE, Asking, Done, Job, Lane, drive, random_rows  # noqa: E402
 
 from shuangkou import PASS, Rules, bots, learned, pimc_policy, solve  # noqa: E402
 from shuangkou.arena import duel  # noqa: E402
@@ -80,7 +80,7 @@ previous), cards left and out-or-not per seat, leading, the table's kind, top an
 owner, passes."""
 
 
-# -- the critic: the position with the true hands -------------------------------------------------
+# -- the critic: the position with the true hands --------------------------------------------------
 def value_features(states: list[Any]) -> np.ndarray:
     """The critic's inputs of positions (``State`` s, a seat to act each), from the seat to
     act's side: what :data:`VALUE_DIM` lists."""
@@ -210,7 +210,7 @@ def horizon_values(pos: Position, critic: MLP, worlds: int, seed: int) -> np.nda
     return fixed.mean(0)
 
 
-# -- self-play --------------------------------------------------------------------------------------
+# -- self-play -------------------------------------------------------------------------------------
 @dataclass
 class Harvest:
     """What a round's self-play gives: the positions to label, the Monte-Carlo samples
@@ -292,7 +292,7 @@ def self_play(net: MLP, base: MLP, gate: int, rules: Rules, deals: int, tables: 
     return h
 
 
-# -- training the policy ----------------------------------------------------------------------------
+# -- training the policy ---------------------------------------------------------------------------
 def _softmax_groups(s: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
     """Softmax of ``s`` within each group ``seg`` (0..n-1)."""
     top = np.full(n, -np.inf)
@@ -386,7 +386,7 @@ difference, instead of the cross-entropy. Returns the network and its record."""
                  "held_out_agree_after": curve[best[1]]["agree"], "curve": curve}
 
 
-# -- the bots of a round's network ------------------------------------------------------------------
+# -- the bots of a round's network -----------------------------------------------------------------
 class Distilled(bots.Bot):
     """The learned bot playing the distilled network (``weights``, a round's file) where it
     was trained, at ``cards`` cards or fewer left in the four hands, and the shipped network
@@ -472,7 +472,7 @@ def _show(m: dict[str, Any]) -> str:
             f"{m['ci'][1]:+.2f}] a deal, won {m['won']:.1%}, lost {m['lost']:.1%}")
 
 
-# -- the rounds ---------------------------------------------------------------------------------------
+# -- the rounds ------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     smoke = os.environ.get("SK_SMOKE") == "1"
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -506,6 +506,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--gate", type=int, default=None,
                     help="the distilled network plays at most this many cards left, the first "
                          "round's above (default --exact-cards: where it is trained)")
+    ap.add_argument("--resume", type=int, default=0, metavar="K",
+                    help="go on from round K of --out (its network and labels), to --rounds")
     ap.add_argument("--weights", default=None,
                     help="the first round's network (a bundle; default the shipped weights)")
     ap.add_argument("--seed", type=int, default=1)
@@ -528,11 +530,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     critic: MLP | None = None
     record: dict[str, Any] = {"command": command, "seed": args.seed, "rules": rules.name,
                               "rounds": []}
+    if args.resume:
+        if out is None:
+            raise SystemExit("--resume reads --out's files: give --out")
+        done = out / f"round{args.resume}.npz"
+        net = learned.load(done)[rules.name]
+        labelled = load_labels(out / f"round{args.resume}_labels.npz")
+        prev_bot = Distilled(rules, str(done), gate, args.weights)
+        record["resumed_from"] = str(done)
     cpu0 = time.process_time()
-    for rnd in range(1, args.rounds + 1):
+    for rnd in range(args.resume + 1, args.rounds + 1):
         t0 = time.process_time()
-        h = self_play(net, base, gate, rules, args.deals, args.tables, args.seed * 1000 + rnd, args.eps,
-                      args.exact_cards, args.per_deal,
+        h = self_play(net, base, gate, rules, args.deals, args.tables, args.seed * 1000 + rnd,
+                      args.eps, args.exact_cards, args.per_deal,
                       args.horizon_cards if critic is not None else 0, args.horizon_per_deal,
                       rng)
         t1 = time.process_time()
@@ -583,7 +593,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "deals": sum(r["deals"] for r in record["rounds"]) + h.deals,
                 "labelled": json.dumps(sources), "worlds": args.worlds,
                 "max_nodes": args.max_nodes, "exact_cards": args.exact_cards,
-                "horizon_cards": args.horizon_cards, "gate": gate, "tau": args.tau, "anchor": args.anchor,
+                "horizon_cards": args.horizon_cards, "gate": gate, "tau": args.tau,
+                "anchor": args.anchor,
                 "cpu_minutes": round((time.process_time() - cpu0) / 60, 1)}
         if out:
             path = out / f"round{rnd}.npz"
@@ -591,8 +602,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             np.savez(out / f"round{rnd}_value.npz", **critic.arrays(),
                      meta=np.array(json.dumps(meta)))
             bot: Any = Distilled(rules, str(path), gate, args.weights)
-            info["measure"] = [] if not args.pairs else [measure(bot, base_bot, rules, args.pairs, args.seed,
-                                       f"round {rnd} vs learned")]
+            info["measure"] = [] if not args.pairs else [
+                measure(bot, base_bot, rules, args.pairs, args.seed, f"round {rnd} vs learned")]
             if prev_bot is not base_bot and args.pairs:
                 info["measure"].append(measure(bot, prev_bot, rules, args.pairs, args.seed,
                                                f"round {rnd} vs round {rnd - 1}"))
@@ -613,7 +624,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(_show(record["fast"]), _show(record["default"]), sep="\n", flush=True)
     record["cpu_minutes"] = round((time.process_time() - cpu0) / 60, 1)
     if out:
-        (out / "record.json").write_text(json.dumps(record, indent=1))
+        name = f"record_from{args.resume}.json" if args.resume else "record.json"
+        (out / name).write_text(json.dumps(record, indent=1))
     return record
 
 

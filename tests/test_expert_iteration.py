@@ -229,3 +229,16 @@ def test_the_gate_reads_the_cards_left(ei, tmp_path: pathlib.Path) -> None:  # t
     net.save(tmp_path / "one.npz", presets="baibian")
     learned.bundle([tmp_path / "one.npz"], zero)
     assert ei.Distilled(rules, str(zero), 24)(view, plays, SplitMix64(1)) == shipped
+
+
+def test_resume_goes_on_from_a_round(ei, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
+    """--resume K trains round K+1 from round K's network and labels (all of them kept)."""
+    argv = ["--rounds", "1", "--deals", "2", "--tables", "2", "--exact-cards", "14",
+            "--per-deal", "2", "--worlds", "2", "--max-nodes", "20000", "--epochs", "1",
+            "--value-epochs", "1", "--pairs", "0", "--seed", "3", "--out", str(tmp_path)]
+    first = ei.main(argv)["rounds"][0]["labelled_total"]["exact"]
+    argv[1] = "2"
+    again = ei.main([*argv, "--resume", "1"])
+    assert [r["round"] for r in again["rounds"]] == [2]
+    assert again["rounds"][0]["labelled_total"]["exact"] >= first > 0
+    assert (tmp_path / "round2.npz").exists() and (tmp_path / "record_from1.json").exists()
