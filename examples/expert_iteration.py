@@ -4,11 +4,12 @@
 Each round:
 
 1. **Positions**, by self-play on a ``shuangkou.rl.VecEnv`` (the round's network on every
-   seat, ε-random moves, through ``examples/train_dmc.py``'s driver: each seat decides from
+   seat — the shipped one above ``--gate`` cards —, ε-random moves, through
+   ``examples/train_dmc.py``'s driver: each seat decides from
    its view, the choices stepped as indices into the env's legal lists). Decisions with at
    least two candidates are kept for labelling: with ``--exact-cards`` cards or fewer left
    in the four hands (``--per-deal`` a deal at most), and, from the second round, with up to
-   ``--horizon-cards`` (``--horizon-per-deal``).
+   ``--horizon-cards`` (``--horizon-per-deal``; 0 by default: see 4).
 2. **Soft labels**, each candidate's (every play of the ``wilds="fewest"`` list, and pass when
    answering) mean value over ``--worlds`` worlds sampled from the seat's view
    (:func:`shuangkou.inference.weighted_worlds`): at most ``--exact-cards`` cards, its exact
@@ -28,9 +29,13 @@ Each round:
    held-out labelled decisions (``regret``). The value — a critic that sees all four hands
    (as PerfectDou's): the final team score of the seat to act from the true position, fitted
    on every self-play decision by mean squared error.
-4. **Back into play**: the policy is the learned bot's network, so it is ``fast``'s network
-   under the guards and the fallback under ``default``'s PIMC (:class:`DistilledFast`,
-   :class:`DistilledDefault`); the value labels the next round's midgame (step 2).
+4. **Back into play**: :class:`Distilled` plays the round's network where it was trained (at
+   most ``--gate`` cards left, default ``--exact-cards``) and the shipped one above: played
+   everywhere, a network fine-tuned on endgame labels alone lost to learned.
+   :class:`DistilledFast` is it under ``fast``'s guards, :class:`DistilledDefault` under
+   ``default``'s PIMC. The value is not in ``pimc_policy`` (its horizon is scored in C and
+   takes no Python callable); it labels positions above ``--exact-cards`` by the one-move
+   search of step 2 when ``--horizon-cards`` is given (then raise ``--gate`` to play them).
 5. **Measured**: each round's network on duplicate deals (``shuangkou.arena.duel``, the
    ``shuangkou arena`` command) against the learned bot and the previous round's network;
    then the next round relabels from the new network's self-play.
@@ -40,12 +45,14 @@ A smoke run (``SK_SMOKE=1``, what the test suite runs) takes seconds::
 
     python examples/expert_iteration.py --rules baibian --rounds 2 --out /tmp/ei
 
-The measured positions' bots, from the command line (run in examples/)::
+A round's bots from the command line (run in examples/)::
 
-    shuangkou arena learned:weights=/tmp/ei/round1.npz learned --rules baibian --deals 500 \\
-        --processes 1
+    shuangkou arena expert_iteration:Distilled:weights=/tmp/ei/round1.npz learned \\
+        --rules baibian --deals 500 --processes 1
     shuangkou arena expert_iteration:DistilledFast:weights=/tmp/ei/round1.npz fast \\
         --rules baibian --deals 500 --processes 1
+
+``--resume K`` goes on from round K of ``--out`` (its network and labels).
 """
 
 from __future__ import annotations
