@@ -545,6 +545,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         labelled = load_labels(out / f"round{args.resume}_labels.npz")
         prev_bot = Distilled(rules, str(done), gate, args.weights)
         record["resumed_from"] = str(done)
+        before = learned.metadata(done)[rules.name]  # the rounds before: their deals and CPU
+        prior = (int(before["deals"]), float(before["cpu_minutes"]))
+    else:
+        prior = (0, 0.0)
     cpu0 = time.process_time()
     for rnd in range(args.resume + 1, args.rounds + 1):
         t0 = time.process_time()
@@ -597,12 +601,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"{info['cpu_seconds']}", flush=True)
         meta = {"command": command, "seed": args.seed, "round": rnd, "presets": rules.name,
                 "hidden": ",".join(str(w.shape[1]) for w in net.w[:-1]),
-                "deals": sum(r["deals"] for r in record["rounds"]) + h.deals,
+                "deals": prior[0] + sum(r["deals"] for r in record["rounds"]) + h.deals,
                 "labelled": json.dumps(sources), "worlds": args.worlds,
                 "max_nodes": args.max_nodes, "exact_cards": args.exact_cards,
                 "horizon_cards": args.horizon_cards, "gate": gate, "tau": args.tau,
                 "anchor": args.anchor,
-                "cpu_minutes": round((time.process_time() - cpu0) / 60, 1)}
+                "cpu_minutes": round(prior[1] + (time.process_time() - cpu0) / 60, 1)}
         if out:
             path = out / f"round{rnd}.npz"
             save_policy(net, path, rules.name, meta)

@@ -241,4 +241,9 @@ def test_resume_goes_on_from_a_round(ei, tmp_path: pathlib.Path) -> None:  # typ
     again = ei.main([*argv, "--resume", "1"])
     assert [r["round"] for r in again["rounds"]] == [2]
     assert again["rounds"][0]["labelled_total"]["exact"] >= first > 0
-    assert (tmp_path / "round2.npz").exists() and (tmp_path / "record_from1.json").exists()
+    assert (tmp_path / "record_from1.json").exists()
+    # the weights' metadata count every round's deals and CPU, the resumed ones too
+    one = learned.metadata(tmp_path / "round1.npz")["baibian"]
+    two = learned.metadata(tmp_path / "round2.npz")["baibian"]
+    assert int(two["deals"]) == int(one["deals"]) + again["rounds"][0]["deals"]
+    assert float(two["cpu_minutes"]) >= float(one["cpu_minutes"])
