@@ -245,12 +245,11 @@ def gated_scores(net: MLP, base: MLP, gate: int, x: np.ndarray) -> np.ndarray:
 
 
 def self_play(net: MLP, base: MLP, gate: int, rules: Rules, deals: int, tables: int,
-              seed: int, eps: float,
-              exact_cards: int, per_deal: int, horizon_cards: int, horizon_per_deal: int,
-              rng: np.random.Generator) -> Harvest:
+              seed: int, eps: float, exact_cards: int, per_deal: int, horizon_cards: int,
+              horizon_per_deal: int, rng: np.random.Generator) -> Harvest:
     """``deals`` deals of ``rules`` played by ``net`` (``base`` above ``gate`` cards) on every
-    seat (ε-random moves) on a
-    ``VecEnv`` of ``tables`` rows reset with ``seed``, harvested as :class:`Harvest` says:
+    seat (ε-random moves) on a ``VecEnv`` of ``tables`` rows reset with ``seed``, harvested
+    as :class:`Harvest` says:
     each deal gives at most ``per_deal`` positions of ``exact_cards`` cards or fewer and
     ``horizon_per_deal`` of up to ``horizon_cards``, drawn uniformly among its decisions
     with two candidates or more."""
