@@ -375,9 +375,18 @@ class MLP:
         return self.q(x) + self.bonus * x[:, HEURISTIC_COLUMN]
 
     def grads(self, x: np.ndarray, y: np.ndarray) -> tuple[float, list[np.ndarray]]:
+        """The mean squared error of :meth:`q` against ``y`` and its gradient (weights, then
+        biases, as :class:`Adam` takes them)."""
         acts = self.forward(x)
         err = acts[-1][:, 0] - y
-        g = (2 * err / x.shape[0])[:, None].astype(np.float32)
+        return float((err * err).mean()), self.backward(acts, 2 * err / x.shape[0])
+
+    def backward(self, acts: list[np.ndarray], g: np.ndarray) -> list[np.ndarray]:
+        """The gradient of a loss with respect to the weights, then the biases, given the
+        activations :meth:`forward` returned and the loss's gradient ``g`` with respect to
+        each row's output (any loss: ``examples/expert_iteration.py`` trains a softmax over
+        each decision's candidates)."""
+        g = np.asarray(g, np.float32)[:, None]
         gw: list[np.ndarray] = []
         gb: list[np.ndarray] = []
         for i in range(len(self.w) - 1, -1, -1):
@@ -385,7 +394,7 @@ class MLP:
             gb.append(g.sum(0))
             if i:
                 g = (g @ self.w[i].T) * (acts[i] > 0)
-        return float((err * err).mean()), gw[::-1] + gb[::-1]
+        return gw[::-1] + gb[::-1]
 
     def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
         out = {f"{prefix}w{i}": w for i, w in enumerate(self.w)}
@@ -424,7 +433,13 @@ class Adam:
         self.v: list[np.ndarray] = [np.zeros_like(p) for p in net.w + net.b]
 
     def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        """One update on the mean squared error of ``net.q(x)`` against ``y``; its loss."""
         loss, grads = self.net.grads(x, y)
+        self.apply(grads)
+        return loss
+
+    def apply(self, grads: list[np.ndarray]) -> None:
+        """One update along ``grads`` (:meth:`MLP.backward`'s order)."""
         self.t += 1
         c1, c2 = 1 - 0.9 ** self.t, 1 - 0.999 ** self.t
         for k, (p, g) in enumerate(zip(self.net.w + self.net.b, grads)):
@@ -432,7 +447,6 @@ class Adam:
             self.v[k] = 0.999 * self.v[k] + 0.001 * g * g
             p -= (self.lr * (self.m[k] / c1) / (np.sqrt(self.v[k] / c2) + 1e-8)).astype(
                 np.float32)
-        return loss
 
 
 def bundle(paths: list[Any], out: Any, meta: list[dict[str, Any]] | None = None) -> None:
