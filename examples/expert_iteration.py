@@ -72,7 +72,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_dmc import CLIP, SCORE_SCALE, Asking, Done, Job, Lane, drive, random_rows  # noqa: E402
 
-from shuangkou import PASS, Rules, bots, learned, pimc_policy, solve  # noqa: E402
+from shuangkou import PASS, Rules, bots, learned, solve  # noqa: E402
 from shuangkou.arena import duel  # noqa: E402
 from shuangkou.guards import DEFAULT_GUARDS, GuardedBot  # noqa: E402
 from shuangkou.inference import weighted_worlds  # noqa: E402
@@ -420,20 +420,13 @@ def DistilledFast(rules: Any, weights: str, cards: int = 24) -> GuardedBot:  # n
 
 
 def DistilledDefault(rules: Any, weights: str, cards: int = 24) -> bots.Bot:  # noqa: N802
-    """``default`` with another network: the same bounded PIMC (``bots.DEFAULT``'s options,
-    8 worlds from 32 cards left, ``bots.make("pimc")``'s defaults) over
-    :func:`DistilledFast`."""
+    """``default`` with another network: the same bounded PIMC (``bots.DEFAULT``'s options:
+    its worlds, bounds and midgame search) over :func:`DistilledFast`."""
     r = Rules.preset(rules) if isinstance(rules, str) else rules
     name, options = bots.DEFAULT.get(r.name, ("pimc", {}))
-    options = dict(options)
-    if name != "pimc" or options.pop("fallback", "fast") != "fast":
+    if name != "pimc" or options.get("fallback") != "fast":
         raise ValueError(f"the default of {r.name} is not PIMC over fast: {name} {options}")
-    sampler = weighted_worlds if options.pop("sampler", "uniform") == "weighted" else None
-    fast = DistilledFast(r, weights, cards)
-    return bots.Bot("default-distilled", r,
-                    pimc_policy(options.pop("worlds", 8), options.pop("max_nodes", 50_000),
-                                max_cards=options.pop("max_cards", 32), fallback=fast,
-                                sampler=sampler, **options), "all")
+    return bots.make("pimc", r, **{**options, "fallback": DistilledFast(r, weights, cards)})
 
 
 def save_policy(net: MLP, path: Path, preset: str, meta: dict[str, Any]) -> None:

@@ -40,6 +40,19 @@ def test_pimc_bot_plays_legal_deals(preset: str) -> None:
     assert len(res) == 1
 
 
+def test_pimc_takes_a_bot_object_as_its_fallback() -> None:
+    """``pimc``'s fallback may be a bot object (a user's network under the guards, say): it
+    plays as the fallback named by string does, and one made for other rules is refused."""
+    named = bots.make("pimc", "baibian", worlds=2, max_nodes=50, fallback="heuristic")
+    given = bots.make("pimc", "baibian", worlds=2, max_nodes=50,
+                      fallback=bots.make("heuristic", "baibian"))
+    a = simulate(2, "baibian", (named, "greedy"), seed=8).arrays
+    b = simulate(2, "baibian", (given, "greedy"), seed=8).arrays
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    with pytest.raises(ValueError, match="made for"):
+        bots.make("pimc", "baibian", fallback=bots.make("heuristic", "classic"))
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_default_is_the_bot_default_names(preset: str) -> None:
     """``make("default")`` plays deal for deal as the bot ``bots.DEFAULT`` names for the preset,

@@ -351,7 +351,7 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
-          max_cards: int = 32, fallback: str | None = None, sampler: str = "uniform",
+          max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
           mid_worlds: int = 0, mid_nodes: int = 1000, mid_depth: int = 1,
           **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
@@ -360,7 +360,8 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     ``fallback="default"``: the default bot, or :data:`PIMC_FALLBACK`'s where the default is
     PIMC itself (every preset today).
     ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
-    (``"rollout"`` or ``"hand_count"``).
+    (``"rollout"`` or ``"hand_count"``). ``fallback`` may also be a bot object (the protocol
+    of this module: e.g. your own network under the guards).
     ``sampler="weighted"``: the worlds weighted by the plays seen
     (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
@@ -378,13 +379,18 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
-    maker, settings = _default(rules) if fallback == "default" else (fallback, {})
-    if maker == "pimc" and fallback == "default" or not fallback:
-        # no fallback, or the default, which is itself PIMC over this table's bot
-        maker, settings = PIMC_FALLBACK.get(rules.name, "heuristic"), {}
-    if maker not in _MAKERS or maker == "pimc":
-        raise ValueError(f"fallback must be a bot other than pimc, or 'none', not {fallback!r}")
-    prior = _MAKERS[maker](maker, rules, **settings)
+    if callable(fallback):
+        prior = fallback
+        check_rules(prior, rules)
+    else:
+        maker, settings = _default(rules) if fallback == "default" else (fallback, {})
+        if maker == "pimc" and fallback == "default" or not fallback:
+            # no fallback, or the default, which is itself PIMC over this table's bot
+            maker, settings = PIMC_FALLBACK.get(rules.name, "heuristic"), {}
+        if maker not in _MAKERS or maker == "pimc":
+            raise ValueError(f"fallback must be a bot other than pimc, a bot object, or "
+                             f"'none', not {fallback!r}")
+        prior = _MAKERS[maker](maker, rules, **settings)
     wilds = getattr(prior, "wilds", "all")  # a registered bot may leave it out (the protocol)
     return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                         fallback=prior, **options), wilds)
