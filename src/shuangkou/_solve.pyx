@@ -494,7 +494,7 @@ cdef enum:
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
-    SV_ETC_CARDS = 8            # SV_F_ETC only at nodes of this many cards in hand or more
+    SV_ETC_CARDS = 10           # SV_F_ETC only at nodes of this many cards in hand or more
     SV_SPLIT_CARDS = 2          # SV_F_SPLIT: plays ordered by 手数 from hands of this many cards
     # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
     SV_F_BUCKET = 1             # 4-way buckets, work-preferred replacement (off: 1 way, always)
