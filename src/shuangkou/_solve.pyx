@@ -494,6 +494,7 @@ cdef enum:
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
+    SV_ETC_CARDS = 10           # SV_F_ETC only at nodes of this many cards in hand or more
     SV_SPLIT_CARDS = 2          # SV_F_SPLIT: plays ordered by 手数 from hands of this many cards
     # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
     SV_F_BUCKET = 1             # 4-way buckets, work-preferred replacement (off: 1 way, always)
@@ -1633,7 +1634,10 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     hashed = not sv_hashless(s)
     if n == 1:
         s.forced += 1   # counted only: a store here pays (forced positions transpose too)
-    if s.features & SV_F_ETC and n > 1 and depth > 1:
+    # below SV_ETC_CARDS in hand the children's subtrees are small: searching them costs less
+    # than keying every child (docs/solver.md, "Instructions a node")
+    if (s.features & SV_F_ETC and n > 1 and depth > 1
+            and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
         etc = True
         v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, &best_code)
         if v >= beta:       # a move ending the deal
