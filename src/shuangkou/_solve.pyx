@@ -1574,7 +1574,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef uint64_t key
     cdef long long start, work0, best_code = 0
     cdef bint outer_horizon, cf0 = s.chainfree, bf0 = s.bombfree, exact, etc = False
-    cdef bint has_key = s.has_key, split, hashed, defer
+    cdef bint has_key = s.has_key, split, hashed, defer, cut = False
     cdef int lim
     cdef long long* busy
     cdef int32_t lo, hi
@@ -1619,6 +1619,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return e.value
         hint = e.best
+        cut = (e.meta & 3) == SV_LOWER      # an earlier search cut it off: a CUT node
     if has_key:         # the parent prefetched the bucket: the moves only if no cut-off
         n = sv_moves(s, st)
     if n < 0:
@@ -1687,8 +1688,11 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     s.horizon = False
     work0 = s.budget.work
     # a parallel search (ABDADA): a move another thread is searching waits in order[lim..n)
-    # until the others are tried (the first is searched by every thread that comes: alpha)
-    defer = s.busy != NULL
+    # until the others are tried (the first is searched by every thread that comes: alpha).
+    # Not at a node an earlier search cut off: the sibling another thread is on likely ends it,
+    # so a thread joins that one (sharing its table entries) rather than start moves one
+    # thread never searches (docs/solver.md "Threads")
+    defer = s.busy != NULL and not cut
     lim = n
     k = 0
     while k < n:
