@@ -1690,7 +1690,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     work0 = s.budget.work
     # a parallel search (ABDADA): a move another thread is searching waits in order[lim..n)
     # until the others are tried (the first is searched by every thread that comes: alpha).
-    # Not at a node an earlier search cut off: the sibling another thread is on likely ends it,
+    # Not at a node expected to cut off (``cut``: its entry a lower bound, or with none its
+    # parent's expectation): the sibling another thread is on likely ends it,
     # so a thread joins that one (sharing its table entries) rather than start moves one
     # thread never searches (docs/solver.md "Threads")
     defer = s.busy != NULL and not cut
