@@ -593,6 +593,7 @@ ctypedef struct Search:
     bint horizon                # a horizon evaluation happened in the current subtree
     bint chainfree              # the node being searched is chain-free (sv_all_chainless)
     bint has_key                # the parent computed the node's key (``key``)
+    bint expect_cut             # a parallel search: the parent expects the node to cut off
     bint pext                   # sv_tt_key squeezes by pext (SV_F_PEXT, and the CPU has it fast)
     uint64_t key
     int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
@@ -1575,7 +1576,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     cdef uint64_t key
     cdef long long start, work0, best_code = 0
     cdef bint outer_horizon, cf0 = s.chainfree, bf0 = s.bombfree, exact, etc = False
-    cdef bint has_key = s.has_key, split, hashed, defer
+    cdef bint has_key = s.has_key, split, hashed, defer, cut = s.expect_cut
     cdef int lim
     cdef long long* busy
     cdef int32_t lo, hi
@@ -1620,6 +1621,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return e.value
         hint = e.best
+        cut = (e.meta & 3) == SV_LOWER      # an earlier search cut it off: a CUT node
     if has_key:         # the parent prefetched the bucket: the moves only if no cut-off
         n = sv_moves(s, st)
     if n < 0:
@@ -1691,8 +1693,12 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     s.horizon = False
     work0 = s.budget.work
     # a parallel search (ABDADA): a move another thread is searching waits in order[lim..n)
-    # until the others are tried (the first is searched by every thread that comes: alpha)
-    defer = s.busy != NULL
+    # until the others are tried (the first is searched by every thread that comes: alpha).
+    # Not at a node expected to cut off (``cut``: its entry a lower bound, or with none its
+    # parent's expectation): the sibling another thread is on likely ends it,
+    # so a thread joins that one (sharing its table entries) rather than start moves one
+    # thread never searches (docs/solver.md "Threads")
+    defer = s.busy != NULL and not cut
     lim = n
     k = 0
     while k < n:
@@ -1746,6 +1752,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         busy = sv_busy(s, key, i) if s.busy != NULL else NULL
         if busy != NULL:
             sv_fetch_add(busy, 1)
+            # a CUT node's children all fail low (ALL), an ALL node's cut off: the opponents'
+            # nodes expect the other type, the partner's (the same window) the same
+            s.expect_cut = (not cut) if ((st.to_act ^ seat) & 1) else cut
         v = sv_child(s, st, seat, alpha, beta, d)
         if busy != NULL:
             sv_fetch_add(busy, -1)
@@ -2350,6 +2359,7 @@ cdef class Searcher:
         for k in range(helpers + 1):
             h = s if k == helpers else &self.helpers[k]
             h.busy = busy
+            h.expect_cut = False        # the root's moves: their nodes' type unknown
             if k < helpers:
                 h.budget = s.budget             # the same deadline
                 h.tt = s.tt
