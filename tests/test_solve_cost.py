@@ -62,11 +62,24 @@ def test_threads_start_only_for_a_big_search() -> None:
     """A search that ends within SOLO_NODES nodes runs on the calling thread alone; a bigger
     one gets its helpers (the same value either way)."""
     small, big = deal("baibian", 4, 1), deal("baibian", 7, 2)
-    for state, helped in ((small, False), (big, True)):
-        s = searcher(state, tt_bits=12, max_tt_bits=22)
-        sol = solve(state, max_nodes=None, threads=2, searcher=s)
-        assert (s.helper_nodes > 0) == helped and (sol.nodes > SOLO_NODES) == helped
-        assert sol.value == solve(state, max_nodes=None, threads=1).value
+    s = searcher(small, tt_bits=12, max_tt_bits=22)
+    sol = solve(small, max_nodes=None, threads=2, searcher=s)
+    assert s.helper_nodes == 0 and sol.nodes <= SOLO_NODES
+    assert sol.value == solve(small, max_nodes=None, threads=1).value
+    # the big one: past SOLO_NODES, on two threads. Whether the helper searched in the last
+    # root search (what helper_nodes counts) is up to the OS's scheduler: on a loaded machine
+    # the calling thread can finish a short last round before the helper runs, so a few
+    # solves, one of them helped
+    helped = []
+    for _ in range(5):
+        s = searcher(big, tt_bits=12, max_tt_bits=22)
+        sol = solve(big, max_nodes=None, threads=2, searcher=s)
+        assert sol.nodes > SOLO_NODES
+        assert sol.value == solve(big, max_nodes=None, threads=1).value
+        helped.append(s.helper_nodes)
+        if s.helper_nodes > 0:
+            break
+    assert max(helped) > 0, helped
 
 
 def test_a_searcher_stays_warm_across_calls() -> None:
