@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from shuangkou import bots, simulate
+from shuangkou.arena import _Timed  # the arena's CPU timing of each decision
 from shuangkou.rules import as_rules
 from shuangkou.sim import with_game
 from shuangkou.solve import pimc_policy
@@ -36,22 +37,6 @@ from shuangkou.solve import pimc_policy
 def _truth(game: Any, seat: int, n: int, seed: int) -> list[Any]:
     """The sampler of the seeing bot: the true position, whatever ``n``."""
     return [game.state]
-
-
-class _Timed:
-    """CPU time of each decision (as the arena's), the seat's own kind of argument kept."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-        self.wilds = getattr(fn, "wilds", "all")
-        self.__name__ = getattr(fn, "__name__", "bot")
-        self.times: list[float] = []
-
-    def __call__(self, who: Any, plays: Any, rng: Any) -> Any:
-        t = time.process_time()
-        choice = self.fn(who, plays, rng)
-        self.times.append(time.process_time() - t)
-        return choice
 
 
 def seeing_bot(rules: Any, **overrides: Any) -> Any:
