@@ -26,21 +26,27 @@ first-out share and each side's CPU time a decision, then the ratings (greedy = 
 ``--instructions`` prints the exact instructions (callgrind, ``instructions.py``) of one
 learned decision on the largest hands: leading in 千变 with the largest ``"fewest"`` list
 known (203 plays) and with the hand of the most legal plays (24,182 in its ``"all"`` list),
-that list handed to the bot bounded (``max_plays=240``, the default) and unbounded.
+that list handed to the bot bounded (``max_plays=240``, the default) and unbounded; then one
+``fast`` decision leading with the first hand in classic, JJ and 千变 (68, 131 and 203
+plays; the bombs guard overrides the network in the first two).
 
-``--slowest`` plays ``--pairs`` duplicate pairs of ``default`` against greedy in this process,
-times each of default's decisions (CPU time), prints the median, 99.9th percentile and worst,
-then times the five slowest again (five times each, from their positions): a slow decision
-that is fast again was the machine's, not the bot's.
+``--slowest`` plays ``--pairs`` duplicate pairs of ``--slowest-bot`` (``default``) against
+greedy in this process, times each of its decisions (CPU time), prints the median, 99.9th
+percentile and worst, then times the five slowest again (five times each, from their
+positions), with what else the process did while each was first timed (involuntary context
+switches, system CPU time, garbage collections): a slow decision that is fast again was the
+machine's, not the bot's.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import heapq
 import itertools
 import json
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -100,41 +106,78 @@ def learned_decisions(hand: str, wilds: str, max_plays: int) -> Callable[[int], 
     return run
 
 
+def fast_decisions(preset: str, hand: str) -> Callable[[int], int]:
+    """A workload: ``size`` decisions of ``fast`` (the learned bot under the guards) leading
+    with ``hand`` in ``preset``, on its fewest-wilds list (what a table hands it)."""
+    def run(size: int) -> int:
+        bot = bots.make("fast", preset)
+        state = State.from_position(preset, [Hand.parse(hand), "3", "3", "3"], 0)
+        view, plays = state.view(0), state.legal("fewest")
+        for _ in range(size):
+            bot(view, plays, SplitMix64(1))
+        return size
+    return run
+
+
 INSTRUCTION_WORKLOADS = {
     "largest fewest list (203)": learned_decisions(LARGEST_FEWEST, "fewest", 240),
     "24,182 plays, bounded": learned_decisions(MOST_PLAYS, "all", 240),
     "24,182 plays, unbounded": learned_decisions(MOST_PLAYS, "all", 10**6),
+    # fast on 27-card leads: the bombs guard fires on the first two (classic 68, JJ 131 plays)
+    "fast, classic (68)": fast_decisions("classic", LARGEST_FEWEST),
+    "fast, jj (131)": fast_decisions("jj", LARGEST_FEWEST),
+    "fast, qianbian (203)": fast_decisions("qianbian", LARGEST_FEWEST),
 }
 
 
-def slowest(preset: str, pairs: int, seed: int) -> None:
-    """``--slowest``: default's decisions against greedy, timed, and its slowest re-timed."""
+def slowest(preset: str, pairs: int, seed: int, name: str = "default") -> None:
+    """``--slowest``: ``name``'s decisions against greedy, timed, and its slowest re-timed,
+    each with what else the process did while it was first timed: involuntary context
+    switches (the machine took the core away), system CPU time, and collections of Python's
+    cyclic garbage collector (generation 2: every tracked object scanned)."""
     rules = Rules.preset(preset)
-    bot, greedy = bots.make("default", rules), bots.make("greedy", rules)
+    bot, greedy = bots.make(name, rules), bots.make("greedy", rules)
     rng = SplitMix64(seed)
     times: list[float] = []
-    slow: list[tuple[float, int, State]] = []  # the five slowest: (ms, decision, position)
-    for i in range(pairs):
-        for team in (0, 1):
-            st = State.deal(rules, deal_seed(seed, i))
-            while (seat := st.to_act) is not None:
-                plays = st.legal(bot.wilds)
-                if seat % 2 == team:
-                    before = st.copy()  # the whole deal so far: PIMC samples from its view
-                    t = time.process_time()
-                    choice = bot(st.view(seat), plays, rng)
-                    times.append(1000 * (time.process_time() - t))
-                    heapq.heappush(slow, (times[-1], len(times), before))
-                    if len(slow) > 5:
-                        heapq.heappop(slow)
-                else:
-                    choice = greedy(st.view(seat), list(plays), rng) if len(plays) else None
-                st.pass_() if choice is None else st.play(choice)
+    # the five slowest: (ms, decision, position, context switches, system ms, collections)
+    slow: list[tuple[float, int, State, int, float, str]] = []
+    collections = [0, 0, 0]
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections[info["generation"]] += 1
+
+    gc.callbacks.append(count)
+    try:
+        for i in range(pairs):
+            for team in (0, 1):
+                st = State.deal(rules, deal_seed(seed, i))
+                while (seat := st.to_act) is not None:
+                    plays = st.legal(bot.wilds)
+                    if seat % 2 == team:
+                        before = st.copy()  # the whole deal so far: PIMC samples its view
+                        gcs = list(collections)
+                        usage = resource.getrusage(resource.RUSAGE_SELF)
+                        t = time.process_time()
+                        choice = bot(st.view(seat), plays, rng)
+                        times.append(1000 * (time.process_time() - t))
+                        after = resource.getrusage(resource.RUSAGE_SELF)
+                        ran = "/".join(str(b - a) for a, b in zip(gcs, collections))
+                        heapq.heappush(slow, (times[-1], len(times), before,
+                                              after.ru_nivcsw - usage.ru_nivcsw,
+                                              1000 * (after.ru_stime - usage.ru_stime), ran))
+                        if len(slow) > 5:
+                            heapq.heappop(slow)
+                    else:
+                        choice = greedy(st.view(seat), list(plays), rng) if len(plays) else None
+                    st.pass_() if choice is None else st.play(choice)
+    finally:
+        gc.callbacks.remove(count)
     ms = np.array(times)
-    print(f"{preset}: {len(ms):,} decisions of default ({pairs} pairs against greedy), CPU ms "
+    print(f"{preset}: {len(ms):,} decisions of {name} ({pairs} pairs against greedy), CPU ms "
           f"median {np.median(ms):.2f}, 99.9th percentile {np.percentile(ms, 99.9):.2f}, "
           f"worst {ms.max():.2f}")
-    for took, _, st in sorted(slow, reverse=True):
+    for took, _, st, switches, system, ran in sorted(slow, key=lambda x: x[0], reverse=True):
         view, plays = st.view(st.to_act), st.legal(bot.wilds)
         again = []
         for _ in range(5):
@@ -142,7 +185,8 @@ def slowest(preset: str, pairs: int, seed: int) -> None:
             bot(view, plays, rng)
             again.append(1000 * (time.process_time() - t))
         print(f"  {took:6.2f} ms, again {np.median(again):.2f} ms (median of 5), "
-              f"{len(plays)} plays: {st}")
+              f"{len(plays)} plays; while first timed: {switches} involuntary context "
+              f"switches, {system:.2f} ms system CPU, collections by generation {ran}: {st}")
 
 
 def main() -> None:
@@ -156,7 +200,8 @@ def main() -> None:
     ap.add_argument("--target", action="store_true", help="only default vs greedy")
     ap.add_argument("--against", help="yardsticks: each of --bots against each of them")
     ap.add_argument("--slowest", action="store_true",
-                    help="time default's decisions against greedy, re-time the slowest")
+                    help="time a bot's decisions against greedy, re-time the slowest")
+    ap.add_argument("--slowest-bot", default="default", help="the bot --slowest times")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--processes", type=int, default=None)
     ap.add_argument("--json", help="results file: written after each matchup, resumed from")
@@ -168,7 +213,7 @@ def main() -> None:
         return
     if a.slowest:
         for preset in a.presets.split(","):
-            slowest(preset, a.pairs, a.seed)
+            slowest(preset, a.pairs, a.seed, a.slowest_bot)
         return
     rows: list[dict[str, Any]] = []
     if a.json and os.path.exists(a.json):

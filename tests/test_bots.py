@@ -337,6 +337,47 @@ def test_learned_bot_scores_at_most_max_plays(monkeypatch: pytest.MonkeyPatch) -
         bots.make("learned", rules, max_plays=0)
 
 
+class _Spied(np.ndarray):
+    """A weight matrix that logs each product taken with it: (rows, its rows, its columns)."""
+
+    log: list[tuple[int, int, int]] = []
+
+    def __rmatmul__(self, h: np.ndarray) -> np.ndarray:
+        _Spied.log.append((h.shape[0], *self.shape))
+        return np.asarray(h) @ np.asarray(self)
+
+
+def test_learned_bot_products_stay_on_blas_one_thread() -> None:
+    """The network's work on the largest decision known (203 plays, 千变): each layer's
+    product handed to BLAS in as few slices of rows as fit :data:`learned.ONE_THREAD_MACS`
+    multiply-adds (:data:`learned.ONE_THREAD_MATVEC` for the one-output layer) — what
+    OpenBLAS runs on the calling thread; its threads cost milliseconds of CPU time on a busy
+    machine — the slices covering every row once, the values those of the whole products."""
+    from shuangkou import State
+
+    rules = Rules.preset("qianbian")
+    bot = bots.make("learned", rules)
+    net = bot.net
+    bot.net = learned.MLP([w.view(_Spied) for w in net.w], net.b, net.bonus)
+    st = State.from_position(rules, [Hand.parse(LARGEST_FEWEST), "3", "3", "3"], 0)
+    view, plays = st.view(0), list(st.legal("fewest"))
+    _Spied.log.clear()
+    choice = bot(view, plays, SplitMix64(1))
+    assert len(plays) == 203 and choice in plays
+    for w in net.w:
+        k, n = w.shape
+        bound = learned.ONE_THREAD_MATVEC if n == 1 else learned.ONE_THREAD_MACS
+        rows = [r for r, *shape in _Spied.log if tuple(shape) == (k, n)]
+        assert sum(rows) == len(plays)  # leading: a row a play, no pass row
+        assert max(rows) * k * n <= bound and len(rows) == -(-len(plays) // (bound // (k * n)))
+    x, _, _ = learned.table_features([view], [plays], rules, bot.heuristic, SplitMix64(1))
+    h = x.astype(np.float64)
+    for i, (w, b) in enumerate(zip(net.w, net.b)):
+        h = h @ w.astype(np.float64) + b
+        h = np.maximum(h, 0) if i < len(net.w) - 1 else h
+    assert np.allclose(bot.net.q(x), h[:, 0], rtol=1e-5, atol=1e-5)
+
+
 def test_bundle_keys_networks_by_preset(tmp_path: object) -> None:
     import pathlib
 

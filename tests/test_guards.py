@@ -120,3 +120,41 @@ def test_the_frozen_baseline_is_cb258c5s_default(preset: str) -> None:
     a = simulate(2, preset, (frozen, "greedy"), seed=6).arrays
     b = simulate(2, preset, (then, "greedy"), seed=6).arrays
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_fast_asks_the_heuristic_once_a_decision() -> None:
+    """The work bound of a guarded learned bot (docs/bots.md, "The learned bot's time"): the
+    network reads the heuristic's choice as a feature, and the ``"bombs"`` guard hands the
+    decision to that same choice — reused, not judged again — so a decision judges its plays
+    once. Every decision of four classic deals (where the guard fires on big hands): one
+    ``assess`` a decision, the guard fired, and the reused hint is what the heuristic
+    itself returns there."""
+    rules = Rules.preset("classic")
+    fast = bots.make("fast", rules)
+    heuristic = fast.heuristic
+    real = type(heuristic).assess
+    calls: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        calls[-1] += 1
+        return real(heuristic, *args)
+
+    def player(view: Any, plays: Any, rng: Any) -> Play | None:
+        calls.append(0)
+        choice = fast(view, plays, rng)
+        judged = calls[-1]
+        _, hint = fast.inner.choose(view, plays, rng)
+        if len(plays):  # nothing to choose: no hint (and no guard asks for one)
+            assert hint is not None and hint[0] == real(heuristic, view, list(plays), rng)[0]
+        calls[-1] = judged
+        return choice
+
+    player.wilds = "fewest"  # type: ignore[attr-defined]
+    player.rules = rules  # type: ignore[attr-defined]
+    mp = pytest.MonkeyPatch()
+    mp.setattr(heuristic, "assess", counted)  # this bot's heuristic, not the opponent
+    try:
+        simulate(4, rules, (player, "heuristic"), seed=3)
+    finally:
+        mp.undo()
+    assert calls and max(calls) == 1 and fast.fired["bombs"] > 0

@@ -62,10 +62,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from . import _solve
 from ._check import as_int
 from .errors import ArgumentError
-from .learned import MLP, best_rows, load, shortlist, table_features
+from .learned import HEURISTIC_COLUMN, MLP, best_rows, load, shortlist, table_features
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -318,8 +320,10 @@ class LearnedBot(Bot):
     ``wilds="all"`` list of a 千变 hand holds 24,182 plays; it scores that hand's 186
     fewest-wilds plays). The
     largest ``"fewest"`` list known holds 203 plays, under the default 240, so at a table the
-    bound drops no play; 240 plays and a pass stay under the 256 rows where the network's
-    product would switch to OpenBLAS (:meth:`shuangkou.learned.MLP.forward`)."""
+    bound drops no play; 240 plays and a pass stay under the 256 rows above which the network's
+    products are not sliced to run on one thread (:meth:`shuangkou.learned.MLP.forward`). The
+    heuristic judges the plays once a decision: :meth:`choose` hands its choice to the
+    guards."""
 
     def __init__(self, name: str, rules: Rules, weights: Any = None,
                  max_plays: int = 240) -> None:
@@ -334,12 +338,25 @@ class LearnedBot(Bot):
         self.max_plays = max_plays
 
     def _decide(self, view: Any, plays: Any, rng: Any) -> Play | None:
-        plays = shortlist(list(plays), self.max_plays)
+        return self.choose(view, plays, rng)[0]
+
+    def choose(self, view: Any, plays: Any, rng: Any) -> tuple[Play | None,
+                                                                tuple[Play | None] | None]:
+        """``(choice, hint)``: the bot's choice among ``plays`` (``None``: pass) and, when it
+        scored them all (at most ``max_plays``), ``(heuristic's choice,)``: the hint the
+        network read, which is what :attr:`heuristic` returns for ``(view, plays, rng)`` — the
+        guards reuse it instead of asking the heuristic again; else ``hint`` is ``None``."""
+        every = list(plays)
+        plays = shortlist(every, self.max_plays)
         if not plays:
-            return None
+            return None, None
         x, env, is_pass = table_features([view], [plays], self.rules, self.heuristic, rng)
         row = int(best_rows(self.net.score(x), env, 1)[0])
-        return None if is_pass[row] else plays[row]
+        hint = None
+        if plays is every:
+            hinted = np.flatnonzero(x[:, HEURISTIC_COLUMN])
+            hint = (None if not hinted.size or is_pass[hinted[0]] else plays[hinted[0]],)
+        return None if is_pass[row] else plays[row], hint
 
 
 # -- make --------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ overrides it where it is one of the mistakes counted over self-play deals of the
 The heuristic keeps bombs whole (its damage measure splits hands with bombs kept) and plays
 wild-free first, so the last two hand the decision to the yardstick where the inner bot left
 it. Each guard is cheap (a few attribute reads; the last two call the heuristic, about
-0.04 ms), so a guarded bot costs what its inner bot costs.
+0.04 ms, or over the learned bot reuse the heuristic's choice it read as a feature,
+:meth:`~shuangkou.bots.LearnedBot.choose`), so a guarded bot costs what its inner bot costs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._check import as_int
-from .bots import PIMC_FALLBACK, Bot, make
+from .bots import PIMC_FALLBACK, Bot, LearnedBot, make
 from .errors import ArgumentError
 from .plays import Play
 from .rules import Rules
@@ -86,10 +87,17 @@ class GuardedBot(Bot):
         self.heuristic: Any = heuristic if heuristic is not None else getattr(inner, "heuristic",
                                                                          inner)
         self.fired: dict[str, int] = dict.fromkeys(GUARDS, 0)
+        # the learned bot reads the heuristic's choice as a feature: reused, not asked again
+        self._hinted: bool = isinstance(inner, LearnedBot) and self.heuristic is inner.heuristic
 
     def _decide(self, view: Any, legal: Any, rng: Any) -> Play | None:
         plays: list[Play] = list(legal)
-        choice: Play | None = self.inner(view, plays, rng)
+        hint: tuple[Play | None] | None = None  # the heuristic's choice, if the inner bot had it
+        choice: Play | None
+        if self._hinted:
+            choice, hint = self.inner.choose(view, plays, rng)
+        else:
+            choice = self.inner(view, plays, rng)
         guards = self.guards
         seat = view.seat
         owner = view.table_owner
@@ -114,7 +122,8 @@ class GuardedBot(Bot):
         if ("bombs" in guards and breaks_bomb(hand, choice)) or (
                 "joker" in guards and spends_big_joker(choice, self.rules)):
             self.fired["bombs" if breaks_bomb(hand, choice) else "joker"] += 1
-            fixed: Play | None = self.heuristic(view, plays, rng)
+            fixed: Play | None = hint[0] if hint is not None else self.heuristic(view, plays,
+                                                                                 rng)
             return fixed
         return choice
 

@@ -333,6 +333,29 @@ def best_rows(q: np.ndarray, env: np.ndarray, n: int) -> np.ndarray:
 
 
 # -- the network -------------------------------------------------------------------------------
+ONE_THREAD_MACS = 1 << 18
+"""Most multiply-adds of one BLAS product while deciding (:func:`_one_thread_product`):
+OpenBLAS computes a matrix product of at most ``65536 × GEMM_MULTITHREAD_THRESHOLD`` (4 by
+default: 2^18) multiply-adds on the calling thread; above it, it wakes its threads, whose
+start and spinning cost milliseconds of CPU time on a busy machine (measured: a 64-row first
+layer took 5 ms of CPU on 2 loaded cores, 40 rows 0.013 ms)."""
+ONE_THREAD_MATVEC = 2304 * 4 - 1
+"""The same bound for a matrix-vector product (a layer of one output): OpenBLAS's ``gemv``
+runs on the calling thread below ``2304 × GEMM_MULTITHREAD_THRESHOLD`` multiply-adds."""
+
+
+def _one_thread_product(h: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``h @ w`` in slices of rows, each product within :data:`ONE_THREAD_MACS` (or
+    :data:`ONE_THREAD_MATVEC`): BLAS's speed without its threads (numpy's own loops, as
+    ``einsum``, are 5–7 times slower on a decision's 75–240 rows)."""
+    limit = ONE_THREAD_MATVEC if w.shape[1] == 1 else ONE_THREAD_MACS
+    rows = max(1, limit // (w.shape[0] * w.shape[1]))
+    if h.shape[0] <= rows:
+        whole: np.ndarray = h @ w
+        return whole
+    return np.concatenate([h[i:i + rows] @ w for i in range(0, h.shape[0], rows)])
+
+
 @dataclass
 class MLP:
     """``Q = W_L·relu(…relu(W_1·x + b_1)…) + b_L``: a candidate's expected final team score
@@ -356,11 +379,10 @@ class MLP:
         acts = [x]
         h = x
         last = len(self.w) - 1
-        # few rows (one decision): numpy's own loops; OpenBLAS would wake its threads for a
-        # tiny product, which costs milliseconds on a busy machine
+        # few rows (one decision): in products BLAS runs on this thread; many (training): whole
         small = x.shape[0] < 256
         for i, (w, b) in enumerate(zip(self.w, self.b)):
-            h = (np.einsum("ij,jk->ik", h, w) if small else h @ w) + b
+            h = (_one_thread_product(h, w) if small else h @ w) + b
             if i < last:
                 h = np.maximum(h, 0)
             acts.append(h)
