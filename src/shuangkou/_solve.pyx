@@ -526,6 +526,7 @@ cdef enum:
     SV_DONE = 3                 # valued
     SV_MAX_THREADS = 64         # ``threads`` at most
     SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
+    SV_DEFER_FROM = 3           # ABDADA defers a busy move from a node's fourth move on (sv_search)
 
 
 cdef extern from "<limits.h>":
@@ -1547,6 +1548,14 @@ cdef inline void sv_bound(long long* lo, long long* hi, int32_t v, int32_t beta)
         sv_raise(lo, v)
 
 
+cdef inline void sv_expect(Search* s, SkState* st, int seat, bint fail_high) noexcept nogil:
+    """At the root: the type ``seat``'s move's child ``st`` is expected to have, from what the
+    root's window test is expected to show (``fail_high``: the move reaches it). The root is
+    then a CUT node, else an ALL node; an opponent's child takes the other type, a partner's
+    (the same window) the same (``Search.expect_cut``: read by a parallel search only)."""
+    s.expect_cut = (not fail_high) if ((st.to_act ^ seat) & 1) else fail_high
+
+
 cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess, int depth,
                             long long* lo_out, long long* hi_out) noexcept nogil:
     """The exact value for ``seat`` of ``st`` (reached by its move) by MTD(f): null-window
@@ -1556,6 +1565,7 @@ cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess, int
     cdef int32_t lo = -SV_INF, hi = SV_INF, g = guess, b
     while lo < hi:
         b = g + 1 if g == lo else g
+        sv_expect(s, st, seat, b == g)  # the guess is reached; one above it is not
         g = sv_child(s, st, seat, b - 1, b, depth)
         if s.stopped:
             return 0
@@ -1693,11 +1703,13 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     s.horizon = False
     work0 = s.budget.work
     # a parallel search (ABDADA): a move another thread is searching waits in order[lim..n)
-    # until the others are tried (the first is searched by every thread that comes: alpha).
-    # Not at a node expected to cut off (``cut``: its entry a lower bound, or with none its
-    # parent's expectation): the sibling another thread is on likely ends it,
-    # so a thread joins that one (sharing its table entries) rather than start moves one
-    # thread never searches (docs/solver.md "Threads")
+    # until the others are tried. Not the first SV_DEFER_FROM moves, searched by every thread
+    # that comes (young brothers wait: a node whose first moves all failed low is likely one
+    # whose every move must be searched; before, a later move may still cut it off and the
+    # siblings started meanwhile were wasted), nor at a node expected to cut off (``cut``:
+    # its entry a lower bound, or with none its parent's expectation): the sibling another
+    # thread is on likely ends it, so a thread joins that one (sharing its table entries)
+    # rather than start moves one thread never searches (docs/solver.md "Threads")
     defer = s.busy != NULL and not cut
     lim = n
     k = 0
@@ -1722,7 +1734,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 s.chainfree = cf0
                 s.bombfree = bf0
                 return e.value
-            if defer and sv_ld(sv_busy(s, key, i)) > 0:
+            if defer and k >= SV_DEFER_FROM and sv_ld(sv_busy(s, key, i)) > 0:
                 lim -= 1
                 s.order[start + k] = s.order[start + lim]
                 s.order[start + lim] = i
@@ -1821,12 +1833,15 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     if (j.all_values or first) and s.features & SV_F_MTDF:
         return sv_mtdf(s, &st, seat, guess, d, lo, hi)
     if j.all_values or first:
+        s.expect_cut = False    # a full window: every move of the child is searched
         v = sv_child(s, &st, seat, -SV_INF, SV_INF, d)
         if not s.stopped and lo != NULL:
             sv_raise(lo, v)
             sv_drop(hi, v)
         return v
-    # a null window: does the move reach best? (else v bounds it, < best)
+    # a null window: does the move reach best? (else v bounds it, < best; expected: the
+    # moves are tried best first)
+    sv_expect(s, &st, seat, False)
     v = sv_child(s, &st, seat, best - 1, best, d)
     if not s.stopped:
         sv_bound(lo, hi, v, best)
@@ -1834,6 +1849,7 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
         if best >= j.top:       # nothing beats best: v is best
             v = best
         else:                   # does it pass best? then its exact value
+            sv_expect(s, &st, seat, False)
             v = sv_child(s, &st, seat, best, best + 1, d)
             if not s.stopped:
                 sv_bound(lo, hi, v, best + 1)
@@ -2359,7 +2375,6 @@ cdef class Searcher:
         for k in range(helpers + 1):
             h = s if k == helpers else &self.helpers[k]
             h.busy = busy
-            h.expect_cut = False        # the root's moves: their nodes' type unknown
             if k < helpers:
                 h.budget = s.budget             # the same deadline
                 h.tt = s.tt
