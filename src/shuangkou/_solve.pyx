@@ -6,7 +6,7 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from shuangkou._core cimport Play
 from shuangkou._engine cimport State
@@ -621,6 +621,10 @@ ctypedef struct Search:
     uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
     int32_t order_lo[SV_ORDER_SLOTS]
     int32_t order_hi[SV_ORDER_SLOTS]
+    int ob_n                    # sv_order_here's bounds: of these places (−1: none yet) in the
+    uint32_t ob_places          # bomb-free subtree being searched, for seat 0's team
+    int32_t ob_lo
+    int32_t ob_hi
 
 
 cdef inline bint sv_resize(void** p, long long n, size_t item) noexcept nogil:
@@ -1291,6 +1295,28 @@ cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t
     s.order_hi[slot] = hi[0]
 
 
+cdef inline void sv_order_here(Search* s, const SkState* st, int seat, int32_t* lo,
+                               int32_t* hi) noexcept nogil:
+    """``sv_order_bounds`` at a node of the bomb-free subtree being searched: there no bomb
+    can be played, so the bounds change only with the places, and a seat of the other team
+    has them negated (R8: one team's value is the other's, negated). The last ones are kept
+    (``s.ob_*``, forgotten where a bomb-free subtree starts: ``sv_search``): the places of
+    most nodes are their parent's."""
+    cdef uint32_t places
+    memcpy(&places, st.places, 4)
+    places &= <uint32_t>(((<uint64_t>1) << (8 * st.nplaces)) - 1)     # the places taken
+    if st.nplaces != s.ob_n or places != s.ob_places:
+        sv_order_bounds(s, st, 0, &s.ob_lo, &s.ob_hi)
+        s.ob_n = st.nplaces
+        s.ob_places = places
+    if seat & 1:
+        lo[0] = -s.ob_hi
+        hi[0] = -s.ob_lo
+    else:
+        lo[0] = s.ob_lo
+        hi[0] = s.ob_hi
+
+
 # -- the search ----------------------------------------------------------------------------------
 cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int seat) noexcept nogil:
     """Move ordering (speed only): going out, then a pass on the partner's play, plain plays
@@ -1602,8 +1628,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     if s.features & SV_F_ORDER:
         if not bf0:
             s.bombfree = sv_bomb_free(s, st)    # then for the whole subtree
+            s.ob_n = -1     # its bombs played may not be those of sv_order_here's bounds
         if s.bombfree:  # a bound from the finishing orders left: valid at any depth
-            sv_order_bounds(s, st, seat, &lo, &hi)
+            sv_order_here(s, st, seat, &lo, &hi)
             if hi <= alpha or lo >= beta:
                 s.chainfree = cf0
                 s.bombfree = bf0
@@ -1939,6 +1966,7 @@ cdef inline void sv_fresh(Search* s) noexcept nogil:
     s.chainfree = False
     s.bombfree = False
     s.has_key = False
+    s.ob_n = -1
     s.top = 0
 
 
