@@ -16,7 +16,7 @@ from _readings cimport K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_pass_unhashed, sk_play,
-    sk_play_unhashed, sk_restore, sk_save, sk_score,
+    sk_play_unhashed, sk_restore, sk_save, sk_score, sk_trick_won_unhashed,
 )
 
 from _decompose cimport (
@@ -1018,10 +1018,9 @@ cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long st
         if k < 0:
             break
         sk_play_unhashed(&line, s.words[start + k], s.tags[start + k])
-        while not line.over and line.to_act != seat:
-            sk_pass_unhashed(&line)
-        if line.over or line.table:
-            return lb       # cannot happen (every other seat passed): no bound from it
+        if line.over or line.to_act == seat:
+            return lb       # cannot happen (the seat keeps cards, others too): no bound from it
+        sk_trick_won_unhashed(&line)    # every other seat passes: the seat leads again
     for r in range(nr):
         fin = line
         sk_play_unhashed(&fin, rest, tags[r])

@@ -437,6 +437,20 @@ cdef inline void sk_pass_unhashed(SkState* st) noexcept nogil:
     _sk_pass(st, False)
 
 
+cdef inline void sk_trick_won_unhashed(SkState* st) noexcept nogil:
+    """Every other seat still holding cards passes on the top play, whose owner still holds
+    cards (trusted: the seat to act is not the owner): R7, the trick ends and the owner leads.
+    The state ``sk_pass_unhashed`` reaches by those passes, made at once (the hash is not
+    updated)."""
+    st.table = 0
+    st.table_word = 0
+    st.passes = 0
+    st.trick += 1
+    st.leader = st.owner
+    st.to_act = st.owner
+    st.owner = -1
+
+
 cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed) noexcept nogil:
     cdef int s = st.to_act, r, c, n
     cdef uint64_t h = 0
