@@ -1148,19 +1148,19 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
 
 cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int seat,
                                 int32_t beta, int depth, long long start, int n,
-                                long long* code) noexcept nogil:
+                                bint hashed, long long* code) noexcept nogil:
     """Enhanced transposition cut-off, its first half: each child's forced passes
     (``sv_advance``) and table key (kept in ``s.ckeys``/``s.passes`` for its own search), its
     bucket prefetched; ``sv_etc_probe`` reads them once other work has hidden the memory's
     latency. A child that ends the deal is valued at once: if it reaches ``beta``, returns its
-    value (``code``: 1 + the move's index), else −SV_INF."""
+    value (``code``: 1 + the move's index), else −SV_INF. ``hashed``: not ``sv_hashless(s)``."""
     cdef int i, d
     cdef int32_t v = 0
-    cdef bint over, hashed = not sv_hashless(s)
+    cdef bint over
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
         sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
-        d = sv_advance(s, st, depth - 1)
+        d = sv_advance(s, st, depth - 1, hashed)
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
         if over:
@@ -1515,16 +1515,16 @@ cdef inline bint sv_settled(Search* s, uint64_t key, int depth, int32_t alpha, i
         or ((e.meta & 3) == SV_UPPER and e.value <= alpha))
 
 
-cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
+cdef inline int sv_advance(Search* s, SkState* st, int depth, bint hashed) noexcept nogil:
     """Forced passes without a node (SV_F_FORCED): while the seat to act faces a play it
     cannot beat (no play of ``sk_legal``'s), it passes: its only move, so the position's value
     is the next one's (a pass never ends the deal, R7). Returns the moves left of ``depth``
     (each pass one, and none made at depth 0: a depth-limited search meets its horizon where
-    it did with a node for each pass)."""
+    it did with a node for each pass). ``hashed``: not ``sv_hashless(s)`` (known to the
+    caller)."""
     if not s.features & SV_F_FORCED:
         return depth
     # not once the deal is over: no seat is to act (to_act −1 would index before the hands)
-    cdef bint hashed = not sv_hashless(s)
     while (depth > 0 and not st.over and st.table
            and not sv_can_beat(s, st.hand[st.to_act], st.table)):
         if hashed:
@@ -1667,7 +1667,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     if (s.features & SV_F_ETC and n > 1 and depth > 1
             and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
         etc = True
-        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, &best_code)
+        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, hashed, &best_code)
         if v >= beta:       # a move ending the deal
             sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
@@ -1774,7 +1774,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 s.has_key = True
                 s.key = s.ckeys[start + i]
         else:
-            d = sv_advance(s, st, depth - 1)
+            d = sv_advance(s, st, depth - 1, hashed)
         busy = sv_busy(s, key, i) if s.busy != NULL else NULL
         if busy != NULL:
             sv_fetch_add(busy, 1)
@@ -1843,7 +1843,7 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     cdef long long* lo = NULL if j.lo == NULL else &j.lo[i]
     cdef long long* hi = NULL if j.hi == NULL else &j.hi[i]
     sv_apply(&st, j.words[i], j.tags[i], True)
-    d = sv_advance(s, &st, j.depth - 1)
+    d = sv_advance(s, &st, j.depth - 1, not sv_hashless(s))
     if (j.all_values or first) and s.features & SV_F_MTDF:
         return sv_mtdf(s, &st, seat, guess, d, lo, hi)
     if j.all_values or first:
@@ -2476,7 +2476,7 @@ cdef class Searcher:
             for i in order:
                 with nogil:
                     sv_apply(&st, s.words[i], s.tags[i], True)
-                    d = sv_advance(s, &st, SV_EXACT_DEPTH - 1)
+                    d = sv_advance(s, &st, SV_EXACT_DEPTH - 1, not sv_hashless(s))
                     w = sv_child(s, &st, seat, v - 1, v, d)
                     sk_restore(&st, &u)
                 budget_raise(&s.budget)
