@@ -494,13 +494,22 @@ cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed)
         st.hash = h + _z_turn(st)
 
 
+cdef inline int _holding(const SkState* st) noexcept nogil:
+    """How many seats still hold cards: the four counts (each < 128) in the bytes of one word,
+    where adding 0x7F sets a byte's top bit exactly when its count is not 0 (no carry
+    leaves a byte), and those bits summed by one multiplication."""
+    cdef uint32_t x
+    memcpy(&x, st.ncards, 4)
+    x = ((x + 0x7F7F7F7FU) & 0x80808080U) >> 7
+    return <int>((x * 0x01010101U) >> 24)
+
+
 cdef inline void _sk_pass(SkState* st, bint hashed) noexcept nogil:
     cdef int needed, lead
     cdef int owner = st.owner
     cdef uint64_t h = st.hash - _z_turn(st) if hashed else 0
     st.passes += 1
-    needed = ((st.ncards[0] != 0) + (st.ncards[1] != 0) + (st.ncards[2] != 0)
-              + (st.ncards[3] != 0) - (st.ncards[owner] != 0))
+    needed = _holding(st) - (st.ncards[owner] != 0)
     if st.passes >= needed:
         if st.ncards[owner]:
             lead = owner
