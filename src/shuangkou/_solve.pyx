@@ -1662,25 +1662,13 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     hashed = not sv_hashless(s)
     if n == 1:
         s.forced += 1   # counted only: a store here pays (forced positions transpose too)
-    # below SV_ETC_CARDS in hand the children's subtrees are small: searching them costs less
-    # than keying every child (docs/solver.md, "Instructions a node")
-    if (s.features & SV_F_ETC and n > 1 and depth > 1
-            and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
-        etc = True
-        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, hashed, &best_code)
-        if v >= beta:       # a move ending the deal
-            sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
-            s.top = start
-            s.chainfree = cf0
-            s.bombfree = bf0
-            return v
     # exact searches only: a depth-limited one's values may depend on the order (through the
     # table), and PIMC's choices on them
     split = (s.features & SV_F_SPLIT and depth > SV_MAX_DEPTH
              and st.ncards[seat] >= SV_SPLIT_CARDS)
     if split:
         hp = sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays, st.hand[seat]) - 1
-    # work for the children's buckets to arrive meanwhile: quick tricks, the move order. A
+    # the quick tricks before the children's keys: a node they cut off keys no child. A
     # quick trick's line splits the hand into at most 3 plays leading, 2 answering: a hand
     # whose 手数 (known from the move order) is more has none
     if (s.features & SV_F_QUICK and n <= SV_QUICK_MOVES
@@ -1688,6 +1676,19 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         v = sv_quick(s, st, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
             sv_store(s, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
+            s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
+            return v
+    # below SV_ETC_CARDS in hand the children's subtrees are small: searching them costs less
+    # than keying every child (docs/solver.md, "Instructions a node"). The move order is
+    # worked out while the children's buckets arrive
+    if (s.features & SV_F_ETC and n > 1 and depth > 1
+            and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
+        etc = True
+        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, hashed, &best_code)
+        if v >= beta:       # a move ending the deal
+            sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
