@@ -1003,37 +1003,41 @@ cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept 
     return s.class_n[slot]
 
 
-cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long start, int i,
-                            int j, uint64_t rest, const uint32_t* tags, int nr,
-                            int32_t lb) noexcept nogil:
+cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
+                            long long start, int i, int j, uint64_t rest, const uint32_t* tags,
+                            int nr, int32_t lb) noexcept nogil:
     """The better of ``lb`` and the value of the line: ``seat`` plays move ``i`` (then move
     ``j`` if ``j`` ≥ 0), each won as every other seat passes, then leads ``rest``, one play
-    (its ``nr`` readings ``tags``: each is tried), and is out."""
-    cdef SkState line, fin
+    (its ``nr`` readings ``tags``: each is tried), and is out. Played on ``st`` itself (its
+    core saved in ``u``, restored before returning: no copy of the whole state)."""
+    cdef SkUndo line
     cdef int r, m, k
     cdef int32_t v, hi
-    line = st[0]
     for m in range(2):
         k = i if m == 0 else j
         if k < 0:
             break
-        sk_play_unhashed(&line, s.words[start + k], s.tags[start + k])
-        if line.over or line.to_act == seat:
+        sk_play_unhashed(st, s.words[start + k], s.tags[start + k])
+        if st.over or st.to_act == seat:
+            sk_restore(st, u)
             return lb       # cannot happen (the seat keeps cards, others too): no bound from it
-        sk_trick_won_unhashed(&line)    # every other seat passes: the seat leads again
+        sk_trick_won_unhashed(st)   # every other seat passes: the seat leads again
+    sk_save(st, &line)
     for r in range(nr):
-        fin = line
-        sk_play_unhashed(&fin, rest, tags[r])
-        if fin.over:
-            v = sv_units(s, &fin, seat)
+        if r:
+            sk_restore(st, &line)
+        sk_play_unhashed(st, rest, tags[r])
+        if st.over:
+            v = sv_units(s, st, seat)
         elif s.bombfree:    # the worst finishing order left after the seat is out
-            sv_order_bounds(s, &fin, seat, &v, &hi)
+            sv_order_bounds(s, st, seat, &v, &hi)
         else:
             v = -SV_INF
-        if not fin.over:
-            v = sv_relay(s, &fin, seat, tags[r], v)
+        if not st.over:
+            v = sv_relay(s, st, seat, tags[r], v)
         if v > lb:
             lb = v
+    sk_restore(st, u)
     return lb
 
 
@@ -1106,8 +1110,8 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
     return lb
 
 
-cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long start, int n,
-                             int32_t beta) noexcept nogil:
+cdef inline int32_t sv_quick(Search* s, SkState* st, const SkUndo* u, int seat,
+                             long long start, int n, int32_t beta) noexcept nogil:
     """Quick tricks, the lower bound of a shedding game: the seat to act has a line of plays
     that neither opponent can beat (R4/R5: ``sk_count`` against each is 0) ending in one play
     that empties its hand, and going out then decides the deal or the position is bomb-free.
@@ -1116,7 +1120,8 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     final value (bomb-free: the worst finishing order left after the seat is out) bounds the
     position's from below. Lines of one sure play then the last, and leading with at most
     SV_QUICK_PAIRS moves, two sure plays then the last. Returns the best such bound (as soon
-    as one reaches ``beta``), −SV_INF if there is none. ``start``/``n``: the seat's moves."""
+    as one reaches ``beta``), −SV_INF if there is none. ``start``/``n``: the seat's moves;
+    the lines are played on ``st`` (its core saved in ``u``), which is left as it was."""
     cdef uint64_t hand = st.hand[seat], rest, rest2
     cdef uint32_t tags[2]
     cdef int i, j, nr
@@ -1132,7 +1137,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
         nr = sv_classify(s, rest, tags)
         if nr:
             if sv_sure(s, st, seat, start, i):
-                lb = sv_line(s, st, seat, start, i, -1, rest, tags, nr, lb)
+                lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
         elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i):
             for j in range(i + 1, n):
                 rest2 = rest - s.words[start + j]
@@ -1140,7 +1145,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
                     continue
                 nr = sv_classify(s, rest2, tags)
                 if nr and sv_sure(s, st, seat, start, j):
-                    lb = sv_line(s, st, seat, start, i, j, rest2, tags, nr, lb)
+                    lb = sv_line(s, st, u, seat, start, i, j, rest2, tags, nr, lb)
         if lb >= beta:
             break
     return lb
@@ -1673,7 +1678,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     # whose 手数 (known from the move order) is more has none
     if (s.features & SV_F_QUICK and n <= SV_QUICK_MOVES
             and not (split and hp >= (3 if st.table == 0 else 2))):
-        v = sv_quick(s, st, seat, start, n, beta)
+        v = sv_quick(s, st, &u, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
             sv_store(s, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
@@ -2515,6 +2520,7 @@ def quick_bound(Searcher searcher, State state) -> int | None:
     seat to act (every line tried, no cut-off), or None when no line gives one."""
     cdef Search* s = &searcher.s
     cdef SkState st
+    cdef SkUndo u
     cdef int n
     cdef int32_t v = -SV_INF  # set under the lock; initialised for the compiler (-Werror)
     searcher._ready()
@@ -2530,6 +2536,7 @@ def quick_bound(Searcher searcher, State state) -> int | None:
             raise MemoryError()
         s.top = n
         s.bombfree = sv_bomb_free(s, &st)
-        v = sv_quick(s, &st, st.to_act, 0, n, SV_INF)
+        sk_save(&st, &u)
+        v = sv_quick(s, &st, &u, st.to_act, 0, n, SV_INF)
         sv_fresh(s)
     return None if v == -SV_INF else v
