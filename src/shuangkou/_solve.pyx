@@ -1400,7 +1400,8 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     Exact searches only: a horizon evaluation (the greedy rollout) may tell the ranks apart.
     The children's keys (``s.ckeys``) hold the kept plays' group keys meanwhile."""
     cdef int seat = st.to_act, i, j, m = 0, r
-    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g
+    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g, key
+    cdef uint64_t seen[2]
     cdef uint32_t tag
     cdef bint dup
     for i in range(4):
@@ -1412,6 +1413,22 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     lanes = (lanes | lanes >> 1 | lanes >> 2 | lanes >> 3) & SK_NIB1 & ~others
     if (lanes & (lanes - 1)) == 0:
         return n        # fewer than two ranks of the hand's own: no group
+    # two plays group only if their ranks have one run and one count in the hand: without
+    # two such ranks, no group (each rank's run and count, 7 bits, marked in ``seen``)
+    seen[0] = 0
+    seen[1] = 0
+    dup = False
+    while lanes:
+        r = SK_CTZ64(lanes) >> 2
+        key = <uint64_t>(nib_sum(others & ((<uint64_t>1 << (4 * r)) - 1)) << 3
+                         | (nib(mine, r) - 1))
+        if (seen[key >> 6] >> (key & 63)) & 1:
+            dup = True
+            break
+        seen[key >> 6] |= (<uint64_t>1) << (key & 63)
+        lanes &= lanes - 1
+    if not dup:
+        return n
     for i in range(n):
         w = s.words[start + i]
         tag = s.tags[start + i]
