@@ -6,7 +6,7 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from shuangkou._core cimport Play
 from shuangkou._engine cimport State
@@ -16,7 +16,7 @@ from _readings cimport K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_pass_unhashed, sk_play,
-    sk_play_unhashed, sk_restore, sk_save, sk_score,
+    sk_play_unhashed, sk_restore, sk_save, sk_score, sk_trick_won_unhashed,
 )
 
 from _decompose cimport (
@@ -622,6 +622,10 @@ ctypedef struct Search:
     uint64_t order_key[SV_ORDER_SLOTS]  # sv_order_bounds' results (key 0: empty slot)
     int32_t order_lo[SV_ORDER_SLOTS]
     int32_t order_hi[SV_ORDER_SLOTS]
+    int ob_n                    # sv_order_here's bounds: of these places (−1: none yet) in the
+    uint32_t ob_places          # bomb-free subtree being searched, for seat 0's team
+    int32_t ob_lo
+    int32_t ob_hi
 
 
 cdef inline bint sv_resize(void** p, long long n, size_t item) noexcept nogil:
@@ -1000,38 +1004,41 @@ cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept 
     return s.class_n[slot]
 
 
-cdef inline int32_t sv_line(Search* s, const SkState* st, int seat, long long start, int i,
-                            int j, uint64_t rest, const uint32_t* tags, int nr,
-                            int32_t lb) noexcept nogil:
+cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
+                            long long start, int i, int j, uint64_t rest, const uint32_t* tags,
+                            int nr, int32_t lb) noexcept nogil:
     """The better of ``lb`` and the value of the line: ``seat`` plays move ``i`` (then move
     ``j`` if ``j`` ≥ 0), each won as every other seat passes, then leads ``rest``, one play
-    (its ``nr`` readings ``tags``: each is tried), and is out."""
-    cdef SkState line, fin
+    (its ``nr`` readings ``tags``: each is tried), and is out. Played on ``st`` itself (its
+    core saved in ``u``, restored before returning: no copy of the whole state)."""
+    cdef SkUndo line
     cdef int r, m, k
     cdef int32_t v, hi
-    line = st[0]
     for m in range(2):
         k = i if m == 0 else j
         if k < 0:
             break
-        sk_play_unhashed(&line, s.words[start + k], s.tags[start + k])
-        while not line.over and line.to_act != seat:
-            sk_pass_unhashed(&line)
-        if line.over or line.table:
-            return lb       # cannot happen (every other seat passed): no bound from it
+        sk_play_unhashed(st, s.words[start + k], s.tags[start + k])
+        if st.over or st.to_act == seat:
+            sk_restore(st, u)
+            return lb       # cannot happen (the seat keeps cards, others too): no bound from it
+        sk_trick_won_unhashed(st)   # every other seat passes: the seat leads again
+    sk_save(st, &line)
     for r in range(nr):
-        fin = line
-        sk_play_unhashed(&fin, rest, tags[r])
-        if fin.over:
-            v = sv_units(s, &fin, seat)
+        if r:
+            sk_restore(st, &line)
+        sk_play_unhashed(st, rest, tags[r])
+        if st.over:
+            v = sv_units(s, st, seat)
         elif s.bombfree:    # the worst finishing order left after the seat is out
-            sv_order_bounds(s, &fin, seat, &v, &hi)
+            sv_order_bounds(s, st, seat, &v, &hi)
         else:
             v = -SV_INF
-        if not fin.over:
-            v = sv_relay(s, &fin, seat, tags[r], v)
+        if not st.over:
+            v = sv_relay(s, st, seat, tags[r], v)
         if v > lb:
             lb = v
+    sk_restore(st, u)
     return lb
 
 
@@ -1104,8 +1111,8 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
     return lb
 
 
-cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long start, int n,
-                             int32_t beta) noexcept nogil:
+cdef inline int32_t sv_quick(Search* s, SkState* st, const SkUndo* u, int seat,
+                             long long start, int n, int32_t beta) noexcept nogil:
     """Quick tricks, the lower bound of a shedding game: the seat to act has a line of plays
     that neither opponent can beat (R4/R5: ``sk_count`` against each is 0) ending in one play
     that empties its hand, and going out then decides the deal or the position is bomb-free.
@@ -1114,7 +1121,8 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
     final value (bomb-free: the worst finishing order left after the seat is out) bounds the
     position's from below. Lines of one sure play then the last, and leading with at most
     SV_QUICK_PAIRS moves, two sure plays then the last. Returns the best such bound (as soon
-    as one reaches ``beta``), −SV_INF if there is none. ``start``/``n``: the seat's moves."""
+    as one reaches ``beta``), −SV_INF if there is none. ``start``/``n``: the seat's moves;
+    the lines are played on ``st`` (its core saved in ``u``), which is left as it was."""
     cdef uint64_t hand = st.hand[seat], rest, rest2
     cdef uint32_t tags[2]
     cdef int i, j, nr
@@ -1130,7 +1138,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
         nr = sv_classify(s, rest, tags)
         if nr:
             if sv_sure(s, st, seat, start, i):
-                lb = sv_line(s, st, seat, start, i, -1, rest, tags, nr, lb)
+                lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
         elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i):
             for j in range(i + 1, n):
                 rest2 = rest - s.words[start + j]
@@ -1138,7 +1146,7 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
                     continue
                 nr = sv_classify(s, rest2, tags)
                 if nr and sv_sure(s, st, seat, start, j):
-                    lb = sv_line(s, st, seat, start, i, j, rest2, tags, nr, lb)
+                    lb = sv_line(s, st, u, seat, start, i, j, rest2, tags, nr, lb)
         if lb >= beta:
             break
     return lb
@@ -1146,19 +1154,19 @@ cdef inline int32_t sv_quick(Search* s, const SkState* st, int seat, long long s
 
 cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int seat,
                                 int32_t beta, int depth, long long start, int n,
-                                long long* code) noexcept nogil:
+                                bint hashed, long long* code) noexcept nogil:
     """Enhanced transposition cut-off, its first half: each child's forced passes
     (``sv_advance``) and table key (kept in ``s.ckeys``/``s.passes`` for its own search), its
     bucket prefetched; ``sv_etc_probe`` reads them once other work has hidden the memory's
     latency. A child that ends the deal is valued at once: if it reaches ``beta``, returns its
-    value (``code``: 1 + the move's index), else −SV_INF."""
+    value (``code``: 1 + the move's index), else −SV_INF. ``hashed``: not ``sv_hashless(s)``."""
     cdef int i, d
     cdef int32_t v = 0
-    cdef bint over, hashed = not sv_hashless(s)
+    cdef bint over
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
         sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
-        d = sv_advance(s, st, depth - 1)
+        d = sv_advance(s, st, depth - 1, hashed)
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
         if over:
@@ -1292,6 +1300,28 @@ cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t
     s.order_hi[slot] = hi[0]
 
 
+cdef inline void sv_order_here(Search* s, const SkState* st, int seat, int32_t* lo,
+                               int32_t* hi) noexcept nogil:
+    """``sv_order_bounds`` at a node of the bomb-free subtree being searched: there no bomb
+    can be played, so the bounds change only with the places, and a seat of the other team
+    has them negated (R8: one team's value is the other's, negated). The last ones are kept
+    (``s.ob_*``, forgotten where a bomb-free subtree starts: ``sv_search``): the places of
+    most nodes are their parent's."""
+    cdef uint32_t places
+    memcpy(&places, st.places, 4)
+    places &= <uint32_t>(((<uint64_t>1) << (8 * st.nplaces)) - 1)     # the places taken
+    if st.nplaces != s.ob_n or places != s.ob_places:
+        sv_order_bounds(s, st, 0, &s.ob_lo, &s.ob_hi)
+        s.ob_n = st.nplaces
+        s.ob_places = places
+    if seat & 1:
+        lo[0] = -s.ob_hi
+        hi[0] = -s.ob_lo
+    else:
+        lo[0] = s.ob_lo
+        hi[0] = s.ob_hi
+
+
 # -- the search ----------------------------------------------------------------------------------
 cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int seat) noexcept nogil:
     """Move ordering (speed only): going out, then a pass on the partner's play, plain plays
@@ -1371,7 +1401,8 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     Exact searches only: a horizon evaluation (the greedy rollout) may tell the ranks apart.
     The children's keys (``s.ckeys``) hold the kept plays' group keys meanwhile."""
     cdef int seat = st.to_act, i, j, m = 0, r
-    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g
+    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g, key
+    cdef uint64_t seen[2]
     cdef uint32_t tag
     cdef bint dup
     for i in range(4):
@@ -1383,6 +1414,22 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     lanes = (lanes | lanes >> 1 | lanes >> 2 | lanes >> 3) & SK_NIB1 & ~others
     if (lanes & (lanes - 1)) == 0:
         return n        # fewer than two ranks of the hand's own: no group
+    # two plays group only if their ranks have one run and one count in the hand: without
+    # two such ranks, no group (each rank's run and count, 7 bits, marked in ``seen``)
+    seen[0] = 0
+    seen[1] = 0
+    dup = False
+    while lanes:
+        r = SK_CTZ64(lanes) >> 2
+        key = <uint64_t>(nib_sum(others & ((<uint64_t>1 << (4 * r)) - 1)) << 3
+                         | (nib(mine, r) - 1))
+        if (seen[key >> 6] >> (key & 63)) & 1:
+            dup = True
+            break
+        seen[key >> 6] |= (<uint64_t>1) << (key & 63)
+        lanes &= lanes - 1
+    if not dup:
+        return n
     for i in range(n):
         w = s.words[start + i]
         tag = s.tags[start + i]
@@ -1491,16 +1538,16 @@ cdef inline bint sv_settled(Search* s, uint64_t key, int depth, int32_t alpha, i
         or ((e.meta & 3) == SV_UPPER and e.value <= alpha))
 
 
-cdef inline int sv_advance(Search* s, SkState* st, int depth) noexcept nogil:
+cdef inline int sv_advance(Search* s, SkState* st, int depth, bint hashed) noexcept nogil:
     """Forced passes without a node (SV_F_FORCED): while the seat to act faces a play it
     cannot beat (no play of ``sk_legal``'s), it passes: its only move, so the position's value
     is the next one's (a pass never ends the deal, R7). Returns the moves left of ``depth``
     (each pass one, and none made at depth 0: a depth-limited search meets its horizon where
-    it did with a node for each pass)."""
+    it did with a node for each pass). ``hashed``: not ``sv_hashless(s)`` (known to the
+    caller)."""
     if not s.features & SV_F_FORCED:
         return depth
     # not once the deal is over: no seat is to act (to_act −1 would index before the hands)
-    cdef bint hashed = not sv_hashless(s)
     while (depth > 0 and not st.over and st.table
            and not sv_can_beat(s, st.hand[st.to_act], st.table)):
         if hashed:
@@ -1612,8 +1659,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     if s.features & SV_F_ORDER:
         if not bf0:
             s.bombfree = sv_bomb_free(s, st)    # then for the whole subtree
+            s.ob_n = -1     # its bombs played may not be those of sv_order_here's bounds
         if s.bombfree:  # a bound from the finishing orders left: valid at any depth
-            sv_order_bounds(s, st, seat, &lo, &hi)
+            sv_order_here(s, st, seat, &lo, &hi)
             if hi <= alpha or lo >= beta:
                 s.chainfree = cf0
                 s.bombfree = bf0
@@ -1646,32 +1694,33 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     hashed = not sv_hashless(s)
     if n == 1:
         s.forced += 1   # counted only: a store here pays (forced positions transpose too)
-    # below SV_ETC_CARDS in hand the children's subtrees are small: searching them costs less
-    # than keying every child (docs/solver.md, "Instructions a node")
-    if (s.features & SV_F_ETC and n > 1 and depth > 1
-            and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
-        etc = True
-        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, &best_code)
-        if v >= beta:       # a move ending the deal
-            sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
-            s.top = start
-            s.chainfree = cf0
-            s.bombfree = bf0
-            return v
     # exact searches only: a depth-limited one's values may depend on the order (through the
     # table), and PIMC's choices on them
     split = (s.features & SV_F_SPLIT and depth > SV_MAX_DEPTH
              and st.ncards[seat] >= SV_SPLIT_CARDS)
     if split:
         hp = sv_hand_plays(s, &s.split_deco, s.split_hand, s.split_plays, st.hand[seat]) - 1
-    # work for the children's buckets to arrive meanwhile: quick tricks, the move order. A
+    # the quick tricks before the children's keys: a node they cut off keys no child. A
     # quick trick's line splits the hand into at most 3 plays leading, 2 answering: a hand
     # whose 手数 (known from the move order) is more has none
     if (s.features & SV_F_QUICK and n <= SV_QUICK_MOVES
             and not (split and hp >= (3 if st.table == 0 else 2))):
-        v = sv_quick(s, st, seat, start, n, beta)
+        v = sv_quick(s, st, &u, seat, start, n, beta)
         if v >= beta:       # a line to the end the opponents cannot stop: valid at any depth
             sv_store(s, key, v, 0, SV_TT_EXACT, SV_LOWER, 1)
+            s.top = start
+            s.chainfree = cf0
+            s.bombfree = bf0
+            return v
+    # below SV_ETC_CARDS in hand the children's subtrees are small: searching them costs less
+    # than keying every child (docs/solver.md, "Instructions a node"). The move order is
+    # worked out while the children's buckets arrive
+    if (s.features & SV_F_ETC and n > 1 and depth > 1
+            and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
+        etc = True
+        v = sv_etc_keys(s, st, &u, seat, beta, depth, start, n, hashed, &best_code)
+        if v >= beta:       # a move ending the deal
+            sv_store(s, key, v, best_code, SV_TT_EXACT, SV_LOWER, 1)
             s.top = start
             s.chainfree = cf0
             s.bombfree = bf0
@@ -1760,7 +1809,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 s.has_key = True
                 s.key = s.ckeys[start + i]
         else:
-            d = sv_advance(s, st, depth - 1)
+            d = sv_advance(s, st, depth - 1, hashed)
         busy = sv_busy(s, key, i) if s.busy != NULL else NULL
         if busy != NULL:
             sv_fetch_add(busy, 1)
@@ -1829,7 +1878,7 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     cdef long long* lo = NULL if j.lo == NULL else &j.lo[i]
     cdef long long* hi = NULL if j.hi == NULL else &j.hi[i]
     sv_apply(&st, j.words[i], j.tags[i], True)
-    d = sv_advance(s, &st, j.depth - 1)
+    d = sv_advance(s, &st, j.depth - 1, not sv_hashless(s))
     if (j.all_values or first) and s.features & SV_F_MTDF:
         return sv_mtdf(s, &st, seat, guess, d, lo, hi)
     if j.all_values or first:
@@ -1955,6 +2004,7 @@ cdef inline void sv_fresh(Search* s) noexcept nogil:
     s.chainfree = False
     s.bombfree = False
     s.has_key = False
+    s.ob_n = -1
     s.top = 0
 
 
@@ -2464,7 +2514,7 @@ cdef class Searcher:
             for i in order:
                 with nogil:
                     sv_apply(&st, s.words[i], s.tags[i], True)
-                    d = sv_advance(s, &st, SV_EXACT_DEPTH - 1)
+                    d = sv_advance(s, &st, SV_EXACT_DEPTH - 1, not sv_hashless(s))
                     w = sv_child(s, &st, seat, v - 1, v, d)
                     sk_restore(&st, &u)
                 budget_raise(&s.budget)
@@ -2502,6 +2552,7 @@ def quick_bound(Searcher searcher, State state) -> int | None:
     seat to act (every line tried, no cut-off), or None when no line gives one."""
     cdef Search* s = &searcher.s
     cdef SkState st
+    cdef SkUndo u
     cdef int n
     cdef int32_t v = -SV_INF  # set under the lock; initialised for the compiler (-Werror)
     searcher._ready()
@@ -2517,6 +2568,7 @@ def quick_bound(Searcher searcher, State state) -> int | None:
             raise MemoryError()
         s.top = n
         s.bombfree = sv_bomb_free(s, &st)
-        v = sv_quick(s, &st, st.to_act, 0, n, SV_INF)
+        sk_save(&st, &u)
+        v = sv_quick(s, &st, &u, st.to_act, 0, n, SV_INF)
         sv_fresh(s)
     return None if v == -SV_INF else v

@@ -437,6 +437,20 @@ cdef inline void sk_pass_unhashed(SkState* st) noexcept nogil:
     _sk_pass(st, False)
 
 
+cdef inline void sk_trick_won_unhashed(SkState* st) noexcept nogil:
+    """Every other seat still holding cards passes on the top play, whose owner still holds
+    cards (trusted: the seat to act is not the owner): R7, the trick ends and the owner leads.
+    The state ``sk_pass_unhashed`` reaches by those passes, made at once (the hash is not
+    updated)."""
+    st.table = 0
+    st.table_word = 0
+    st.passes = 0
+    st.trick += 1
+    st.leader = st.owner
+    st.to_act = st.owner
+    st.owner = -1
+
+
 cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed) noexcept nogil:
     cdef int s = st.to_act, r, c, n
     cdef uint64_t h = 0
@@ -480,13 +494,22 @@ cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed)
         st.hash = h + _z_turn(st)
 
 
+cdef inline int _holding(const SkState* st) noexcept nogil:
+    """How many seats still hold cards: the four counts (each < 128) in the bytes of one word,
+    where adding 0x7F sets a byte's top bit exactly when its count is not 0 (no carry
+    leaves a byte), and those bits summed by one multiplication."""
+    cdef uint32_t x
+    memcpy(&x, st.ncards, 4)
+    x = ((x + 0x7F7F7F7FU) & 0x80808080U) >> 7
+    return <int>((x * 0x01010101U) >> 24)
+
+
 cdef inline void _sk_pass(SkState* st, bint hashed) noexcept nogil:
     cdef int needed, lead
     cdef int owner = st.owner
     cdef uint64_t h = st.hash - _z_turn(st) if hashed else 0
     st.passes += 1
-    needed = ((st.ncards[0] != 0) + (st.ncards[1] != 0) + (st.ncards[2] != 0)
-              + (st.ncards[3] != 0) - (st.ncards[owner] != 0))
+    needed = _holding(st) - (st.ncards[owner] != 0)
     if st.passes >= needed:
         if st.ncards[owner]:
             lead = owner
