@@ -83,6 +83,7 @@ class Searcher:
     def root_values(
         self, max_nodes: int = ..., time_limit: float = ..., depth: int = ...,
         all_values: bool = ..., threads: int = ...,
+        only: Iterable[tuple[int, int]] | None = ...,
     ) -> tuple[list[tuple[int, int]], list[int | None], list[int], int, bool, bool]: ...
     def principal_variation(
         self, first: int, value: int, max_length: int = ...

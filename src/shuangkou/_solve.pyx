@@ -2256,7 +2256,7 @@ cdef class Searcher:
         return self.s.forced
 
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
-                    bint all_values=False, int threads=1):
+                    bint all_values=False, int threads=1, only=None):
         """Search the root's moves (plays in generation order, then pass as ``(0, 0)``).
         ``max_nodes`` (0: none) and ``time_limit`` (seconds, 0: none) bound the search;
         Ctrl-C raises KeyboardInterrupt (checked every few ms without the GIL held).
@@ -2272,7 +2272,18 @@ cdef class Searcher:
         (the root's moves, and each move's tree: docs/solver.md "Threads"): the same value, optimal moves and exact values,
         in less wall time; ``nodes`` counts every thread's, and a non-optimal move's upper
         bound may differ from one thread's. A depth-limited search runs on one thread (its
-        values depend on the table's contents: one thread keeps them reproducible)."""
+        values depend on the table's contents: one thread keeps them reproducible).
+
+        ``only`` (``None``: every move): an iterable of root moves as this returns them
+        (``(packed, tag)`` pairs, pass as ``(0, 0)``; each must be a legal move of the root,
+        else ArgumentError, the searcher unchanged; repeats count once): the search values
+        those alone, as if the root had no other move — ``moves`` lists them in generation
+        order, ``values`` and ``optimal`` are theirs, :meth:`bounds` bound the best of them,
+        and the root's value is not stored in the table (theirs need not be it). The other
+        moves' trees are not searched, so the table holds less afterwards. A move's value at
+        ``depth`` 1 (the horizon right after it) is then the one the search of every move
+        gives it; deeper, a depth-limited value depends on what the table holds (the other
+        moves' trees fill it): compare on fresh searchers."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
@@ -2284,10 +2295,35 @@ cdef class Searcher:
             raise ArgumentError(f"threads must be in 1..{SV_MAX_THREADS}, got {threads}")
         with self.lock:
             return self._root_values(max_nodes, time_limit, depth, all_values,
-                                     threads if depth == SV_EXACT_DEPTH else 1)
+                                     threads if depth == SV_EXACT_DEPTH else 1, only)
+
+    cdef list _only(self, only, int n):
+        """The indices (ascending) of the root's moves ``s.words[:n]`` that ``only`` names
+        (root_values' argument, checked)."""
+        cdef Search* s = &self.s
+        cdef int i
+        index = {(s.words[i], s.tags[i]): i for i in range(n)}
+        if isinstance(only, (str, bytes)) or not hasattr(only, "__iter__"):
+            raise ArgumentError(f"only must be an iterable of root moves ((packed, tag) pairs, "
+                                f"pass as (0, 0)) or None, not {type(only).__name__}")
+        picked = set()
+        for m in only:
+            if (not isinstance(m, tuple) or len(m) != 2
+                    or not all(type(x) is int for x in m)):
+                raise ArgumentError(f"only: each move is a (packed, tag) pair of ints as "
+                                    f"root_values returns it, not {m!r}")
+            if m not in index:
+                raise ArgumentError(f"only: {m!r} is not a legal move of the root (pass moves "
+                                    f"that root_values lists for this position; pass is (0, 0) "
+                                    f"and legal only with a play on the table)")
+            picked.add(index[m])
+        if not picked:
+            raise ArgumentError("only: no move given: pass at least one root move, or None "
+                                "for every move")
+        return sorted(picked)
 
     cdef _root_values(self, long long max_nodes, double time_limit, int depth,
-                      bint all_values, int threads):
+                      bint all_values, int threads, only):
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef int seat = st.to_act, n, i, k, helpers = 0
@@ -2298,18 +2334,31 @@ cdef class Searcher:
         cdef RootJob j
         if st.over or seat < 0:
             raise ArgumentError("state: the deal is over: there is no move to search")
-        budget_init(&s.budget, max_nodes, time_limit)
-        sv_fresh(s)
-        s.shared = NULL
+        s.top = 0   # the stack is empty between searches (sv_fresh): the root's moves at 0
         n = sv_moves(s, &st)
         if n < 0:
             raise MemoryError()
+        picked = None if only is None else self._only(only, n)  # before any state changes
+        budget_init(&s.budget, max_nodes, time_limit)
+        sv_fresh(s)     # the stack's top back to 0: the moves stay in place below it
+        s.shared = NULL
+        full = n
+        if picked is not None:  # keep the picked moves, in generation order, at the bottom
+            for k in range(len(picked)):
+                s.words[k] = s.words[<int>picked[k]]
+                s.tags[k] = s.tags[<int>picked[k]]
+            n = len(picked)
         s.top = n
         moves = [(s.words[i], s.tags[i]) for i in range(n)]
         keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
         key = sv_tt_key(s, &st, sv_all_chainless(s, &st))
-        if sv_probe(s, sv_bucket(s, key), key, &e) and 0 < e.best <= <uint32_t>n:
-            keys[e.best - 1] = 1 << 30
+        if sv_probe(s, sv_bucket(s, key), key, &e) and 0 < e.best <= <uint32_t>full:
+            # the table's best move first (the same order as among every move), its value the
+            # first move's MTD(f) guess
+            i = e.best - 1 if picked is None else (
+                picked.index(e.best - 1) if e.best - 1 in picked else -1)
+            if i >= 0:
+                keys[i] = 1 << 30
             guess = e.value
         order = sorted(range(n), key=lambda q: -keys[q])
         memset(&j, 0, sizeof(RootJob))
@@ -2396,7 +2445,7 @@ cdef class Searcher:
             free(j.lo)
             free(j.hi)
         s.top = 0
-        if optimal:
+        if optimal and picked is None:  # some moves' best need not be the root's value
             sv_store(s, key, values[optimal[0]], optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)

@@ -888,6 +888,21 @@ def pimc_policy(
         """The fallback's move ``prior`` unless a shortlisted move beats it by more than
         ``margin`` in the depth-limited searches of ``mid``'s worlds."""
         n, nodes, depth = mid.worlds, mid.nodes, mid.depth
+        mine = (0, 0) if prior is None else (prior.packed, prior.tag)
+        pos: Any = game
+        if mine == (0, 0) and pos.table is None:
+            return prior  # a lead passed: no legal move of the fallback's to weigh
+        candidates = plays
+        if mid.shortlist and len(plays) > mid.shortlist:
+            hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
+            order = _tie_order(hand, plays, pos.rules, pos.table_owner == seat ^ 2)
+            candidates = sorted(plays, key=lambda p: order[(p.packed, p.tag)])[:mid.shortlist]
+        options: dict[tuple[int, int], Play | None] = {(p.packed, p.tag): p for p in candidates}
+        if pos.table is not None:
+            options[(0, 0)] = None
+        # only these moves can decide: the search values them alone (a depth-1 value is the
+        # same as among every move; the ~100 other root moves' rollouts were most of the cost)
+        only = None if candidates is plays else [mine, *options]
         total: dict[tuple[int, int], float] = {}
         s: _solve.Searcher | None = None
         for world in sample_worlds(game, seat, n, seed):
@@ -897,24 +912,15 @@ def pimc_policy(
             if s is None:  # a fresh table a decision: depth-limited values depend on its
                 s = searcher(world, objective, _MIDGAME_TT_BITS, evaluation)  # contents
             s.set_position(world)
-            moves, values, _, _, stopped, _ = s.root_values(nodes, seconds, depth, True)
+            moves, values, _, _, stopped, _ = s.root_values(nodes, seconds, depth, True,
+                                                            only=only)
             if stopped:
                 return prior
             for move, v in zip(moves, values):
                 if v is not None:  # every move has one once the search was not stopped
                     total[move] = total.get(move, 0.0) + v
-        mine = (0, 0) if prior is None else (prior.packed, prior.tag)
         if mine not in total:
             return prior
-        pos: Any = game
-        candidates = plays
-        if mid.shortlist and len(plays) > mid.shortlist:
-            hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
-            order = _tie_order(hand, plays, pos.rules, pos.table_owner == seat ^ 2)
-            candidates = sorted(plays, key=lambda p: order[(p.packed, p.tag)])[:mid.shortlist]
-        options: dict[tuple[int, int], Play | None] = {(p.packed, p.tag): p for p in candidates}
-        if pos.table is not None:
-            options[(0, 0)] = None
         found = [m for m in options if m in total]
         best = max(found, key=total.__getitem__, default=mine)
         if total[best] - total[mine] > mid.margin * n:
