@@ -53,6 +53,24 @@ def test_pimc_takes_a_bot_object_as_its_fallback() -> None:
         bots.make("pimc", "baibian", fallback=bots.make("heuristic", "classic"))
 
 
+def test_pimc_takes_a_fallback_named_with_its_options() -> None:
+    """``fallback="fast:guards=overtake+bombs"`` (a name with options, as a spec names a bot:
+    classic's default) plays as that bot made with those options, differs from the bot
+    without them, and a bad option is refused naming it."""
+    kw = {"worlds": 2, "max_nodes": 50, "tt_bits": 12}
+    named = bots.make("pimc", "classic", fallback="fast:guards=overtake+bombs", **kw)
+    given = bots.make("pimc", "classic", fallback=bots.make("fast", "classic",
+                                                            guards="overtake+bombs"), **kw)
+    plain = bots.make("pimc", "classic", fallback="fast", **kw)
+    a = simulate(8, "classic", (named, "greedy"), seed=8).arrays
+    b = simulate(8, "classic", (given, "greedy"), seed=8).arrays
+    c = simulate(8, "classic", (plain, "greedy"), seed=8).arrays
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not all(np.array_equal(a[k], c[k]) for k in a)
+    with pytest.raises(ValueError, match="guard 'nope'"):
+        bots.make("pimc", "classic", fallback="fast:guards=nope")
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_default_is_the_bot_default_names(preset: str) -> None:
     """``make("default")`` plays deal for deal as the bot ``bots.DEFAULT`` names for the preset,
@@ -85,6 +103,24 @@ def test_the_midgame_bot_is_legal_reproducible_and_refuses_other_rules() -> None
         bot(g.view(g.first_leader), g.legal_plays(bot.wilds), SplitMix64(1))
     with pytest.raises(ArgumentError, match="midgame's worlds"):
         bots.make("pimc", "baibian", fallback="fast", mid_worlds=-1)
+    with pytest.raises(ArgumentError, match="mid_cards"):
+        bots.make("pimc", "baibian", fallback="fast", mid_worlds=4, mid_cards=109)
+
+
+def test_mid_cards_holds_the_midgame_search_back() -> None:
+    """``mid_cards=0``: the midgame never searches, so the bot plays as the one without it;
+    ``mid_cards=108`` (every decision) plays as the midgame bot, which differs here."""
+    kw = {"fallback": "fast", "tt_bits": 12, "max_nodes": 2000, "mid_nodes": 500,
+          "margin": 0, "shortlist": 3}
+    runs = {key: simulate(3, "jj", (bots.make("pimc", "jj", **kw, **extra), "greedy"),
+                          seed=9).arrays
+            for key, extra in [("off", {}), ("none", {"mid_worlds": 4, "mid_cards": 0}),
+                               ("all", {"mid_worlds": 4, "mid_cards": 108}),
+                               ("on", {"mid_worlds": 4})]}
+
+    def same(x: str, y: str) -> bool:
+        return all(np.array_equal(runs[x][k], runs[y][k]) for k in runs[x])
+    assert same("off", "none") and same("all", "on") and not same("off", "on")
 
 
 def test_a_bot_is_a_policy_for_play_deal_and_a_server_table() -> None:

@@ -198,7 +198,8 @@ def test_the_midgame_search_overrides_a_clearly_worse_fallback_move() -> None:
     """``midgame`` searches what the exact search leaves to the fallback (here every decision:
     ``max_cards=0``). Searched deep enough to be exact (the small JJ endgame above), a
     fallback move that is optimal in no world is overridden — unless ``margin`` asks for more
-    than any move gains, or the shortlist holds no better move."""
+    than any move gains, more cards are left than ``mid_cards``, or the shortlist holds no
+    better move."""
     game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
     plays = game.legal_plays()
     worlds = sample_worlds(game, 0, 4, seed=SplitMix64(1).next())
@@ -222,6 +223,9 @@ def test_the_midgame_search_overrides_a_clearly_worse_fallback_move() -> None:
     assert pol()(game, plays, SplitMix64(1)) == better  # type: ignore[operator]
     assert pol(margin=gain - 0.5)(game, plays, SplitMix64(1)) == better  # type: ignore[operator]
     assert pol(margin=gain)(game, plays, SplitMix64(1)) == worse  # type: ignore[operator]
+    left = sum(game.cards_left(s) for s in range(4))  # mid_cards: searched only from there down
+    assert pol(mid_cards=left)(game, plays, SplitMix64(1)) == better  # type: ignore[operator]
+    assert pol(mid_cards=left - 1)(game, plays, SplitMix64(1)) == worse  # type: ignore[operator]
     assert pimc_policy(4, fallback=fallback, max_cards=0)(game, plays, SplitMix64(1)) == worse
     order = _tie_key(game, plays)
     first = min(plays, key=lambda p: order[(p.packed, p.tag)])
@@ -279,6 +283,12 @@ def test_the_midgame_arguments_are_checked() -> None:
                          ({"midgame": (2, 100, 1), "fallback": heuristic, "margin": "1"},
                           "margin"),
                          ({"midgame": (2, 100, 1), "fallback": heuristic, "shortlist": -1},
-                          "shortlist")]:
+                          "shortlist"),
+                         ({"midgame": (2, 100, 1), "fallback": heuristic, "mid_cards": -1},
+                          "mid_cards"),
+                         ({"midgame": (2, 100, 1), "fallback": heuristic, "mid_cards": 109},
+                          "mid_cards"),
+                         ({"midgame": (2, 100, 1), "fallback": heuristic, "mid_cards": "40"},
+                          "mid_cards")]:
         with pytest.raises(ArgumentError, match=name):
             pimc_policy(**kwargs)  # type: ignore[arg-type]

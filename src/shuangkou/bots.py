@@ -376,14 +376,16 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
     ``fallback="default"``: the default bot, or :data:`PIMC_FALLBACK`'s where the default is
     PIMC itself (every preset today).
-    ``fallback="none"``: plain PIMC, depth-limited searches scored by ``evaluation``
+    ``fallback`` may name a bot with its options as a spec does (``"fast:guards=overtake+bombs"``,
+    :func:`parse_spec`). ``fallback="none"``: plain PIMC, depth-limited
+    searches scored by ``evaluation``
     (``"rollout"`` or ``"hand_count"``). ``fallback`` may also be a bot object (the protocol
     of this module: e.g. your own network under the guards).
     ``sampler="weighted"``: the worlds weighted by the plays seen
     (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
-    ``margin`` and ``shortlist``): the decisions the exact search leaves to the fallback are
+    ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to the fallback are
     searched too, and the fallback's move overridden only by a clear margin."""
     if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
@@ -400,7 +402,12 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         prior = fallback
         check_rules(prior, rules)
     else:
-        maker, settings = _default(rules) if fallback == "default" else (fallback, {})
+        if fallback == "default":
+            maker, settings = _default(rules)
+        elif isinstance(fallback, str) and ":" in fallback:  # a name with its options
+            maker, settings = parse_spec(fallback)
+        else:
+            maker, settings = fallback, {}
         if maker == "pimc" and fallback == "default" or not fallback:
             # no fallback, or the default, which is itself PIMC over this table's bot
             maker, settings = PIMC_FALLBACK.get(rules.name, "heuristic"), {}

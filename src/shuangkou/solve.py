@@ -768,9 +768,10 @@ class _Midgame:
     depth: int
     margin: float
     shortlist: int
+    cards: int
 
 
-def _midgame(midgame: object, margin: object, shortlist: object,
+def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
              fallback: object) -> _Midgame | None:
     """``pimc_policy``'s midgame arguments, checked."""
     if midgame is None:
@@ -788,7 +789,7 @@ def _midgame(midgame: object, margin: object, shortlist: object,
             0 <= margin < math.inf):
         raise ArgumentError(f"margin must be a number >= 0, not {margin!r}")
     k = as_int(shortlist, "shortlist", 0, 1 << 20)
-    return _Midgame(n, nodes, depth, float(margin), k)
+    return _Midgame(n, nodes, depth, float(margin), k, as_int(cards, "mid_cards", 0, 108))
 
 
 def pimc_policy(
@@ -797,6 +798,7 @@ def pimc_policy(
     fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
+    mid_cards: int = 108,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -836,7 +838,9 @@ def pimc_policy(
     one of the ``shortlist`` candidates (the fallback's move, pass, and the first
     ``shortlist`` plays in the hints' order; 0: every play) beats it by more than ``margin``
     (mean value over the worlds, in the objective's units) in the mean over every world; a
-    world the limits stop leaves the fallback's move standing."""
+    world the limits stop leaves the fallback's move standing. ``mid_cards``: the midgame
+    searches only once at most that many cards are left in the four hands (108: from the
+    first trick); before that the fallback's move stands."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -852,7 +856,7 @@ def pimc_policy(
         raise ArgumentError(f"sampler must be a callable (game, seat, n, seed) or None, not "
                             f"{type(sampler).__name__}")
     draw = sample_worlds if sampler is None else sampler
-    mid = _midgame(midgame, margin, shortlist, fallback)
+    mid = _midgame(midgame, margin, shortlist, mid_cards, fallback)
     local = threading.local()
 
     def search(world: State) -> _solve.Searcher:
@@ -888,6 +892,8 @@ def pimc_policy(
         """The fallback's move ``prior`` unless a shortlisted move beats it by more than
         ``margin`` in the depth-limited searches of ``mid``'s worlds."""
         n, nodes, depth = mid.worlds, mid.nodes, mid.depth
+        if sum(game.cards_left(q) for q in range(4)) > mid.cards:
+            return prior
         mine = (0, 0) if prior is None else (prior.packed, prior.tag)
         pos: Any = game
         if mine == (0, 0) and pos.table is None:
