@@ -1042,16 +1042,18 @@ cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
     return lb
 
 
-cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t last,
+cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
                              int32_t lb) noexcept nogil:
     """The better of ``lb`` and a quick trick's relay (R7 接风): ``seat`` went out with play
     ``last``; if neither opponent can beat it, every seat passes and the lead goes to the
     partner, whose going out then decides the deal (its team takes places 1 and 2): at once
     when its hand is one play, or after one play neither opponent can beat (its moves are
-    listed above the stack's top, at most SV_QUICK_MOVES of them)."""
-    cdef SkState relay, out, fin2
+    listed above the stack's top, at most SV_QUICK_MOVES of them). Played on ``fin`` itself
+    (the caller restores its core): the relay's state and the partner's lines are saved and
+    undone as cores, not copied whole."""
+    cdef SkUndo relay, out
     cdef uint32_t tags[2]
-    cdef uint64_t rest
+    cdef uint64_t rest, hand
     cdef long long top = s.top
     cdef int k, o, r, nr, i, n, p = seat ^ 2
     cdef int32_t v
@@ -1062,50 +1064,54 @@ cdef inline int32_t sv_relay(Search* s, const SkState* fin, int seat, uint32_t l
         o = (seat + k) & 3
         if fin.ncards[o] and sv_can_beat(s, fin.hand[o], last):
             return lb
-    relay = fin[0]
-    while not relay.over and relay.table:
-        sk_pass_unhashed(&relay)
-    if relay.over or relay.to_act != p:
+    while not fin.over and fin.table:
+        sk_pass_unhashed(fin)
+    if fin.over or fin.to_act != p:
         return lb       # cannot happen (R7 接风): no bound from it
-    nr = sv_classify(s, relay.hand[p], tags)
+    hand = fin.hand[p]
+    sk_save(fin, &relay)
+    nr = sv_classify(s, hand, tags)
     for r in range(nr):
-        out = relay
-        sk_play_unhashed(&out, relay.hand[p], tags[r])
-        if out.over:
-            v = sv_units(s, &out, seat)
+        if r:
+            sk_restore(fin, &relay)
+        sk_play_unhashed(fin, hand, tags[r])
+        if fin.over:
+            v = sv_units(s, fin, seat)
             if v > lb:
                 lb = v
     if nr:
         return lb
-    n = sv_moves(s, &relay)
+    n = sv_moves(s, fin)
     if n < 0 or n > SV_QUICK_MOVES:
         return lb
     for i in range(n):
-        rest = relay.hand[p] - s.words[top + i]
+        rest = hand - s.words[top + i]
         if rest == 0:
             continue
         nr = sv_classify(s, rest, tags)
         if nr == 0:
             continue
-        sure = True
+        sure = True     # the opponents' hands: the relay's (the partner alone plays here)
         for k in range(1, 4, 2):
             o = (seat + k) & 3
-            if relay.ncards[o] and sv_can_beat(s, relay.hand[o], s.tags[top + i]):
+            if fin.ncards[o] and sv_can_beat(s, fin.hand[o], s.tags[top + i]):
                 sure = False
         if not sure:
             continue
-        out = relay
-        sk_play_unhashed(&out, s.words[top + i], s.tags[top + i])
-        while not out.over and out.table:
-            sk_pass_unhashed(&out)
-        if out.over or out.to_act != p:
+        sk_restore(fin, &relay)     # the relay's state (an earlier line may have changed it)
+        sk_play_unhashed(fin, s.words[top + i], s.tags[top + i])
+        while not fin.over and fin.table:
+            sk_pass_unhashed(fin)
+        if fin.over or fin.to_act != p:
             continue
-        rest = out.hand[p]
+        rest = fin.hand[p]
+        sk_save(fin, &out)
         for r in range(nr):
-            fin2 = out
-            sk_play_unhashed(&fin2, rest, tags[r])
-            if fin2.over:
-                v = sv_units(s, &fin2, seat)
+            if r:
+                sk_restore(fin, &out)
+            sk_play_unhashed(fin, rest, tags[r])
+            if fin.over:
+                v = sv_units(s, fin, seat)
                 if v > lb:
                     lb = v
     return lb
