@@ -3,10 +3,10 @@ and JJ gain nothing from the midgame"): a measurement of the midgame's judge, no
 
 ::
 
-    python benchmarks/bench_midgame.py --rules jj --deals 30 rates
-    python benchmarks/bench_midgame.py --rules jj --deals 30 rates --sampler weighted
-    python benchmarks/bench_midgame.py --rules jj --deals 80 regret --worlds 0
-    python benchmarks/bench_midgame.py --rules jj --deals 80 regret --worlds 8
+    python benchmarks/bench_midgame.py --rules jj --deals 30 --mode rates
+    python benchmarks/bench_midgame.py --rules jj --deals 30 --mode rates --sampler weighted
+    python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 0
+    python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 8
 
 Self-play deals of ``default:mid_worlds=0`` (deals of the run seeded ``--seed``); at the
 decisions it sees, the midgame's judge — ``bots.DEFAULT``'s midgame settings for 百变: worlds
@@ -14,11 +14,11 @@ searched one move deep within 2,000 nodes each, the horizon played out by greedy
 the shortlist of the three least-damage plays and pass against the fallback's (``fast``'s)
 move — is run beside it (the deal goes on with the default's own move):
 
-* ``rates``: at every decision above 32 cards (where the default leaves the fallback alone),
+* ``--mode rates``: at every decision above 32 cards (where the default leaves the fallback alone),
   how often the shortlist's best beats the fallback's move by more than each margin in the
   mean over 8 worlds (the rate the midgame would override at), and the spread of the
   fallback's move's value over the worlds;
-* ``regret``: at decisions with ``--lo``..``--hi`` cards left that an exact search of the
+* ``--mode regret``: at decisions with ``--lo``..``--hi`` cards left that an exact search of the
   true position solves within 400,000 nodes, the exact regret (the best move's exact value
   less the move's) of the fallback's move and of the midgame rule's move at each margin,
   the judge run on the true position (``--worlds 0``: no sampling error) or on ``--worlds``
@@ -69,13 +69,12 @@ def main() -> None:
     ap.add_argument("--rules", default="jj")
     ap.add_argument("--deals", type=int, default=30)
     ap.add_argument("--seed", type=int, default=7)
-    sub = ap.add_subparsers(dest="what", required=True)
-    r = sub.add_parser("rates")
-    r.add_argument("--sampler", choices=("uniform", "weighted"), default="uniform")
-    g = sub.add_parser("regret")
-    g.add_argument("--worlds", type=int, default=0, help="0: the true position")
-    g.add_argument("--lo", type=int, default=20)
-    g.add_argument("--hi", type=int, default=28)
+    ap.add_argument("--mode", choices=("rates", "regret"), default="rates")
+    ap.add_argument("--sampler", choices=("uniform", "weighted"), default="uniform",
+                    help="rates: the worlds' sampler")
+    ap.add_argument("--worlds", type=int, default=0, help="regret: 0, the true position")
+    ap.add_argument("--lo", type=int, default=20, help="regret: the fewest cards left")
+    ap.add_argument("--hi", type=int, default=28, help="regret: the most cards left")
     args = ap.parse_args()
     fast = bots.make("fast", args.rules)
     default = bots.make("default", args.rules, mid_worlds=0)
@@ -117,9 +116,9 @@ def main() -> None:
         plays = list(plays)
         cards = sum(view.cards_left(s) for s in range(4))
         decide = len(plays) + (view.table is not None) > 1
-        if decide and (cards > 32 if args.what == "rates" else args.lo <= cards <= args.hi):
+        if decide and (cards > 32 if args.mode == "rates" else args.lo <= cards <= args.hi):
             prior = fast(view, game.legal_plays(fast.wilds), rng)
-            (rates if args.what == "rates" else regret)(game, view, plays, prior)
+            (rates if args.mode == "rates" else regret)(game, view, plays, prior)
         return default(view, plays, rng)
 
     t0 = time.perf_counter()
@@ -130,7 +129,7 @@ def main() -> None:
           f"{time.perf_counter() - t0:.0f} s")
     if not len(a):
         return
-    if args.what == "rates":
+    if args.mode == "rates":
         print(f"  {args.sampler} worlds: the fallback's move's value, spread over the 8 worlds "
               f"(std, mean over decisions) {a[:, 1].mean():.1f}")
         print("  override rate at margin " + ", ".join(

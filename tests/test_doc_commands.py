@@ -41,6 +41,7 @@ SMALL_FLAGS: dict[str, list[str]] = {
     "bench_inference.py": ["--deals", "1", "--samples", "10", "--every", "20"],
     "bench_hints.py": ["--deals", "3", "--old", "1", "--cap", "2000"],
     "bench_kernel.py": [],
+    "bench_midgame.py": ["--deals", "1"],
     "bench_peers.py": [],
     "bench_rl.py": ["--seconds", "0.1", "--batch", "8"],
     "bench_seeing.py": ["--pairs", "1"],

@@ -85,24 +85,32 @@ _MIDGAME: dict[str, Any] = {"mid_worlds": 8, "mid_nodes": 2000, "mid_depth": 1, 
 leaves to the fallback, 8 uniform worlds searched one move deep within 2,000 nodes each, the
 horizon played out by greedy rollouts; the fallback's move stands unless the best of its
 three least-damage plays (and pass) beats it by more than 20 units in the mean."""
-_MIDGAME_PRESETS = ("baibian", "qianbian")
-"""The presets whose default searches the midgame (:data:`_MIDGAME`): where it beat the default
+_MIDGAME_JJ: dict[str, Any] = {"mid_worlds": 16, "mid_nodes": 1000, "mid_depth": 1,
+                               "margin": 5, "shortlist": 3, "mid_cards": 40}
+"""JJ's midgame: 16 uniform worlds of 1,000 nodes each, held back to the decisions with at most
+40 cards left (from the first trick its overrides lost in JJ: docs/bots.md, "Why classic and
+JJ gain nothing from the midgame"), overriding by more than 5 (JJ's values are about half
+百变's: 20 overrode 1% of the decisions)."""
+_MIDGAMES: dict[str, dict[str, Any]] = {"baibian": _MIDGAME, "qianbian": _MIDGAME,
+                                        "jj": _MIDGAME_JJ}
+"""The presets whose default searches the midgame, with its settings: where it beat the default
 without it over 2,000 duplicate pairs with its CI above 0 (百变 +2.48 [+1.58, +3.37], 千变
-+6.92 [+5.71, +8.12] a deal; docs/bots.md, "The searched midgame"); in classic and JJ it
-measured within noise of 0 over 300 pairs."""
++6.92 [+5.71, +8.12], JJ +0.83 [+0.56, +1.10] a deal; docs/bots.md, "The searched midgame"
+and "Why classic and JJ gain nothing from the midgame"); in classic no setting measured
+above 0 (the same section)."""
 DEFAULT: dict[str, tuple[str, dict[str, Any]]] = {
     preset: ("pimc", {**_PIMC_20MS, "fallback": "fast", "sampler": "weighted",
-                      **(_MIDGAME if preset in _MIDGAME_PRESETS else {})})
+                      **_MIDGAMES.get(preset, {})})
     for preset in ("classic", "baibian", "jj", "qianbian")}
 """What ``make("default", rules)`` builds, by preset (other rules: ``"learned"``): a bot's name
 and its options, the strongest bot deciding within 20 ms a decision measured on duplicate
 deals (docs/bots.md, "Results"): PIMC, bounded, over the learned bot under the guards
 (``"fast"``, :mod:`shuangkou.guards`; in classic too, where it plays above the heuristic), its
 worlds weighted by the plays seen (:mod:`shuangkou.inference`), searched exactly from 32
-cards left; in :data:`_MIDGAME_PRESETS` the decisions before that are searched too
-(:data:`_MIDGAME`), overriding the fallback only by a clear margin (``mid_worlds=0`` turns
-it off: the default before it). Its moves are reproducible for a seed unless the 18 ms stop
-cuts a search short (a loaded machine)."""
+cards left; in :data:`_MIDGAMES`' presets the decisions before that are searched too,
+overriding the fallback only by a clear margin (``mid_worlds=0`` turns it off: the default
+before it). Its moves are reproducible for a seed unless the 18 ms stop cuts a search short
+(a loaded machine)."""
 
 
 def _default(rules: Rules) -> tuple[str, dict[str, Any]]:
@@ -385,8 +393,9 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
-    ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to the fallback are
-    searched too, and the fallback's move overridden only by a clear margin."""
+    ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
+    the fallback are searched too, and the fallback's move overridden only by a clear
+    margin."""
     if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
