@@ -144,6 +144,7 @@ INSTRUCTION_WORKLOADS = {
     "fast, qianbian (203)": fast_decisions("qianbian", LARGEST_FEWEST),
     # default's most plays among the openings of deals 0-59 (its midgame's worst case)
     "default, baibian opening (121)": default_opening("baibian", 23),
+    "default, qianbian opening (108)": default_opening("qianbian", 1),
 }
 
 
