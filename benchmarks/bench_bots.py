@@ -28,7 +28,9 @@ learned decision on the largest hands: leading in 千变 with the largest ``"few
 known (203 plays) and with the hand of the most legal plays (24,182 in its ``"all"`` list),
 that list handed to the bot bounded (``max_plays=240``, the default) and unbounded; then one
 ``fast`` decision leading with the first hand in classic, JJ and 千变 (68, 131 and 203
-plays; the bombs guard overrides the network in the first two).
+plays; the bombs guard overrides the network in the first two); then one ``default``
+decision on the lead of 百变 deal 23 and 千变 deal 1 (27 cards a seat: the searched midgame;
+without the 18 ms clock, which valgrind's slowness would trip).
 
 ``--slowest`` plays ``--pairs`` duplicate pairs of ``--slowest-bot`` (``default``) against
 greedy in this process, times each of its decisions (CPU time), prints the median, 99.9th
@@ -119,7 +121,7 @@ def fast_decisions(preset: str, hand: str) -> Callable[[int], int]:
     return run
 
 
-def default_opening(preset: str, deal: int) -> Callable[[int], int]:
+def default_lead(preset: str, deal: int) -> Callable[[int], int]:
     """A workload: ``size`` decisions of ``default`` on the first move of deal ``deal`` (seed
     1): 27 cards a seat, so the searched midgame decides (the exact search starts at 32).
     Without its 18 ms clock (``seconds=None``): under valgrind, ~50 times slower, the clock
@@ -143,7 +145,8 @@ INSTRUCTION_WORKLOADS = {
     "fast, jj (131)": fast_decisions("jj", LARGEST_FEWEST),
     "fast, qianbian (203)": fast_decisions("qianbian", LARGEST_FEWEST),
     # default's most plays among the openings of deals 0-59 (its midgame's worst case)
-    "default, baibian opening (121)": default_opening("baibian", 23),
+    "default, baibian lead (121)": default_lead("baibian", 23),
+    "default, qianbian lead (108)": default_lead("qianbian", 1),
 }
 
 

@@ -44,8 +44,8 @@ def test_only_values_are_every_moves_values(preset: str) -> None:
     rollouts or 手数) on 27- and 10-card positions, and exact searches on 5-card ones: each
     picked move's value from a search of the picked moves alone (one move; a few with pass
     when a play is on the table; the first and the last generated) equals its value from the
-    search of every move, both on fresh tables; ``moves`` lists the picked moves in generation
-    order and ``optimal`` the best of them."""
+    search of every move, both on fresh tables (the exact ones also split over two threads);
+    ``moves`` lists the picked moves in generation order and ``optimal`` the best of them."""
     rng = random.Random(f"only {preset}")
     rules = Rules.preset(preset)
     cases = [(27, 1, "rollout"), (10, 1, "rollout"), (27, 1, "hand_count"),
@@ -69,6 +69,10 @@ def test_only_values_are_every_moves_values(preset: str) -> None:
                 assert got_values == [value[m] for m in got], (str(state), depth, pick)
                 best = max(value[m] for m in pick)
                 assert sorted(optimal) == [i for i, m in enumerate(got) if value[m] == best]
+                if depth == _solve.EXACT_DEPTH:  # split over two threads: the same values
+                    again = _fresh(state, evaluation).root_values(0, 0.0, depth, True, threads=2,
+                                                                  only=pick)
+                    assert again[:2] == (got, got_values), (str(state), pick)
                 checked += 1
     assert checked >= 30
 
