@@ -143,7 +143,8 @@ def test_pettingzoo_from_two_threads_raises_only_the_clear_errors() -> None:
     """Two threads stepping one env (issue 34: KeyError and AssertionError from PettingZoo's
     bookkeeping): a call overlapping another is refused (ConcurrentUseError); calls that do
     not overlap are judged one after the other, as from one thread (an action chosen before
-    the other thread moved can be illegal, or given to an agent now out)."""
+    the other thread moved can be illegal, or given to an agent now out; a None meant for an
+    agent out can reach one the other thread's reset made act)."""
     e = env("baibian")
     e.reset(seed=0)
     unexpected: list[BaseException] = []
@@ -151,9 +152,11 @@ def test_pettingzoo_from_two_threads_raises_only_the_clear_errors() -> None:
     def run(k: int) -> None:
         r = random.Random(k)
         for _ in range(5000):
+            stepping_out = False
             try:
                 _, _, term, trunc, _ = e.last()
                 if term or trunc:
+                    stepping_out = True
                     e.step(None)
                     if not e.agents:
                         e.reset()
@@ -161,8 +164,11 @@ def test_pettingzoo_from_two_threads_raises_only_the_clear_errors() -> None:
                 e.step(r.choice(e.legal_actions() or [0]))
             except (ConcurrentUseError, IllegalPlayError):
                 pass
-            except ValueError as err:  # PettingZoo: an action for an agent out (not None)
-                if "dead" not in str(err):
+            except ValueError as err:
+                # PettingZoo: an action for an agent out (not None); or None, chosen for an
+                # agent out, reaching one the other thread's reset has since made act
+                stale_none = stepping_out and "must be an integer, not NoneType" in str(err)
+                if "dead" not in str(err) and not stale_none:
                     unexpected.append(err)
             except BaseException as err:  # noqa: BLE001 - the defect: reported below
                 unexpected.append(err)
