@@ -37,7 +37,7 @@ import numpy as np
 from shuangkou import _solve, bots
 from shuangkou.inference import weighted_worlds
 from shuangkou.sim import play_deal, with_game
-from shuangkou.solve import _MIDGAME_TT_BITS, _tie_order, sample_worlds, searcher
+from shuangkou.solve import _MIDGAME_TT_BITS, _shortlist, sample_worlds, searcher
 
 MARGINS = (0, 5, 10, 20, 40)
 
@@ -54,8 +54,7 @@ def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any
         moves, vals, *_ = s.root_values(2000, 10.0, 1, True)
         for m, v in zip(moves, vals):
             values.setdefault(m, []).append(v)
-    order = _tie_order(view.hand, plays, view.rules, view.table_owner == seat ^ 2)
-    keys = [(p.packed, p.tag) for p in sorted(plays, key=lambda p: order[(p.packed, p.tag)])[:3]]
+    keys = [(p.packed, p.tag) for p in _shortlist(view, seat, plays, 3)]
     if view.table is not None:
         keys.append((0, 0))
     mine = (0, 0) if prior is None else (prior.packed, prior.tag)

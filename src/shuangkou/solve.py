@@ -752,6 +752,17 @@ def _tie_order(hand: Hand, plays: list[Play], rules: Rules,
     return keys
 
 
+def _shortlist(pos: Any, seat: int, plays: list[Play], k: int) -> list[Play]:
+    """The midgame's candidates: the first ``k`` of ``plays`` in :func:`_tie_order` (the least
+    damage first); ``plays`` itself where ``k`` is 0 or covers them. ``pos``: a Game or a
+    seat's view, ``seat`` to act."""
+    if not k or len(plays) <= k:
+        return plays
+    hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
+    order = _tie_order(hand, plays, pos.rules, pos.table_owner == seat ^ 2)
+    return sorted(plays, key=lambda p: order[(p.packed, p.tag)])[:k]
+
+
 Policy = Callable[[Any, Any, Any], "Play | None"]
 
 
@@ -898,11 +909,7 @@ def pimc_policy(
         pos: Any = game
         if mine == (0, 0) and pos.table is None:
             return prior  # a lead passed: no legal move of the fallback's to weigh
-        candidates = plays
-        if mid.shortlist and len(plays) > mid.shortlist:
-            hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
-            order = _tie_order(hand, plays, pos.rules, pos.table_owner == seat ^ 2)
-            candidates = sorted(plays, key=lambda p: order[(p.packed, p.tag)])[:mid.shortlist]
+        candidates = _shortlist(pos, seat, plays, mid.shortlist)
         options: dict[tuple[int, int], Play | None] = {(p.packed, p.tag): p for p in candidates}
         if pos.table is not None:
             options[(0, 0)] = None
