@@ -11,12 +11,16 @@ from libc.string cimport memcpy, memset
 from shuangkou._core cimport Play
 from shuangkou._engine cimport State
 from _budget cimport SkBudget, budget_init, budget_raise
-from _packed cimport valid_word
-from _readings cimport K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top, tag_wilds
+from _packed cimport nib, valid_word
+from _readings cimport (
+    FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top,
+    tag_wilds,
+)
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
-    SkParams, SkScore, SkState, SkUndo, sk_legal, sk_pass, sk_pass_unhashed, sk_play,
-    sk_play_unhashed, sk_restore, sk_save, sk_score, sk_trick_won_unhashed,
+    SK_MODE_CLASSIC, SK_MODE_JJ, SkParams, SkScore, SkState, SkUndo, _jj_factor, _star_factor,
+    sk_held_best, sk_legal, sk_pass, sk_pass_unhashed, sk_play, sk_play_unhashed, sk_restore,
+    sk_save, sk_score, sk_trick_won_unhashed,
 )
 
 from _decompose cimport (
@@ -507,9 +511,13 @@ cdef enum:
     SV_F_SPLIT = 512            # plays ordered by 手数 (fewest-split parts first), exact only
     SV_F_PEXT = 1024            # the relative-rank key squeezed by pext where it is fast (same keys)
     SV_F_GROUPS = 2048          # move groups: plays the rest of the deal cannot tell apart, once
-    SV_F_ALL = 4061             # (exact searches, chain-free)
+                                # (exact searches, chain-free)
+    SV_F_SCORE = 4096           # R8 bounds with bombs in hand (sv_score_bounds) as a cut-off
+    SV_F_ALL = 8157
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
+    SV_SCORE_SLOTS = 1024       # sv_score_bounds' results (direct-mapped)
+    SV_HANDB_SLOTS = 4096       # sv_hand_bombs' results per hand (direct-mapped)
     SV_BEAT_SLOTS = 8192        # whether a hand can beat a play (direct-mapped)
     SV_CLASS_SLOTS = 2048       # the readings of the rest of a hand, for the quick tricks
     SV_MOVE_SLOTS = 1024        # move lists cached by hand and table (sv_moves; direct-mapped)
@@ -626,6 +634,12 @@ ctypedef struct Search:
     uint32_t ob_places          # bomb-free subtree being searched, for seat 0's team
     int32_t ob_lo
     int32_t ob_hi
+    uint64_t hb_hand[SV_HANDB_SLOTS]    # sv_hand_bombs' results: a hand + 1 (0: empty slot),
+    int64_t hb_factor[SV_HANDB_SLOTS]   # the most its bombs can multiply by, and
+    int32_t hb_contrib[SV_HANDB_SLOTS]  # the most they can take from each other seat
+    uint64_t sb_key[SV_SCORE_SLOTS]     # sv_score_bounds' results (key 0: empty slot)
+    int32_t sb_lo[SV_SCORE_SLOTS]
+    int32_t sb_hi[SV_SCORE_SLOTS]
 
 
 cdef inline bint sv_resize(void** p, long long n, size_t item) noexcept nogil:
@@ -1328,6 +1342,261 @@ cdef inline void sv_order_here(Search* s, const SkState* st, int seat, int32_t* 
         hi[0] = s.ob_hi
 
 
+# -- R8 bounds with bombs in hand (SV_F_SCORE) ----------------------------------------------------
+# Soundness (docs/solver.md "R8 bounds with bombs in hand"). At the end of the deal (R7) the
+# places are some order O of the four seats extending the places so far, and every bomb played
+# from now on, and every bomb R8.4 counts as held at the end, is a bomb made of cards of one
+# seat's hand now; one seat's are disjoint (a card is played once, and held cards were never
+# played). So, with O fixed (its outcome, team T and base units are then fixed, and so are the
+# multiplier and contributions of the bombs played so far, read by sk_score on the finished
+# copy f of the position with places O and no cards held):
+# - the multiplier (R8.1, R8.2, R8.4: the biggest factor among T's bombs) lies between the
+#   one of T's bombs played so far, M0, and max(M0, the most any one bomb of a T seat's hand
+#   can give); R8.3's (the product over every bomb played) between M0 and M0 times, per seat,
+#   the most the factors of disjoint bombs of its hand can multiply to (sv_hand_bombs);
+# - each seat s adds contributions c_s (R8.2: bombs it plays; R8.4: bombs it plays or holds at
+#   the end), 0 <= c_s <= sk_held_best(hand): the best split of the hand into disjoint bombs
+#   by the same contribution table (the R8.4 DP, run with the preset's mode) is at least any
+#   disjoint family's total. Seat s then gets +3 c_s, each other seat -c_s.
+# Uncapped, the value for seat a's team is M·B + C0 + 4·sum(sigma_s c_s) (B, C0: the team sums
+# of base and of the contributions so far, sigma_s = ±1 by team: c_s moves the team's value by
+# 3c - c + c + c = 4c when s is on it, by -4c when not), linear in M and in each c_s, so its extremes over the box are at its corners:
+# the least is min(M0·B, Mhi·B) + C0 - 4·(the opponents' most), the most likewise. With a cap
+# (R8.4's ±300) each seat's units clamp(base_t·M + C0_t + 3c_t - sum of the others' c) are
+# monotone in every term, so each lies between the clamp of its own least and most; the value
+# is then bounded seat by seat (and where no seat can reach the cap, by the uncapped bound).
+# The least and most over the orders O bound the value. Horizon values are scores of such
+# finals too (sv_eval: the hands held as they are, held bombs of hands held now), so the
+# bound holds at any depth, like sv_order_bounds'. "base" has neither multiplier nor
+# contributions: its bounds are the finishing orders' (sv_order_bounds), bombs or not.
+
+cdef extern from *:
+    """
+    #define SV_FACTOR_MAX (((int64_t)1) << 40)
+    """
+    const int64_t SV_FACTOR_MAX     # sv_score_bounds saturates multipliers here (int64 headroom)
+
+
+cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
+                               int32_t* contrib) noexcept nogil:
+    """What bombs made of hand ``h`` can still do (sv_score_bounds): ``factor``, an upper
+    bound on the multiplier they can give (R8.1/R8.2/R8.4: one bomb's factor; R8.3: the
+    product of disjoint bombs' factors), and ``contrib``, the most their contributions can
+    take from each other seat (the R8.4 best split into disjoint bombs, by the preset's
+    contribution table: 0 without contributions). Cached by hand (direct-mapped).
+
+    A bomb's stars are bounded from the hand's counts (wilds fill any shortfall): an X相 bomb
+    of rank r has X <= count(r) + wilds; an X相Y连 chain bomb over ranks r..r+Y-1 of 3..A has
+    sum(max(0, X - count)) <= wilds; 三王 needs 3 jokers, 天王 4 (R3, R5). The factor is
+    monotone in stars (size in classic), so that bound's factor is at least any bomb's."""
+    cdef int slot = <int>(((h * 0x9E3779B97F4A7C15ULL) >> 52) & (SV_HANDB_SLOTS - 1))
+    cdef int c[13]
+    cdef int r, i, y, x, need, w, jok, smax = 0, xmax = 0, n = 0, fcap
+    cdef int64_t g[128]
+    cdef int64_t f, v
+    cdef uint32_t flags = s.p.flags
+    if s.hb_hand[slot] == h + 1:
+        factor[0] = s.hb_factor[slot]
+        contrib[0] = s.hb_contrib[slot]
+        return
+    for r in range(13):
+        c[r] = nib(h, r)
+        n += c[r]
+    jok = nib(h, 13) + nib(h, 14)
+    n += jok
+    w = ((nib(h, 13) if flags & FLAG_WILD_SJ else 0)
+         + (nib(h, 14) if flags & FLAG_WILD_BJ else 0))
+    for r in range(13):         # X相: at least one natural (wilds alone read as jokers, R3)
+        if c[r] and c[r] + w > xmax:
+            xmax = c[r] + w
+    if xmax >= 4:
+        smax = xmax
+    for y in range(3, 7):       # X相Y连 over ranks 3..A (indices 0..11)
+        for r in range(12 - y + 1):
+            x = 4
+            while True:
+                need = 0
+                for i in range(y):
+                    if c[r + i] < x:
+                        need += x - c[r + i]
+                if need > w:
+                    break
+                x += 1
+            if x - 1 >= 4 and x - 1 + y > smax:
+                smax = x - 1 + y
+    if jok == 4 and smax < 7:
+        smax = 7
+    elif jok >= 3 and smax < 6:
+        smax = 6
+    f = 1
+    if s.p.mode == SK_MODE_CLASSIC:     # R8.1: cards - 3 beyond 4; 天王 by option
+        if xmax > 4:
+            f = xmax - 3
+        if jok == 4 and s.p.four_jokers_multiplier > f:
+            f = s.p.four_jokers_multiplier
+    elif s.p.mode == SK_MODE_JJ:        # R8.3: a product over disjoint bombs
+        # a 6★ bomb has >= 6 cards (6相) or is 三王 (3 jokers), 7★ >= 7 (7相) or 天王 (4),
+        # >= 8★ >= 8 (8相; chain bombs have >= 12): the most the factors of disjoint bombs of
+        # n cards multiply to, each at most _jj_factor(smax), at most one of jokers
+        fcap = _jj_factor(smax)
+        if n > 127:
+            n = 127
+        g[0] = 1
+        for i in range(1, n + 1):
+            g[i] = g[i - 1]
+            if fcap >= 2 and i >= 6 and 2 * g[i - 6] > g[i]:
+                g[i] = 2 * g[i - 6]
+            if fcap >= 3 and i >= 7 and 3 * g[i - 7] > g[i]:
+                g[i] = 3 * g[i - 7]
+            if fcap >= 4 and i >= 8 and 4 * g[i - 8] > g[i]:
+                g[i] = 4 * g[i - 8]
+            if g[i] > SV_FACTOR_MAX:
+                g[i] = SV_FACTOR_MAX
+        f = g[n]
+        if jok >= 3 and fcap >= 2 and 2 * g[n - 3] > f:
+            f = 2 * g[n - 3]
+        if jok == 4 and fcap >= 3 and 3 * g[n - 4] > f:
+            f = 3 * g[n - 4]
+        if f > SV_FACTOR_MAX:
+            f = SV_FACTOR_MAX
+    else:                               # R8.2 / R8.4: the most stars of one bomb
+        f = _star_factor(smax, s.p.mode)
+    s.hb_hand[slot] = h + 1
+    s.hb_factor[slot] = f
+    s.hb_contrib[slot] = sk_held_best(h, flags, s.p.mode)
+    factor[0] = f
+    contrib[0] = s.hb_contrib[slot]
+
+
+cdef inline int64_t _sv_clamp(int64_t x, int64_t cap) noexcept nogil:
+    if cap > 0:
+        if x > cap:
+            return cap
+        if x < -cap:
+            return -cap
+    return x
+
+
+cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t* lo,
+                                 int32_t* hi) noexcept nogil:
+    """R8 bounds of any position for ``seat``'s team, bombs in hand included: the least and
+    most of the final value over the finishing orders still possible and what the bombs still
+    in hands can add, played or held (R8.4), within the cap (the argument above). A finished
+    deal's are its value; "base"'s are the finishing orders'. Cached by the places, the bombs
+    played, the team and what each hand's bombs can do (sv_hand_bombs)."""
+    cdef int64_t fm[4]
+    cdef int32_t cm[4]
+    cdef int64_t xlo[4]
+    cdef int64_t xhi[4]
+    cdef int64_t m0, mhi, bm0, bmh, b, c0, tlo, thi, olo, ohi, blo, bhi, mine, theirs, total
+    cdef int64_t cap = s.p.score_cap, best_lo = SV_INF, best_hi = -SV_INF
+    cdef uint64_t key = 0x6A09E667F3BCC909ULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL
+    cdef int r, i, t, slot, a, bb, cc, first, sig
+    cdef bint ok, clamps
+    cdef SkState f
+    cdef SkScore sc
+    if st.over:
+        lo[0] = hi[0] = sv_units(s, st, seat)
+        return
+    if s.objective == SV_OBJ_BASE:
+        sv_order_bounds(s, st, seat, lo, hi)
+        return
+    for t in range(4):
+        fm[t] = 1
+        cm[t] = 0
+        if st.ncards[t]:
+            sv_hand_bombs(s, st.hand[t], &fm[t], &cm[t])
+        key = (key ^ (<uint64_t>fm[t] * 0xBF58476D1CE4E5B9ULL + <uint64_t>cm[t])) * 0x9E3779B97F4A7C15ULL
+    for r in range(st.nplaces):
+        key += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        key += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
+    key |= 1
+    slot = <int>((key >> 40) & (SV_SCORE_SLOTS - 1))
+    if s.sb_key[slot] == key:
+        lo[0] = s.sb_lo[slot]
+        hi[0] = s.sb_hi[slot]
+        return
+    mine = theirs = 0
+    for t in range(4):
+        if ((t ^ seat) & 1) == 0:
+            mine += cm[t]
+        else:
+            theirs += cm[t]
+    total = mine + theirs
+    f = st[0]
+    for t in range(4):
+        f.ncards[t] = 0         # every seat out: the held bombs are in cm
+    f.nplaces = 4
+    f.over = 1
+    f.to_act = -1
+    for a in range(4):          # every order of the four seats (24), those extending places
+        for bb in range(4):
+            for cc in range(4):
+                if a == bb or a == cc or bb == cc:
+                    continue
+                f.places[0] = <int8_t>a
+                f.places[1] = <int8_t>bb
+                f.places[2] = <int8_t>cc
+                f.places[3] = <int8_t>(6 - a - bb - cc)
+                ok = True
+                for i in range(st.nplaces):
+                    if f.places[i] != st.places[i]:
+                        ok = False
+                if not ok:
+                    continue
+                sk_score(&s.p, &f, False, &sc)
+                first = sc.places[0]
+                m0 = sc.multiplier
+                mhi = m0
+                for t in range(4):
+                    if s.p.mode == SK_MODE_JJ:
+                        mhi = mhi * fm[t]
+                        if mhi > SV_FACTOR_MAX:
+                            mhi = SV_FACTOR_MAX
+                    elif ((t ^ first) & 1) == 0 and fm[t] > mhi:
+                        mhi = fm[t]
+                b = 0
+                c0 = 0
+                clamps = False
+                blo = bhi = 0
+                for t in range(4):
+                    sig = 1 if ((t ^ seat) & 1) == 0 else -1
+                    bm0 = <int64_t>sc.base[t] * m0
+                    bmh = <int64_t>sc.base[t] * mhi
+                    b += sig * sc.base[t]
+                    c0 += sig * (sc.unclamped[t] - bm0)
+                    tlo = (bm0 if bm0 < bmh else bmh) + (sc.unclamped[t] - bm0) - (total - cm[t])
+                    thi = (bm0 if bm0 > bmh else bmh) + (sc.unclamped[t] - bm0) + 3 * cm[t]
+                    if cap > 0 and (tlo < -cap or thi > cap):
+                        clamps = True
+                    if sig > 0:
+                        blo += _sv_clamp(tlo, cap)
+                        bhi += _sv_clamp(thi, cap)
+                    else:
+                        blo -= _sv_clamp(thi, cap)
+                        bhi -= _sv_clamp(tlo, cap)
+                if clamps:      # the seat-by-seat bound (the cap may bind)
+                    olo = blo
+                    ohi = bhi
+                else:           # no seat reaches the cap: the value is linear
+                    olo = (m0 * b if m0 * b < mhi * b else mhi * b) + c0 - 4 * theirs
+                    ohi = (m0 * b if m0 * b > mhi * b else mhi * b) + c0 + 4 * mine
+                if olo < best_lo:
+                    best_lo = olo
+                if ohi > best_hi:
+                    best_hi = ohi
+    if best_lo < 1 - SV_INF:    # beyond the search's values (a JJ deal's product bound)
+        best_lo = 1 - SV_INF
+    if best_hi > SV_INF - 1:
+        best_hi = SV_INF - 1
+    lo[0] = <int32_t>best_lo
+    hi[0] = <int32_t>best_hi
+    s.sb_key[slot] = key
+    s.sb_lo[slot] = lo[0]
+    s.sb_hi[slot] = hi[0]
+
+
 # -- the search ----------------------------------------------------------------------------------
 cdef inline int32_t sv_key(const SkState* st, uint64_t word, uint32_t tag, int seat) noexcept nogil:
     """Move ordering (speed only): going out, then a pass on the partner's play, plain plays
@@ -1672,6 +1941,12 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 s.chainfree = cf0
                 s.bombfree = bf0
                 return hi if hi <= alpha else lo
+    if s.features & SV_F_SCORE and not s.bombfree:     # R8 bounds, bombs in hand: any depth
+        sv_score_bounds(s, st, seat, &lo, &hi)
+        if hi <= alpha or lo >= beta:
+            s.chainfree = cf0
+            s.bombfree = bf0
+            return hi if hi <= alpha else lo
     start = s.top
     if not has_key:     # the probe waits for memory: generate the moves meanwhile
         n = sv_moves(s, st)
@@ -2080,7 +2355,7 @@ EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
               "forced": SV_F_FORCED, "split": SV_F_SPLIT, "pext": SV_F_PEXT,
-              "groups": SV_F_GROUPS}
+              "groups": SV_F_GROUPS, "score": SV_F_SCORE}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
@@ -2121,8 +2396,10 @@ cdef class Searcher:
     cdef readonly object rules
     cdef object lock
     cdef object lower           # the last root search's bounds on the root's value (None:
-    cdef object upper           # none proven) and the move it would play (``bounds``)
+    cdef object upper           # no search yet) and the move it would play (``bounds``)
     cdef int pick
+    cdef readonly bint proven   # a move of the last root search was proven to reach its
+                                # ``lower``, above the static R8 bounds (``bounds``' move)
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
@@ -2220,8 +2497,10 @@ cdef class Searcher:
     @property
     def bounds(self) -> tuple:
         """``(lower, upper, move)`` of the last root search: the bounds it proved on the
-        root's value (equal to it when it finished; ``None``: none proven; a depth-limited
-        search proves none), and the index of the move that reaches ``lower`` (else the first
+        root's value (equal to it when it finished), always within the static R8 bounds of
+        the root (the finishing orders still possible and what the bombs in hand can add,
+        docs/solver.md "Search"; a depth-limited search proves only those; ``None`` before any
+        search), and the index of the move that reaches ``lower`` (``proven``; else the first
         move searched): the play to make when a limit stopped it."""
         return self.lower, self.upper, self.pick
 
@@ -2333,7 +2612,7 @@ cdef class Searcher:
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef int seat = st.to_act, n, i, k, helpers = 0
-        cdef int32_t v = 0, guess = 0, lo = -SV_INF
+        cdef int32_t v = 0, guess = 0, lo = -SV_INF, top = SV_INF
         cdef long long low, high
         cdef uint64_t key
         cdef TTData e
@@ -2376,6 +2655,9 @@ cdef class Searcher:
         j.best = -SV_INF
         if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
             sv_order_bounds(s, &st, seat, &lo, &j.top)
+        sv_score_bounds(s, &st, seat, &lo, &top)    # the static R8 bounds: reported always,
+        if s.features & SV_F_SCORE and top < j.top:  # and a move reaching top ends the root
+            j.top = top
         j.words = <uint64_t*>malloc(n * sizeof(uint64_t))
         j.tags = <uint32_t*>malloc(n * sizeof(uint32_t))
         j.order = <int*>malloc(n * sizeof(int))
@@ -2423,24 +2705,30 @@ cdef class Searcher:
             stopped = not all(j.state[i] == SV_DONE for i in range(n))
             optimal = [] if stopped else [i for i in order if j.values[i] == j.best]
             # the root's bounds: its value is its best move's, so at least the most any move
-            # was proven to reach and at most the most any move may reach
+            # was proven to reach and at most the most any move may reach, and within the
+            # static R8 bounds (sv_score_bounds: ``lo``, ``top``); a depth-limited search
+            # proves nothing beyond those
             self.pick = order[0]
+            self.proven = False
             low, high = lo, -SV_INF
             if j.lo != NULL:
                 for i in order:
                     if j.lo[i] > low:
                         low = j.lo[i]
                         self.pick = i
+                        self.proven = True
                     high = max(high, j.hi[i])
             else:
                 high = SV_INF
             if not stopped:
                 low = high = j.best
                 self.pick = optimal[0]
+                self.proven = True
             if j.lo == NULL:
-                low, high = -SV_INF, SV_INF
-            self.lower = low if low > -SV_INF else None
-            self.upper = min(high, j.top) if min(high, j.top) < SV_INF else None
+                low, high = lo, top
+                self.proven = False
+            self.lower = low
+            self.upper = min(high, j.top, top)
         finally:
             free(j.words)
             free(j.tags)
@@ -2599,6 +2887,25 @@ def order_bounds(Searcher searcher, State state) -> tuple | None:
         if state.st.over or not sv_bomb_free(&searcher.s, &state.st):
             return None
         sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
+    return lo, hi
+
+
+def score_bounds(Searcher searcher, State state, seat=None) -> tuple:
+    """``sv_score_bounds`` (tests): ``(lo, hi)`` bounding the final value of ``state`` for
+    ``seat``'s team (default: the seat to act; a finished deal needs one, and gets its value)
+    by the finishing orders still possible and what the bombs in hand can add."""
+    cdef int32_t lo = 0, hi = 0
+    cdef int who
+    searcher._ready()
+    if state.rules != searcher.rules:
+        raise ArgumentError("state: the position's rules are not the searcher's")
+    if seat is None and state.st.to_act < 0:
+        raise ArgumentError("seat: the deal is over, so there is no seat to act: pass a seat")
+    who = state.st.to_act if seat is None else seat
+    if not 0 <= who < 4:
+        raise ArgumentError(f"seat must be 0..3, not {who}")
+    with searcher.lock:     # the searcher's caches
+        sv_score_bounds(&searcher.s, &state.st, who, &lo, &hi)
     return lo, hi
 
 

@@ -579,8 +579,9 @@ def solve(
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
     if found is None:
-        proven = run.lower is not None or run.guess is None    # else the deepening's guess
+        proven = run.proven or run.guess is None    # else the deepening's guess
         guess = _play(*moves[run.pick]) if proven else run.guess
+        assert run.lower is not None and run.upper is not None     # the first search's
         return Solution(None, (), (), run.nodes, False, run.lower, run.upper, objective, seat,
                         vals, guess, None if proven else run.depth, all_values)
     value = values[optimal[0]]
@@ -602,6 +603,7 @@ class _Run:
         self.nodes = 0
         self.lower: int | None = None
         self.upper: int | None = None
+        self.proven = False     # a move was proven to reach ``lower`` (``pick``)
         self.pick = 0
         self.guess: Play | None = None
         self.depth: int | None = None
@@ -634,9 +636,10 @@ class _Run:
         self.nodes += spent
         self.last = moves, values, optimal
         lower, upper, pick = self.s.bounds
-        if lower is not None and (self.lower is None or lower > self.lower):
-            self.lower, self.pick = lower, pick
-        if upper is not None and (self.upper is None or upper < self.upper):
+        if self.lower is None or lower > self.lower or (
+                self.s.proven and lower == self.lower and not self.proven):
+            self.lower, self.pick, self.proven = lower, pick, self.s.proven
+        if self.upper is None or upper < self.upper:
             self.upper = upper
         return None if stopped else optimal[0]
 
