@@ -146,8 +146,7 @@ def test_limits_stop_the_search_with_bounds() -> None:
     assert full.exact and full.value == 8 and full.lower == full.upper == 8
     cut = solve(state, max_nodes=full.nodes // 2)
     assert not cut.exact and cut.value is None and cut.best == ()
-    assert cut.lower is None or cut.lower <= full.value
-    assert cut.upper is None or cut.upper >= full.value
+    assert cut.lower <= full.value <= cut.upper
     assert cut.nodes <= full.nodes // 2 + 1
     timed = solve(state, time_limit=60.0)
     assert timed.exact and timed.value == 8
@@ -158,8 +157,8 @@ def test_a_stopped_search_brackets_the_value(preset: str) -> None:
     """Issue #33: a search stopped by a limit gives bounds that hold and a legal play. Random
     small positions (mid-trick, after bombs, a seat out) of every preset, each stopped at
     several node limits below what it needs (one thread and two): ``lower <= value <=
-    upper`` wherever a bound was proven, and the guess, when proven to reach ``lower``, is a
-    play whose exact value does."""
+    upper`` (numbers: the static R8 bounds at worst), and the guess, when proven to reach
+    ``lower`` (``depth`` None), is a play whose exact value does."""
     rng = random.Random(f"bounds-{preset}")
     rules = Rules.preset(preset)
     checked = proven = 0
@@ -176,10 +175,9 @@ def test_a_stopped_search_brackets_the_value(preset: str) -> None:
                     assert cut.value == full.value
                     continue
                 checked += 1
-                assert cut.lower is None or cut.lower <= full.value, (str(state), limit)
-                assert cut.upper is None or cut.upper >= full.value, (str(state), limit)
+                assert cut.lower <= full.value <= cut.upper, (str(state), limit)
                 assert cut.guess in exact or (cut.guess is None and PASS in exact)
-                if cut.lower is not None and cut.depth is None:
+                if cut.depth is None:
                     proven += 1
                     assert exact[cut.guess or PASS] >= cut.lower, (str(state), limit)
     assert checked > 20 and proven > 5, (checked, proven)
@@ -188,9 +186,10 @@ def test_a_stopped_search_brackets_the_value(preset: str) -> None:
 def test_default_limits_answer_a_whole_deal() -> None:
     """Issue #33: the default limits on a whole deal (~19 s and no play before) return in
     about DEFAULT_TIME_LIMIT seconds with a legal play (wall clock: generous, the machine
-    may be loaded)."""
+    may be loaded) and numeric bounds on the value, within the root's static R8 bounds."""
     import time
 
+    from shuangkou import _solve
     from shuangkou.solve import DEFAULT_TIME_LIMIT
 
     state = State.deal("baibian", 7)
@@ -198,6 +197,9 @@ def test_default_limits_answer_a_whole_deal() -> None:
     sol = solve(state)
     assert time.monotonic() - t < DEFAULT_TIME_LIMIT * 2
     assert not sol.exact and sol.guess in state.legal()
+    lo, hi = _solve.score_bounds(_solve.Searcher(state, "score", 12, "hand_count", None), state)
+    assert isinstance(sol.lower, int) and isinstance(sol.upper, int)
+    assert lo <= sol.lower <= sol.upper <= hi, (lo, sol.lower, sol.upper, hi)
     assert "best so far" in str(sol)
 
 
