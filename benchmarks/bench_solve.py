@@ -320,24 +320,27 @@ def per_call(a: argparse.Namespace) -> None:
 
 
 def limits(a: argparse.Namespace) -> None:
-    """Whole deals under the default limits and under time limits: wall s, answer, bounds."""
-    print("whole deals: wall s (and / the time limit), the play, the bounds proven (?: none)")
+    """Whole deals under the default limits and under time limits: wall s, answer, the bounds
+    the call returned and the root's static R8 bounds (``_solve.score_bounds``)."""
+    print("whole deals: wall s (and / the time limit), the play, the bounds returned, and the "
+          "static R8 bounds of the deal")
     print(f"{'preset':<9} {'seed':>4} {'limit':>8} {'wall s':>7} {'ratio':>6} {'nodes':>11} "
-          f"{'bounds':>12}  play")
+          f"{'bounds':>14} {'static':>14}  play")
     ratios = []
     for preset in a.rules:
         for seed in range(1, a.positions + 1):
             state = State.deal(preset, seed)
+            static = _solve.score_bounds(_solve.Searcher(state, "score", 12), state)
             for limit in (None, 0.5, 1.0, 2.0):
                 t = time.perf_counter()
                 sol = solve(state) if limit is None else solve(state, time_limit=limit)
                 wall = time.perf_counter() - t
                 ratio = wall / (limit or DEFAULT_TIME_LIMIT)
                 ratios.append(ratio)
-                lo = "?" if sol.lower is None else f"{sol.lower:+d}"
-                hi = "?" if sol.upper is None else f"{sol.upper:+d}"
+                got = f"[{sol.lower:+d}, {sol.upper:+d}]"
+                fixed = f"[{static[0]:+d}, {static[1]:+d}]"
                 print(f"{preset:<9} {seed:>4} {'default' if limit is None else limit:>8} "
-                      f"{wall:>7.2f} {ratio:>6.2f} {sol.nodes:>11,} {f'[{lo}, {hi}]':>12}  "
+                      f"{wall:>7.2f} {ratio:>6.2f} {sol.nodes:>11,} {got:>14} {fixed:>14}  "
                       f"{sol.guess or 'pass'}", flush=True)
     print(f"wall / limit: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
 

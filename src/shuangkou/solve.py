@@ -425,10 +425,11 @@ class Solution:
     first); ``best`` – every optimal play of the side to act (:data:`~shuangkou.PASS` when
     passing is one); ``pv`` – a principal variation starting with ``best[0]``, each play
     optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
-    the search completed; ``lower``/``upper`` – bounds on the value (equal to it when exact;
-    after a limit, what the exact search proved: ``lower`` the most a play was proven to
-    reach, ``upper`` the most any play may reach, by its searches or the finishing orders;
-    ``None`` where nothing was proven, as on a whole deal in seconds);
+    the search completed; ``lower``/``upper`` – bounds on the value, always numbers (equal to
+    it when exact; after a limit, the static R8 bounds of the position — the finishing orders
+    still possible and what the bombs in hand can add, docs/solver.md "Search" — narrowed by
+    what the exact search proved: ``lower`` the most a play was proven to reach, ``upper``
+    the most any play may reach);
     ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
     asked for ``all_values``) an upper bound; ``None`` for a play a limit stopped before it
     was valued. ``guess`` – the play to make: ``best[0]`` when exact; after a limit, the play
@@ -443,8 +444,8 @@ class Solution:
     pv: tuple[Play, ...]
     nodes: int
     exact: bool
-    lower: int | None
-    upper: int | None
+    lower: int
+    upper: int
     objective: str
     seat: int
     values: tuple[tuple[Play, int | None], ...]
@@ -454,13 +455,11 @@ class Solution:
 
     def __str__(self) -> str:
         if not self.exact:
-            lo = "?" if self.lower is None else f"{self.lower:+d}"
-            hi = "?" if self.upper is None else f"{self.upper:+d}"
             how = "proven to reach the lower bound" if self.depth is None else (
                 f"best of a search {self.depth} moves deep")
             text = (f"not solved: a limit stopped the search after {self.nodes} nodes\n"
-                    f"value in [{lo}, {hi}] ({self.objective}) for seat {self.seat}'s team "
-                    f"(?: not proven)\nbest so far ({how}): {self.guess or 'pass'}")
+                    f"value in [{self.lower:+d}, {self.upper:+d}] ({self.objective}) for seat "
+                    f"{self.seat}'s team\nbest so far ({how}): {self.guess or 'pass'}")
         else:
             best = ", ".join(str(p) if p else "pass" for p in self.best)
             line = " ; ".join(str(p) if p else "pass" for p in self.pv)
@@ -516,7 +515,8 @@ def solve(
     four seats (partners cooperate). ``max_nodes`` (default :data:`DEFAULT_MAX_NODES`;
     ``None``: no limit) and ``time_limit`` (seconds of wall clock, default
     :data:`DEFAULT_TIME_LIMIT`; ``None``: no limit) stop the search: the solution is then
-    ``exact=False`` with the bounds proven so far (``lower``, ``upper``) and a play
+    ``exact=False`` with bounds on the value (``lower``, ``upper``: the static R8 bounds,
+    narrowed by what the search proved) and a play
     (``Solution.guess``). The search runs in stages: the exact search on one thread for
     :data:`SOLO_NODES` nodes (most small positions end there); then, under a limit, a guess
     by deepening over the moves left (:data:`ANYTIME_DEPTHS`) with an eighth of what is left;
