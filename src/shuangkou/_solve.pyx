@@ -13,7 +13,7 @@ from shuangkou._engine cimport State
 from _budget cimport SkBudget, budget_init, budget_raise
 from _packed cimport nib, valid_word
 from _readings cimport (
-    FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top,
+    FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top,
     tag_wilds,
 )
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
@@ -1411,7 +1411,9 @@ cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
             xmax = c[r] + w
     if xmax >= 4:
         smax = xmax
-    for y in range(3, 7):       # X相Y连 over ranks 3..A (indices 0..11)
+    for y in range(3, 7):       # X相Y连 over ranks 3..A (indices 0..11): 4 cards a rank at least
+        if not flags & FLAG_STARS or xmax < 4:
+            break
         for r in range(12 - y + 1):
             x = 4
             while True:
@@ -1463,7 +1465,8 @@ cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
         f = _star_factor(smax, s.p.mode)
     s.hb_hand[slot] = h + 1
     s.hb_factor[slot] = f
-    s.hb_contrib[slot] = sk_held_best(h, flags, s.p.mode)
+    # contributions need 6★ (R8.2, R8.4): the DP only where a bomb may reach it
+    s.hb_contrib[slot] = sk_held_best(h, flags, s.p.mode) if smax >= 6 else 0
     factor[0] = f
     contrib[0] = s.hb_contrib[slot]
 
