@@ -205,3 +205,66 @@ def test_whole_deal_stopped_has_bounds(preset: str) -> None:
     assert lo <= sol.lower <= sol.upper <= hi, (lo, sol.lower, sol.upper, hi)
     assert sol.guess in state.legal()
     assert f"value in [{sol.lower:+d}, {sol.upper:+d}]" in str(sol)
+
+
+def test_probe_answers_the_null_window() -> None:
+    """``Searcher.probe(bound)`` (solve's null-window tests at the bounds): on small positions
+    of every preset, with bounds around the exact value, it answers whether the value reaches
+    ``bound``; ``True`` names a move whose exact value is at least the value returned, and
+    ``False`` returns an upper bound on the value (fail-soft: at or above it)."""
+    rng = random.Random("probe")
+    answered = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for _ in range(budget(ci=8, full=80)):
+            state = bomb_position(rng, rules, 5)
+            full = solve(state, all_values=True, threads=1, time_limit=None)
+            assert full.exact and full.value is not None
+            exact = [v for _, v in full.values]
+            for bound in (full.value - 5, full.value, full.value + 1, full.value + 9):
+                s = _solve.Searcher(state, "score", 12, "hand_count", None)
+                s.set_position(state)
+                reached, value, move, nodes = s.probe(bound)
+                assert reached == (full.value >= bound), (str(state), bound)
+                if reached:
+                    assert bound <= value <= exact[move], (str(state), bound, value)
+                else:
+                    assert full.value <= value < bound, (str(state), bound, value)
+                answered += 1
+            stopped = _solve.Searcher(state, "score", 12, "hand_count", None)
+            stopped.set_position(state)
+            assert stopped.probe(full.value + 1, 1)[0] in (None, False)
+    assert answered == 4 * len(PRESET_NAMES) * budget(ci=8, full=80)
+
+
+def test_solve_probes_keep_the_bounds_sound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the first, one-thread search cut to a node (``SOLO_NODES``), a limited ``solve``
+    runs its probes at the bounds before the deepening and the exact search: on bomb-rich
+    positions of every preset stopped at several node limits, ``lower <= value <= upper``,
+    the guess proven to reach ``lower`` (``depth`` None) does, and the bounds are narrower
+    than the static ones somewhere (the probes and searches prove something)."""
+    import sys
+
+    monkeypatch.setattr(sys.modules["shuangkou.solve"], "SOLO_NODES", 1)
+    rng = random.Random("probes-in-solve")
+    checked = narrowed = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for _ in range(budget(ci=6, full=60)):
+            state = bomb_position(rng, rules, 7)
+            full = solve(state, all_values=True, threads=1, time_limit=None)
+            assert full.exact and full.value is not None
+            exact = dict(full.values)
+            s = _solve.Searcher(state, "score", 12, "hand_count", None)
+            lo, hi = _solve.score_bounds(s, state)
+            for share in (4, 10, 20):
+                cut = solve(state, max_nodes=max(2, full.nodes * share // 40), threads=1,
+                            time_limit=None)
+                if cut.exact:
+                    continue
+                checked += 1
+                assert lo <= cut.lower <= full.value <= cut.upper <= hi, (str(state), share)
+                narrowed += (cut.lower, cut.upper) != (lo, hi)
+                if cut.depth is None:
+                    assert exact[cut.guess or PASS] >= cut.lower, str(state)
+    assert checked > 20 and narrowed > 5, (checked, narrowed)

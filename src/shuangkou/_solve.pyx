@@ -2812,6 +2812,63 @@ cdef class Searcher:
             s.tt_grow_at = grow_at
         return 0
 
+    def probe(self, int bound, long long max_nodes=0, double time_limit=0.0):
+        """A null-window test of the root (one thread, exact): does its value reach
+        ``bound``? Each move is searched with the window (``bound`` − 1, ``bound``), the
+        table's best move and the move order's first, until one reaches it. Returns
+        ``(answer, value, move, nodes)``: ``True`` — move ``move`` reaches at least
+        ``value`` (≥ ``bound``); ``False`` — no move does: the root's value is at most
+        ``value`` (< ``bound``; fail-soft, so often less); ``None`` — a limit (``max_nodes``,
+        ``time_limit`` seconds; 0: none) stopped it first. ``solve`` probes its static R8
+        bounds this way on positions its first search did not finish (docs/solver.md
+        "Limits")."""
+        self._ready()
+        with self.lock:
+            return self._probe(bound, max_nodes, time_limit)
+
+    cdef _probe(self, int32_t bound, long long max_nodes, double time_limit):
+        cdef Search* s = &self.s
+        cdef SkState st = self.root
+        cdef SkUndo u
+        cdef int seat = st.to_act, n, i, d, k
+        cdef int32_t w = 0, most = -SV_INF
+        cdef uint64_t key
+        cdef TTData e
+        if st.over or seat < 0:
+            raise ArgumentError("state: the deal is over: there is no move to search")
+        budget_init(&s.budget, max_nodes, time_limit)
+        sv_fresh(s)
+        s.shared = NULL
+        n = sv_moves(s, &st)
+        if n < 0:
+            raise MemoryError()
+        s.top = n
+        keys = [sv_key(&st, s.words[i], s.tags[i], seat) for i in range(n)]
+        key = sv_tt_key(s, &st, sv_all_chainless(s, &st))
+        if sv_probe(s, sv_bucket(s, key), key, &e) and 0 < e.best <= <uint32_t>n:
+            keys[e.best - 1] = 1 << 30
+        order = sorted(range(n), key=lambda q: -keys[q])
+        sk_save(&st, &u)
+        try:
+            for k in range(n):
+                i = order[k]
+                with nogil:
+                    sv_apply(&st, s.words[i], s.tags[i], not sv_hashless(s))
+                    d = sv_advance(s, &st, SV_EXACT_DEPTH - 1, not sv_hashless(s))
+                    w = sv_child(s, &st, seat, bound - 1, bound, d)
+                    sk_restore(&st, &u)
+                budget_raise(&s.budget)
+                if s.oom:
+                    raise MemoryError()
+                if s.stopped:
+                    return None, None, None, s.budget.work
+                if w >= bound:
+                    return True, w, i, s.budget.work
+                most = max(most, w)
+            return False, most, None, s.budget.work
+        finally:
+            s.top = 0
+
     def principal_variation(self, int first, int value, int max_length=1000):
         """The line from the root playing move ``first`` (an index of :meth:`root_values`),
         whose exact value is ``value``: at each later position a move reaching that

@@ -488,6 +488,13 @@ Small positions, most of them below 6 cards a seat, never pay for threads (docs/
 second), whose results the table keeps."""
 
 
+PROBE_NODES = 20_000
+"""Nodes of each of :func:`solve`'s null-window probes at the bounds (at most
+:data:`PROBE_STEPS` a side, within a 32nd of what is left), made once the first search has
+not finished: a probe that finishes narrows the bounds (docs/solver.md "Limits")."""
+
+PROBE_STEPS = 8
+
 ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
 """The depths of :func:`solve`'s anytime stage (moves, passes included), searched before the
 exact search when a time limit is given."""
@@ -560,11 +567,14 @@ def solve(
     # (no helper threads, no anytime stage)
     found = run.exact(SOLO_NODES if workers > 1 or limited else None, 1)
     if found is None and limited and run.left():
-        # 2. a guess: deepening by moves left with an eighth of what is left, so that a
+        # 2. null-window probes at the bounds (the static R8 ones at first) with a 32nd of
+        # what is left: cheap where a bomb or the finishing orders settle a side soon
+        run.probe(32)
+        # 3. a guess: deepening by moves left with an eighth of what is left, so that a
         # limit stopping the exact search leaves a play (when none was proven)
         run.deepen(8)
     while found is None and run.left():
-        # 3. the exact search with what is left; on several threads in rounds: they share
+        # 4. the exact search with what is left; on several threads in rounds: they share
         # the table, which cannot grow under them, so each round has room for its nodes (a
         # node stores once at most) in a table 4x the last one's and starts from the root
         # again over the warm table
@@ -642,6 +652,39 @@ class _Run:
         if self.upper is None or upper < self.upper:
             self.upper = upper
         return None if stopped else optimal[0]
+
+    def probe(self, share: int) -> None:
+        """Null-window tests of the root at the bounds (:meth:`_solve.Searcher.probe`,
+        :data:`PROBE_NODES` each, at most :data:`PROBE_STEPS` a side, within a ``1/share`` of
+        what is left): does the value reach ``upper``? (no: the fail-soft value is a lower
+        ``upper``; yes: it is the value); does it pass ``lower``? (yes: a move proven to reach
+        more; no: ``lower`` is the value). A side stops at its first unfinished probe."""
+        limits = self.left(share)
+        if limits is None or self.lower is None or self.upper is None:
+            return
+        nodes, seconds = limits
+        end = None if self.deadline is None else time.monotonic() + seconds
+        for side in ("upper", "lower"):
+            for _ in range(PROBE_STEPS):
+                left = 0.0 if end is None else end - time.monotonic()
+                if self.lower >= self.upper or (end is not None and left <= 0) or (
+                        self.budget is not None and nodes <= 0):
+                    return
+                cap = PROBE_NODES if self.budget is None else min(PROBE_NODES, nodes)
+                bound = self.upper if side == "upper" else self.lower + 1
+                reached, value, move, spent = self.s.probe(bound, cap, left)
+                self.nodes += spent
+                nodes -= spent
+                if reached is None:
+                    break
+                if reached:     # a move reaching ``value``, at least ``bound``
+                    self.lower, self.pick, self.proven = value, move, True
+                    if side == "upper":
+                        self.upper = self.lower     # (``value`` ≥ ``upper``: it is the value)
+                else:           # no move reaches ``bound``: the value is at most ``value``
+                    self.upper = min(self.upper, value)
+                    if side == "lower":
+                        break
 
     def deepen(self, share: int) -> None:
         """The anytime guess: depth-limited searches (:data:`ANYTIME_DEPTHS`, the horizon
