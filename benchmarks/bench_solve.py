@@ -5,6 +5,7 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
 
     python benchmarks/bench_solve.py --rules baibian --sizes 5 6 7     # time to exact
     python benchmarks/bench_solve.py --ablation --sizes 6 --positions 10  # technique table
+    python benchmarks/bench_solve.py --ablation --rich --sizes 8            # bomb-rich positions
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
     python benchmarks/bench_solve.py --per-call                          # small solves' cost
@@ -59,9 +60,26 @@ SIZES = (5, 6, 7, 8, 9)
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 
 
+RICH = False
+"""``--rich``: positions drawn from four consecutive ranks (eight copies each) and the four
+jokers instead of the whole deck: bombs (wild ones, chain bombs, 三王) in most hands."""
+
+
 def position(rules: Rules, cards: int, seed: int) -> State:
+    rng = random.Random(seed)
+    if RICH:
+        low = rng.randrange(0, 9)
+        pool = [r for r in range(low, low + 4) for _ in range(8)] + [13, 13, 14, 14]
+        rng.shuffle(pool)
+        hands = []
+        for s in range(4):
+            counts = [0] * 15
+            for r in pool[cards * s : cards * (s + 1)]:
+                counts[r] += 1
+            hands.append(Hand.from_counts(counts))
+        return State.from_position(rules, hands, 0)
     deck = list(range(108))
-    random.Random(seed).shuffle(deck)
+    rng.shuffle(deck)
     hands = [Hand.from_cards(deck[cards * s : cards * (s + 1)]) for s in range(4)]
     return State.from_position(rules, hands, 0)
 
@@ -389,6 +407,8 @@ def main() -> None:
                     help="techniques turned off (the time-to-exact tables)")
     ap.add_argument("--each", action="store_true", help="each position's nodes and value")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
+    ap.add_argument("--rich", action="store_true",
+                    help="bomb-rich positions (four ranks and the jokers; at most 8 cards a seat)")
     ap.add_argument("--minimax", type=int, default=0, help="positions for the minimax ratio")
     ap.add_argument("--instructions", action="store_true",
                     help="under callgrind: one 6-card 百变 solve (seed 3) with and without pext, "
@@ -398,6 +418,10 @@ def main() -> None:
     ap.add_argument("--limits", action="store_true",
                     help="whole deals under the default and time limits: wall s, answers")
     a = ap.parse_args()
+    global RICH
+    RICH = a.rich
+    if a.rich and max(a.sizes) > 8:
+        ap.error("--rich: at most 8 cards a seat (the pool holds 36 cards)")
     if a.instructions:
         sys.exit(instructions.report(Path(__file__), {
             "solve 6 cards 百变 seed 3": ("solve", 0, 1),

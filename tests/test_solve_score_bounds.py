@@ -118,12 +118,12 @@ def test_score_bounds_hold_along_playouts(preset: str) -> None:
     """From whole deals and from bomb-rich positions, random playouts (``random_move``: some
     bombs played, some still in hand at the end, R8.4's held bombs): the
     final value of the line, for the team of the seat to act at each position on it, lies
-    within that position's static bounds, both objectives; a finished deal's bounds are its
-    value exactly."""
+    within that position's static bounds, both objectives; a bomb-free position's are the
+    finishing orders' (``order_bounds``); a finished deal's bounds are its value exactly."""
     rules = Rules.preset(preset)
     rng = random.Random(f"score-playouts-{preset}")
     searchers: dict[str, _solve.Searcher] = {}
-    bombs_played = positions = 0
+    bombs_played = positions = bomb_free = 0
     for k in range(budget(ci=12, full=120)):
         state = State.deal(rules, k) if k % 3 == 0 else rich_position(rng, rules)
         seen: list[tuple[str, int, int, int]] = []
@@ -136,6 +136,9 @@ def test_score_bounds_hold_along_playouts(preset: str) -> None:
                 searchers[objective] = s
                 lo, hi = _solve.score_bounds(s, state)
                 seen.append((objective, seat, lo, hi))
+                order = _solve.order_bounds(s, state)   # bomb-free: the finishing orders'
+                assert order is None or order == (lo, hi), (str(state), order, lo, hi)
+                bomb_free += order is not None
             state.play(random_move(state, rng))
         bombs_played += state.result.multiplier > 1 or bool(state.result.contributions)
         positions += len(seen)
@@ -147,7 +150,7 @@ def test_score_bounds_hold_along_playouts(preset: str) -> None:
                 v = final_value(state, seat, objective)
                 got = _solve.score_bounds(searchers[objective], state, seat)
                 assert got == (v, v), (preset, k, objective, seat, got, v)
-    assert positions > 100 and bombs_played > 0
+    assert positions > 100 and bombs_played > 0 and 0 < bomb_free < positions
 
 
 def test_score_bounds_use_the_bombs_in_hand() -> None:
