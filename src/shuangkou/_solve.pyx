@@ -1046,6 +1046,8 @@ cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
             v = sv_units(s, st, seat)
         elif s.bombfree:    # the worst finishing order left after the seat is out
             sv_order_bounds(s, st, seat, &v, &hi)
+        elif s.features & SV_F_SCORE:   # the least the R8 bounds leave, bombs in hand
+            sv_score_bounds(s, st, seat, &v, &hi)
         else:
             v = -SV_INF
         if not st.over:
