@@ -69,6 +69,8 @@ class Searcher:
     @property
     def bounds(self) -> tuple[int | None, int | None, int]: ...
     @property
+    def proven(self) -> bool: ...
+    @property
     def objective(self) -> str: ...
     @property
     def table_bits(self) -> int: ...
@@ -85,6 +87,9 @@ class Searcher:
         all_values: bool = ..., threads: int = ...,
         only: Iterable[tuple[int, int]] | None = ...,
     ) -> tuple[list[tuple[int, int]], list[int | None], list[int], int, bool, bool]: ...
+    def probe(
+        self, bound: int, max_nodes: int = ..., time_limit: float = ...
+    ) -> tuple[bool | None, int | None, int | None, int]: ...
     def principal_variation(
         self, first: int, value: int, max_length: int = ...
     ) -> list[tuple[int, int]]: ...
@@ -92,6 +97,11 @@ class Searcher:
 def order_bounds(searcher: Searcher, state: State) -> tuple[int, int] | None:
     """``(lo, hi)`` bounding the value of ``state`` for its seat to act by the finishing orders
     still possible, or ``None`` when a seat can still play a bomb (the R8 bounds)."""
+
+def score_bounds(searcher: Searcher, state: State, seat: int | None = ...) -> tuple[int, int]:
+    """``(lo, hi)`` bounding the final value of ``state`` for ``seat``'s team (default: the
+    seat to act) by the finishing orders still possible and what the bombs in hand can add
+    (the static R8 bounds; a finished deal's: its value)."""
 
 def quick_bound(searcher: Searcher, state: State) -> int | None:
     """The quick tricks' lower bound on the value of ``state`` for its seat to act, or

@@ -13,8 +13,8 @@ from shuangkou._engine cimport State
 from _budget cimport SkBudget, budget_init, budget_raise
 from _packed cimport nib, valid_word
 from _readings cimport (
-    FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size, tag_top,
-    tag_wilds,
+    FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size,
+    tag_top, tag_wilds,
 )
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
@@ -1362,8 +1362,9 @@ cdef inline void sv_order_here(Search* s, const SkState* st, int seat, int32_t* 
 #   disjoint family's total. Seat s then gets +3 c_s, each other seat -c_s.
 # Uncapped, the value for seat a's team is M·B + C0 + 4·sum(sigma_s c_s) (B, C0: the team sums
 # of base and of the contributions so far, sigma_s = ±1 by team: c_s moves the team's value by
-# 3c - c + c + c = 4c when s is on it, by -4c when not), linear in M and in each c_s, so its extremes over the box are at its corners:
-# the least is min(M0·B, Mhi·B) + C0 - 4·(the opponents' most), the most likewise. With a cap
+# 3c - c + c + c = 4c when s is on it, by -4c when not), linear in M and in each c_s, so its
+# extremes over the box are at its corners: the least is min(M0·B, Mhi·B) + C0 - 4·(the
+# opponents' most), the most likewise. With a cap
 # (R8.4's ±300) each seat's units clamp(base_t·M + C0_t + 3c_t - sum of the others' c) are
 # monotone in every term, so each lies between the clamp of its own least and most; the value
 # is then bounded seat by seat (and where no seat can reach the cap, by the uncapped bound).

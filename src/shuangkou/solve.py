@@ -646,6 +646,7 @@ class _Run:
         self.nodes += spent
         self.last = moves, values, optimal
         lower, upper, pick = self.s.bounds
+        assert lower is not None and upper is not None     # a root search sets them
         if self.lower is None or lower > self.lower or (
                 self.s.proven and lower == self.lower and not self.proven):
             self.lower, self.pick, self.proven = lower, pick, self.s.proven
@@ -677,7 +678,9 @@ class _Run:
                 nodes -= spent
                 if reached is None:
                     break
+                assert value is not None
                 if reached:     # a move reaching ``value``, at least ``bound``
+                    assert move is not None
                     self.lower, self.pick, self.proven = value, move, True
                     if side == "upper":
                         self.upper = self.lower     # (``value`` ≥ ``upper``: it is the value)
