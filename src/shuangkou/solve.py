@@ -577,10 +577,14 @@ def solve(
         # 4. the exact search with what is left; on several threads in rounds: they share
         # the table, which cannot grow under them, so each round has room for its nodes (a
         # node stores once at most) in a table 4x the last one's and starts from the root
-        # again over the warm table
+        # again over the warm table; not in the last quarter of a time limit (growing
+        # zero-fills the new table: 2^24 entries took over a second on a loaded machine, past
+        # the deadline), where the round goes on in the table as it is
         room = None
         if workers > 1:
-            s.grow(s.table_bits + 2)
+            left = run.left()
+            if seconds is None or left is None or left[1] > seconds / 4:
+                s.grow(s.table_bits + 2)
             room = 1 << s.table_bits if s.table_bits < s.max_table_bits else None
         found = run.exact(room, workers)
         if workers == 1:
