@@ -552,3 +552,18 @@ def test_serve_start_up_failures_are_one_line(tmp_path, case):
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert len(lines) == 1 and all(w in lines[0] for w in want), done.stderr
     assert "secret" not in done.stderr
+
+
+def test_a_config_built_in_python_is_checked_as_a_request_is():
+    # one check for both paths: the same field refused with the same error class, which is
+    # still the ArgumentError the constructor raised before
+    from shuangkou.errors import ArgumentError
+    for field, value in (("deals", 0), ("deals", True), ("timer", 0.5), ("seed", -1),
+                         ("seats", ["open", "open", "open"])):
+        doc = {field: value}
+        with pytest.raises(ConfigError, match=field):
+            TableConfig.from_request(doc, allow_seed=True)
+        kw = {"seed": 1, field: value}
+        with pytest.raises(ConfigError, match=field) as caught:
+            TableConfig(Rules.baibian(), **kw)
+        assert isinstance(caught.value, ArgumentError)

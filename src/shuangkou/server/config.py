@@ -8,8 +8,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from .._check import as_int, as_seconds, as_seed
+from .._check import SEED_MAX, as_int, as_seconds
 from ..bots import seat_bots
+from ..errors import ArgumentError
 from ..rules import PRESETS, Rules, as_rules
 
 __all__ = ["ConfigError", "TableConfig", "seat_kinds"]
@@ -27,8 +28,9 @@ MAX_TIMER = 3600.0
 _HOUSE_INT_LIMIT = 10_000
 
 
-class ConfigError(ValueError):
-    """A table configuration that is refused (the message names the field)."""
+class ConfigError(ArgumentError):
+    """A table configuration that is refused (the message names the field); an
+    :class:`~shuangkou.errors.ArgumentError`, as the constructor's checks raised before."""
 
 
 def _rules_from(preset: object, options: object) -> Rules:
@@ -75,11 +77,12 @@ class TableConfig:
     seats: tuple[str, str, str, str] = ("open", "default", "default", "default")
 
     def __post_init__(self) -> None:
-        # The constructor is public: check what from_request checks, so a config built in
-        # Python (rules a preset name, deals 0) fails here, not in a running table
+        # The one check of every field, for a config built in Python (rules a preset name,
+        # deals 0) and for a request body alike (from_request adds only what is JSON's),
+        # so a bad config fails here with a ConfigError, not in a running table
         object.__setattr__(self, "rules", as_rules(self.rules))
-        object.__setattr__(self, "seed", as_seed(self.seed))
-        object.__setattr__(self, "deals", as_int(self.deals, "deals", 1, MAX_DEALS))
+        object.__setattr__(self, "seed", as_int(self.seed, "seed", 0, SEED_MAX, ConfigError))
+        object.__setattr__(self, "deals", as_int(self.deals, "deals", 1, MAX_DEALS, ConfigError))
         if self.timer is not None:
             timer = as_seconds(self.timer, "timer", ConfigError)
             if timer < 1 or timer > MAX_TIMER:
@@ -89,7 +92,7 @@ class TableConfig:
         seats = tuple(self.seats) if isinstance(self.seats, (list, tuple)) else ()
         kinds = seat_kinds()
         if len(seats) != 4 or any(not isinstance(s, str) or s not in kinds for s in seats):
-            raise ConfigError(f"seats must be four of {', '.join(kinds)}, not "
+            raise ConfigError(f"'seats' must be four of {', '.join(kinds)}, not "
                               f"{self.seats!r:.60}")
         object.__setattr__(self, "seats", seats)
 
@@ -104,30 +107,14 @@ class TableConfig:
         if extra:
             raise ConfigError(f"unknown field {sorted(map(str, extra))[0][:40]!r}")
         rules = _rules_from(doc.get("rules", "baibian"), doc.get("options"))
-        deals = doc.get("deals", 1)
-        if type(deals) is not int or not 1 <= deals <= MAX_DEALS:
-            raise ConfigError(f"'deals' must be an integer 1..{MAX_DEALS}")
-        timer = doc.get("timer")
-        if timer is not None and (
-            isinstance(timer, bool) or not isinstance(timer, (int, float))
-            or not 1 <= timer <= MAX_TIMER
-        ):
-            raise ConfigError(f"'timer' must be null or 1..{MAX_TIMER:.0f} seconds")
-        seats = doc.get("seats", ["open", "default", "default", "default"])
-        kinds = seat_kinds()
-        if (not isinstance(seats, list) or len(seats) != 4
-                or any(not isinstance(s, str) or s not in kinds for s in seats)):
-            raise ConfigError(f"'seats' must be four of {', '.join(kinds)}")
         seed = doc.get("seed")
-        if seed is not None:
-            if not allow_seed:
-                raise ConfigError("this server does not accept a chosen 'seed'")
-            if type(seed) is not int or not 0 <= seed < 2**64:
-                raise ConfigError("'seed' must be an integer 0..2**64-1")
-        else:
+        if seed is None:
             seed = secrets.randbits(64)
-        return cls(rules, seed, deals, None if timer is None else float(timer),
-                   tuple(seats))
+        elif not allow_seed:
+            raise ConfigError("this server does not accept a chosen 'seed'")
+        # the fields' types and ranges are the constructor's to check (one check for both)
+        return cls(rules, seed, doc.get("deals", 1), doc.get("timer"),
+                   doc.get("seats", ("open", "default", "default", "default")))
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (JSON-able)."""
