@@ -329,6 +329,9 @@ def test_kernel_refuses_rows_it_would_write_out_of_bounds() -> None:
                            "plays_left": np.zeros(2, np.float32), "judged": np.zeros(2, bool)})
     with pytest.raises(ValueError, match=r"env\[0\] must be an observation 0\.\.0"):
         learned.greedy_rows(obs, np.full(m, 1), cards, feat, 1)
-    with pytest.raises(TypeError):
-        learned.play_arrays([plays[0], "3"])
+    for read in (learned.play_arrays, _learned.play_words):
+        with pytest.raises(TypeError):
+            read([plays[0], "3"])
+    words, tags = _learned.play_words(plays)
+    assert words.tolist() == [p.packed for p in plays] and tags.tolist() == [p.tag for p in plays]
     assert _learned.DIMS == (learned.STATE_DIM, learned.PLAY_DIM)

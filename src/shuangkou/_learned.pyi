@@ -9,6 +9,7 @@ import numpy.typing as npt
 DIMS: tuple[int, int]
 
 def play_arrays(plays: Any) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]: ...
+def play_words(plays: Any) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]: ...
 def greedy_choice(
     plays: Any,
     hand: int,

@@ -78,6 +78,23 @@ def play_arrays(plays):
     return cards, feat
 
 
+def play_words(plays):
+    """``(words, tags)``: each play's cards word (uint64) and reading tag (uint32), the two
+    fields of a :class:`Play` (``learned.shortlist`` sorts a long list by them)."""
+    cdef list items = plays if type(plays) is list else list(plays)
+    cdef Py_ssize_t m = len(items), i
+    cdef Play p
+    words = np.empty(m, np.uint64)
+    tags = np.empty(m, np.uint32)
+    cdef uint64_t[::1] w = words
+    cdef uint32_t[::1] t = tags
+    for i in range(m):
+        p = <Play?>items[i]
+        w[i] = p.packed
+        t[i] = p.tag
+    return words, tags
+
+
 def greedy_choice(plays, uint64_t hand, uint32_t flags, uint32_t table, bint partner_owns,
                   int opp_min, int my_cards):
     """The index in ``plays`` (a sequence of :class:`Play`) that

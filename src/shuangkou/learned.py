@@ -122,9 +122,7 @@ def shortlist(plays: list[Any], cap: int) -> list[Any]:
     bounded whatever list it is handed."""
     if len(plays) <= cap:
         return plays
-    n = len(plays)
-    tags = np.fromiter((p.tag for p in plays), np.uint32, n)
-    packed = np.fromiter((p.packed for p in plays), np.uint64, n)
+    packed, tags = _learned.play_words(plays)
     wilds = (tags >> _TAG_SHIFTS[6]) & _TAG_MASKS[6]
     order = np.lexsort((packed, wilds))
     _, first = np.unique(tags[order] & _NOT_WILDS, return_index=True)
