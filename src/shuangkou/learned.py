@@ -182,8 +182,12 @@ def judge(views: list[Any], plays: list[list[Any]], heuristic: Any, rng: Any) ->
     plays_left = np.zeros(n, np.float32)
     judged = np.zeros(n, bool)
     start = 0
+    from .bots import HeuristicBot  # bots imports this module: here, not at the top
+
+    # the shortcut of _unjudged is the heuristic bot's own rule (not a subclass's)
+    plain = type(heuristic) is HeuristicBot
     for i, (view, ps) in enumerate(zip(views, plays)):
-        if view.rules is heuristic.rules and not heuristic.judges(view.hand):
+        if plain and view.rules is heuristic.rules and not heuristic.judges(view.hand):
             row, dmg = _unjudged(view, ps), None
         else:
             pick, dmg, left = heuristic.assess(view, ps, rng)
