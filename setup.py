@@ -42,10 +42,12 @@ def extension(name: str) -> Extension:
 
 # _generate: the play generators (the others call them through its exported pointers); _core:
 # plays for Python; _sim: the self-play deal loop and batch loops; _engine: State; _physical:
-# the physical card ids of a Game; _solve: the solver; _rl: the RL VecEnv.
+# the physical card ids of a Game; _solve: the solver; _rl: the RL VecEnv; _learned: the
+# learned bot's feature rows.
 extensions = [
     extension(name)
-    for name in ("_generate", "_core", "_sim", "_engine", "_physical", "_solve", "_rl")
+    for name in ("_generate", "_core", "_sim", "_engine", "_physical", "_solve", "_rl",
+                 "_learned")
 ]
 
 

@@ -27,8 +27,8 @@ first-out share and each side's CPU time a decision, then the ratings (greedy = 
 learned decision on the largest hands: leading in 千变 with the largest ``"fewest"`` list
 known (203 plays) and with the hand of the most legal plays (24,182 in its ``"all"`` list),
 that list handed to the bot bounded (``max_plays=240``, the default) and unbounded; then one
-``fast`` decision leading with the first hand in classic, JJ and 千变 (68, 131 and 203
-plays; the bombs guard overrides the network in the first two); then one ``default``
+``fast`` decision leading with the first hand in classic, 百变, JJ and 千变 (68, 131, 131
+and 203 plays; the bombs guard overrides the network in classic and JJ); then one ``default``
 decision on the lead of 百变 deal 23 and 千变 deal 1 (27 cards a seat: the searched midgame;
 without the 18 ms clock, which valgrind's slowness would trip).
 
@@ -142,6 +142,7 @@ INSTRUCTION_WORKLOADS = {
     "24,182 plays, unbounded": learned_decisions(MOST_PLAYS, "all", 10**6),
     # fast on 27-card leads: the bombs guard fires on the first two (classic 68, JJ 131 plays)
     "fast, classic (68)": fast_decisions("classic", LARGEST_FEWEST),
+    "fast, baibian (131)": fast_decisions("baibian", LARGEST_FEWEST),
     "fast, jj (131)": fast_decisions("jj", LARGEST_FEWEST),
     "fast, qianbian (203)": fast_decisions("qianbian", LARGEST_FEWEST),
     # default's most plays among the openings of deals 0-59 (its midgame's worst case)

@@ -25,7 +25,7 @@ def test_mypy_strict_is_clean():
 @pytest.mark.parametrize(
     "module",
     ["shuangkou._generate", "shuangkou._core", "shuangkou._sim", "shuangkou._engine",
-     "shuangkou._physical", "shuangkou._solve", "shuangkou._rl"],
+     "shuangkou._physical", "shuangkou._solve", "shuangkou._rl", "shuangkou._learned"],
 )
 def test_stubs_match_the_extension(module):
     result = run(sys.executable, "-m", "mypy.stubtest", module)

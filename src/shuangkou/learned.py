@@ -33,11 +33,9 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from . import _solve
+from . import _learned, _solve
 from .batch import OBS_OFFSETS, OBS_SIZE
-from .cards import MAX_COPIES
 from .errors import DocumentError
-from .plays import Kind
 from .rules import PRESETS, Rules
 
 __all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "WEIGHTS_FILE",
@@ -48,9 +46,6 @@ WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
 
 N_KINDS = 11  # the 10 kinds of Kind, then "pass" (candidate) or "no table play" (table)
-_PASS_KIND = 10
-_FIRST_BOMB = int(Kind.BOMB)
-_DECK = np.array(MAX_COPIES, np.float32)
 _O = OBS_OFFSETS
 _HAND = slice(_O["hand"], _O["hand"] + 15)
 _PARTNER = slice(_O["partner_hand"], _O["partner_hand"] + 15)
@@ -113,11 +108,8 @@ def view_observation(view: Any) -> np.ndarray:
 def play_arrays(plays: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(cards, features)`` of a list of plays as ``VecEnv`` writes them: ``(M, 15)`` uint8
     card counts and ``(M, 7)`` uint8 kind, top, width, length, stars, size, wilds (the
-    reading tag's fields, docs/internals.md)."""
-    words = np.fromiter((p.packed for p in plays), np.uint64)
-    tags = np.fromiter((p.tag for p in plays), np.uint32)
-    cards = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.uint8)
-    feat = ((tags[:, None] >> _TAG_SHIFTS) & _TAG_MASKS).astype(np.uint8)
+    reading tag's fields, docs/internals.md). In C, from each :class:`Play`'s two fields."""
+    cards, feat = _learned.play_arrays(plays)
     return cards, feat
 
 
@@ -130,9 +122,7 @@ def shortlist(plays: list[Any], cap: int) -> list[Any]:
     bounded whatever list it is handed."""
     if len(plays) <= cap:
         return plays
-    n = len(plays)
-    tags = np.fromiter((p.tag for p in plays), np.uint32, n)
-    packed = np.fromiter((p.packed for p in plays), np.uint64, n)
+    packed, tags = _learned.play_words(plays)
     wilds = (tags >> _TAG_SHIFTS[6]) & _TAG_MASKS[6]
     order = np.lexsort((packed, wilds))
     _, first = np.unique(tags[order] & _NOT_WILDS, return_index=True)
@@ -144,7 +134,7 @@ def shortlist(plays: list[Any], cap: int) -> list[Any]:
     return [plays[i] for i in keep]
 
 
-# -- greedy's choice, vectorised ---------------------------------------------------------------
+# -- greedy's choice ---------------------------------------------------------------------------
 def _first_per_env(env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarray:
     """Per env, the row with the smallest ``keys`` (lexicographic, first key most
     significant); -1 for an env with no row."""
@@ -158,60 +148,17 @@ def _first_per_env(env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarra
     return out
 
 
-def _first_among(sel: np.ndarray, env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarray:
-    """:func:`_first_per_env` over the rows ``sel`` marks, as indices of all rows."""
-    rows = np.flatnonzero(sel)
-    best = _first_per_env(env[rows], [k[rows] for k in keys], n)
-    return np.where(best >= 0, rows[np.maximum(best, 0)] if rows.shape[0] else -1, -1)
-
-
 def greedy_rows(obs: np.ndarray, env: np.ndarray, cards: np.ndarray, feat: np.ndarray,
                 n: int) -> np.ndarray:
     """The row (of ``env``/``cards``/``feat``, the legal plays of ``n`` observations) greedy
     would play in each observation, -1 for a pass: :func:`shuangkou.sim.greedy_policy`'s rules
-    on these arrays (bombs ordered by stars, size, top: a feature, not the rules' R5 order)."""
-    hand = obs[:, _HAND]
-    own = hand.sum(1)
-    size = feat[:, 5].astype(np.int64)
-    top = feat[:, 1].astype(np.int64)
-    wilds = feat[:, 6].astype(np.int64)
-    bomb = feat[:, 0] >= _FIRST_BOMB
-    empties = size == own[env]
-    broken = ((cards > 0) & (hand[env] >= 4)).any(1)
-    clean = (wilds == 0) & ~broken
-    plain = ~bomb
-    zeros = np.zeros_like(size)
-    big = 1 << 20
-    bomb_key = [feat[:, 4].astype(np.int64), size, top, wilds]
-    leading = obs[:, _LEADING] > 0
-    lead = _first_per_env(env, [np.where(plain, 0, 1), -clean.astype(np.int64) * plain,
-                                -size * plain, top * plain + np.where(plain, zeros, big)]
-                          + [np.where(plain, zeros, k) for k in bomb_key], n)
-    # answering: the smallest clean plain play, else (when the hands are short) any plain, else
-    # the smallest bomb; never over the partner
-    ans_clean = _first_among(plain & clean, env, [top], n)
-    ans_plain = _first_among(plain, env, [top, wilds], n)
-    ans_bomb = _first_among(bomb, env, bomb_key, n)
-    left = obs[:, _LEFT]
-    opp_min = np.where(left[:, [1, 3]] > 0, left[:, [1, 3]], 99).min(1)
-    short = (opp_min <= 6) | (own <= 6)
-    answer = np.where(ans_clean >= 0, ans_clean,
-                      np.where(short, np.where(ans_plain >= 0, ans_plain, ans_bomb), -1))
-    answer = np.where(obs[:, _OWNER.start + 2] > 0, -1, answer)
-    choice = np.where(leading, lead, answer)
-    out_now = _first_among(empties, env, [size], n)  # a play that empties the hand
-    return np.where(out_now >= 0, out_now, choice)
+    on these arrays (bombs ordered by stars, size, top: a feature, not the rules' R5 order;
+    ties to the first row). In C (``_learned``), one pass over the rows."""
+    rows: np.ndarray = _learned.greedy_rows(obs, env, cards, feat, n)
+    return rows
 
 
 # -- features ----------------------------------------------------------------------------------
-def _shape(rest: np.ndarray) -> np.ndarray:
-    """The shape of what a play leaves: ranks held once, twice, three times, four or more
-    (naturals), jokers, cards."""
-    nat = rest[:, :13]
-    return np.stack([(nat == 1).sum(1), (nat == 2).sum(1), (nat == 3).sum(1), (nat >= 4).sum(1),
-                     rest[:, 13:].sum(1), rest.sum(1)], axis=1).astype(np.float32)
-
-
 class Judgement(NamedTuple):
     """What the heuristic bot makes of a batch of decisions (:func:`judge`): per play row its
     ``damage`` (extra plays it costs the hand's fewest-plays split, ``solve._breaks`` / UNIT;
@@ -229,24 +176,55 @@ def judge(views: list[Any], plays: list[list[Any]], heuristic: Any, rng: Any) ->
     """The heuristic bot's (``bots.make("heuristic", rules)``, its ``assess``) view of each
     decision: its choice among ``plays[i]`` from ``views[i]``, and the split damage of every
     play."""
-    damage: list[float] = []
+    damage: list[np.ndarray] = []
     n = len(views)
     choice = np.full(n, -1, np.int64)
     plays_left = np.zeros(n, np.float32)
     judged = np.zeros(n, bool)
     start = 0
+    from .bots import HeuristicBot  # bots imports this module: here, not at the top
+
+    # the shortcut of _unjudged is the heuristic bot's own rule (not a subclass's)
+    plain = type(heuristic) is HeuristicBot
     for i, (view, ps) in enumerate(zip(views, plays)):
-        pick, dmg, left = heuristic.assess(view, ps, rng)
-        if pick is not None:
-            choice[i] = start + ps.index(pick)
+        if plain and view.rules is heuristic.rules and not heuristic.judges(view.hand):
+            row, dmg = _unjudged(view, ps), None
+        else:
+            pick, dmg, left = heuristic.assess(view, ps, rng)
+            row = -1 if pick is None else ps.index(pick)
+        if row >= 0:
+            choice[i] = start + row
         start += len(ps)
         if dmg is None:
-            damage.extend([0.0] * len(ps))
+            damage.append(np.zeros(len(ps), np.float32))
         else:
             judged[i] = True
             plays_left[i] = left
-            damage.extend(d / _UNIT for d in dmg)
-    return Judgement(np.array(damage, np.float32), choice, plays_left, judged)
+            # float64 division, then float32: the rounding of Python's d / UNIT
+            damage.append((np.array(dmg, np.float64) / _UNIT).astype(np.float32))
+    return Judgement(damage[0] if n == 1 else np.concatenate(damage) if n else
+                     np.zeros(0, np.float32), choice, plays_left, judged)
+
+
+def _unjudged(view: Any, plays: list[Any]) -> int:
+    """The index of the heuristic's choice in ``plays`` (-1: pass) on a hand it does not
+    judge by its split (``HeuristicBot.assess``): a play that empties the hand, the most stars
+    first, else greedy's (:func:`shuangkou.sim.greedy_policy`), here the kernel's greedy over
+    the list in C — the same play (tested against ``assess``), without a Python pass over
+    every play."""
+    seat = view.seat
+    hand = view.hand.packed
+    table = view.table
+    counts = view.card_counts
+    opp = [counts[t] for t in (seat ^ 1, seat ^ 3) if counts[t]]
+    i: int = _learned.greedy_choice(plays, hand, view.rules.flags,
+                                    0 if table is None else table.tag,
+                                    view.table_owner == seat ^ 2, min(opp, default=99),
+                                    counts[seat])
+    if i >= 0 and plays[i].packed == hand:  # going out: the heuristic's order of such plays
+        out = [k for k, p in enumerate(plays) if p.packed == hand]
+        i = max(out, key=lambda k: (plays[k].stars, plays[k].is_bomb))
+    return i
 
 
 def table_features(views: list[Any], plays: list[list[Any]], rules: Rules, heuristic: Any,
@@ -270,65 +248,17 @@ def features(obs: np.ndarray, offsets: np.ndarray, cards: np.ndarray, feat: np.n
     """One row per candidate: the legal plays of each observation (rows ``offsets[i]`` to
     ``offsets[i + 1]`` of ``cards``/``feat``), then a pass row for each answering one. Returns
     ``(X, env_of_row, is_pass)``; ``X`` is ``(rows, DIM)`` float32."""
-    n = obs.shape[0]
-    counts = np.diff(offsets)
-    env_play = np.repeat(np.arange(n), counts)
-    env_pass = np.flatnonzero(can_pass)
-    m, k = env_play.shape[0], env_pass.shape[0]
-    env = np.concatenate([env_play, env_pass])
-    greedy = greedy_rows(obs, env_play, cards, feat, n)
-
-    hand = obs[:, _HAND]
-    partner = obs[:, _PARTNER]
-    unseen = _DECK - hand - partner - obs[:, _PLAYED].reshape(n, 4, 15).sum(1)
-    left = obs[:, _LEFT]
-    reading = obs[:, _READING]
-    table_kind = np.eye(N_KINDS, dtype=np.float32)[np.where(reading[:, 0] > 0,
-                                                              reading[:, 0] - 1, _PASS_KIND)
-                                                     .astype(np.int64)]
-    preset = np.zeros((n, len(PRESETS)), np.float32)
-    preset[:, list(PRESETS).index(rules.name) if rules.name in PRESETS else 0] = 1
-    state = np.concatenate([
-        hand / 8, partner / 8, unseen / 8, left / 27, (obs[:, _PLACE] > 0), obs[:, [_LEADING]],
-        obs[:, _OWNER], obs[:, [_PASSES]] / 3, table_kind, reading[:, [1]] / 14,
-        reading[:, [5]] / 27, preset, judgement.plays_left[:, None] / 10,
-        judgement.judged[:, None]], axis=1).astype(np.float32)
-
-    c = np.zeros((m + k, 15), np.float32)
-    c[:m] = cards
-    rest = hand[env] - c
-    kind = np.full(m + k, _PASS_KIND)
-    kind[:m] = feat[:, 0]
-    f = np.zeros((m + k, 4), np.float32)
-    f[:m] = feat[:, [1, 4, 5, 6]] / np.array([14, 16, 27, 4], np.float32)
-    flags = np.zeros((m + k, 3), np.float32)
-    flags[:m, 0] = feat[:, 0] >= _FIRST_BOMB
-    flags[:m, 1] = feat[:, 5] == hand.sum(1)[env_play]
-    pass_row = np.full(n, -1, np.int64)
-    pass_row[env_pass] = m + np.arange(k)
-    flags[:, 2] = _one_hot_rows(greedy, pass_row, m + k)
-    shape = _shape(rest) / np.array([13, 13, 13, 6, 4, 27], np.float32)
-    damage = np.zeros((m + k, 1), np.float32)
-    damage[:m, 0] = np.clip(judgement.damage, -1, 4) / 4
-    hint = _one_hot_rows(judgement.choice, pass_row, m + k)[:, None]
-    x = np.concatenate([state[env], c / 8, rest / 8, np.eye(N_KINDS, dtype=np.float32)[kind], f,
-                        flags, shape, damage, hint], axis=1)
-    is_pass = np.zeros(m + k, bool)
-    is_pass[m:] = True
-    return x.astype(np.float32, copy=False), env, is_pass
-
-
-def _one_hot_rows(choice: np.ndarray, pass_row: np.ndarray, rows: int) -> np.ndarray:
-    """1 on each decision's chosen row (``choice``: a play row, or -1 for its pass row)."""
-    out = np.zeros(rows, np.float32)
-    has = choice >= 0
-    out[choice[has]] = 1
-    out[pass_row[~has & (pass_row >= 0)]] = 1
-    return out
+    preset = list(PRESETS).index(rules.name) if rules.name in PRESETS else 0
+    x, env, is_pass = _learned.encode(obs, offsets, cards, feat, can_pass, preset,
+                                      judgement.damage, judgement.choice, judgement.plays_left,
+                                      judgement.judged)
+    return x, env, is_pass
 
 
 def best_rows(q: np.ndarray, env: np.ndarray, n: int) -> np.ndarray:
-    """The highest-scoring row of each of the ``n`` observations."""
+    """The highest-scoring row of each of the ``n`` observations (the first of equals)."""
+    if n == 1 and q.shape[0]:  # one decision (the bot at a table): no sort
+        return np.array([int(np.argmax(q))], np.int64)
     return _first_per_env(env, [-q], n)
 
 
