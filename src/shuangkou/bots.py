@@ -57,7 +57,6 @@ The bots (docs/bots.md has their ladder):
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib
 import re
 from collections.abc import Callable
@@ -379,8 +378,6 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
           mid_worlds: int = 0, mid_nodes: int = 1000, mid_depth: int = 1,
-          candidates: int | None = None, strength: float = 1.0, distinct: int = 0,
-          mid_sampler: str = "uniform", mid_candidates: int | None = None,
           **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
@@ -403,16 +400,10 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
-    if sampler == "weighted" or mid_sampler == "weighted":
+    if sampler == "weighted":
         from .inference import weighted_worlds  # inference builds on solve, as this does
 
-        weighted = functools.partial(weighted_worlds, candidates=candidates,
-                                     strength=strength, distinct=distinct)
-        if sampler == "weighted":
-            options["sampler"] = weighted
-        if mid_sampler == "weighted":
-            options["mid_sampler"] = functools.partial(
-                weighted_worlds, candidates=mid_candidates, strength=strength, distinct=1)
+        options["sampler"] = weighted_worlds
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")

@@ -217,7 +217,7 @@ def _hidden(view: Any) -> frozenset[int]:
 
 
 def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int | None = None,
-                    model: Model = MODEL, strength: float = 1.0, distinct: int = 0) -> list[State]:
+                    model: Model = MODEL) -> list[State]:
     """``n`` positions like :func:`~shuangkou.solve.sample_worlds` (the view's position, the
     hidden hands replaced), the hidden hands drawn from ``candidates`` uniform deals (``n``
     to :data:`~shuangkou.solve.MAX_SAMPLES`; default ``4 n``) in proportion to ``model``'s
@@ -235,22 +235,18 @@ def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int 
     deals = sample_deals(view, seat, m, seed)
     record = answers(view, _hidden(view))
     if record and m > n:
-        logw = strength * model.log_likelihoods(record, deals, view.rules.flags)
-        if distinct:  # n distinct candidates, drawn without replacement (Gumbel top-n)
-            g = np.random.default_rng(seed ^ 0x9E3779B97F4A7C15).gumbel(size=m)
-            deals = [deals[i] for i in np.argsort(-(logw + g), kind="stable")[:n]]
-        else:
-            w = np.exp(logw - logw.max()).tolist()
-            step = sum(w) / n
-            u = random.Random(seed ^ 0x9E3779B97F4A7C15).random() * step
-            chosen, acc, i = [], w[0], 0
-            for k in range(n):  # systematic resampling: the k-th pointer at u + k·step
-                target = u + k * step
-                while acc < target and i + 1 < m:
-                    i += 1
-                    acc += w[i]
-                chosen.append(deals[i])
-            deals = chosen
+        logw = model.log_likelihoods(record, deals, view.rules.flags)
+        w = np.exp(logw - logw.max()).tolist()
+        step = sum(w) / n
+        u = random.Random(seed ^ 0x9E3779B97F4A7C15).random() * step
+        chosen, acc, i = [], w[0], 0
+        for k in range(n):  # systematic resampling: the k-th pointer at u + k·step
+            target = u + k * step
+            while acc < target and i + 1 < m:
+                i += 1
+                acc += w[i]
+            chosen.append(deals[i])
+        deals = chosen
     else:
         deals = deals[:n]
     bombs = [view.bombs_played(s) for s in range(4)]

@@ -809,7 +809,7 @@ def pimc_policy(
     fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
-    mid_cards: int = 108, mid_sampler: Callable[[Any, int, int, int], list[State]] | None = None,
+    mid_cards: int = 108,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -918,7 +918,7 @@ def pimc_policy(
         only = None if candidates is plays else [mine, *options]
         total: dict[tuple[int, int], float] = {}
         s: _solve.Searcher | None = None
-        for world in (mid_sampler or sample_worlds)(game, seat, n, seed):
+        for world in sample_worlds(game, seat, n, seed):
             seconds = _seconds_left(deadline)
             if seconds is None:
                 return prior
