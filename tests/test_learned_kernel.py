@@ -12,27 +12,30 @@ import pytest
 
 from shuangkou import State, _learned, bots, learned
 from shuangkou.cards import MAX_COPIES
+from shuangkou.learned import (
+    _HAND,
+    _LEADING,
+    _LEFT,
+    _NIBBLES,
+    _OWNER,
+    _PARTNER,
+    _PASSES,
+    _PLACE,
+    _PLAYED,
+    _READING,
+    _TAG_MASKS,
+    _TAG_SHIFTS,
+    N_KINDS,
+)
 from shuangkou.plays import Kind
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.rules import PRESETS, Rules
 
 # -- the reference: the numpy encoder as it was (learned.py before the C rows) -----------------
-_O = learned.OBS_OFFSETS
-_HAND = slice(_O["hand"], _O["hand"] + 15)
-_PARTNER = slice(_O["partner_hand"], _O["partner_hand"] + 15)
-_LEFT = slice(_O["cards_left"], _O["cards_left"] + 4)
-_PLAYED = slice(_O["played"], _O["played"] + 60)
-_PLACE = slice(_O["place"], _O["place"] + 4)
-_LEADING = _O["leading"]
-_READING = slice(_O["table_reading"], _O["table_reading"] + 7)
-_OWNER = slice(_O["table_owner"], _O["table_owner"] + 4)
-_PASSES = _O["passes"]
-_NIBBLES = (4 * np.arange(15)).astype(np.uint64)
-_TAG_SHIFTS = np.array([0, 4, 8, 13, 17, 22, 28], np.uint32)
-_TAG_MASKS = np.array([15, 15, 31, 15, 31, 63, 7], np.uint32)
+# (the observation's layout, _HAND…_TAG_MASKS, is the module's own: not what this checks)
 _DECK = np.array(MAX_COPIES, np.float32)
 _FIRST_BOMB = int(Kind.BOMB)
-N_KINDS, _PASS_KIND = 11, 10
+_PASS_KIND = 10
 
 
 def ref_play_arrays(plays: Any) -> tuple[np.ndarray, np.ndarray]:

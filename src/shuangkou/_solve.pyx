@@ -1267,6 +1267,40 @@ cdef inline bint sv_bomb_free(Search* s, const SkState* st) noexcept nogil:
     return True
 
 
+cdef inline uint64_t sv_places_key(const SkState* st, uint64_t key) noexcept nogil:
+    """``key`` plus the places so far and the bombs played (the R8 bounds' cache keys), never 0
+    (an empty slot)."""
+    cdef int r
+    for r in range(st.nplaces):
+        key += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        key += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
+    return key | 1
+
+
+cdef inline int sv_final_orders(const SkState* st, int8_t* orders) noexcept nogil:
+    """The finishing orders of the four seats that extend ``st``'s places (the deal ends at
+    one of them: R7), four seats each into ``orders`` (room for all 24); returns how many."""
+    cdef int a, b, c, i, n = 0
+    cdef bint ok
+    for a in range(4):
+        for b in range(4):
+            for c in range(4):
+                if a == b or a == c or b == c:
+                    continue
+                orders[4 * n] = <int8_t>a
+                orders[4 * n + 1] = <int8_t>b
+                orders[4 * n + 2] = <int8_t>c
+                orders[4 * n + 3] = <int8_t>(6 - a - b - c)
+                ok = True
+                for i in range(st.nplaces):
+                    if orders[4 * n + i] != st.places[i]:
+                        ok = False
+                if ok:
+                    n += 1
+    return n
+
+
 cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t* lo,
                                  int32_t* hi) noexcept nogil:
     """R8 bounds of a bomb-free position (``sv_bomb_free``) for ``seat``'s team: no bomb can
@@ -1274,17 +1308,13 @@ cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t
     order alone; ``lo``/``hi`` are the least and most of ``sv_units`` over the orders that
     extend the places so far (the deal ends at some such order: R7). Cached by the places,
     the bombs played and the team."""
-    cdef uint64_t key = 0x2545F4914F6CDD1DULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL
-    cdef int r, i, t, slot, a, b, c
+    cdef uint64_t key = sv_places_key(
+        st, 0x2545F4914F6CDD1DULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL)
+    cdef int i, k, n, t
+    cdef int slot = <int>((key >> 40) & (SV_ORDER_SLOTS - 1))
     cdef int32_t v
-    cdef bint ok
+    cdef int8_t orders[96]
     cdef SkState f
-    for r in range(st.nplaces):
-        key += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
-    for r in range(st.nbombs):
-        key += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
-    key |= 1     # never 0 (an empty slot)
-    slot = <int>((key >> 40) & (SV_ORDER_SLOTS - 1))
     if s.order_key[slot] == key:
         lo[0] = s.order_lo[slot]
         hi[0] = s.order_hi[slot]
@@ -1297,26 +1327,15 @@ cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t
     f.nplaces = 4
     f.over = 1
     f.to_act = -1
-    for a in range(4):          # every order of the four seats (24), those extending places
-        for b in range(4):
-            for c in range(4):
-                if a == b or a == c or b == c:
-                    continue
-                f.places[0] = <int8_t>a
-                f.places[1] = <int8_t>b
-                f.places[2] = <int8_t>c
-                f.places[3] = <int8_t>(6 - a - b - c)
-                ok = True
-                for i in range(st.nplaces):
-                    if f.places[i] != st.places[i]:
-                        ok = False
-                if not ok:
-                    continue
-                v = sv_units(s, &f, seat)
-                if v < lo[0]:
-                    lo[0] = v
-                if v > hi[0]:
-                    hi[0] = v
+    n = sv_final_orders(st, orders)
+    for k in range(n):
+        for i in range(4):
+            f.places[i] = orders[4 * k + i]
+        v = sv_units(s, &f, seat)
+        if v < lo[0]:
+            lo[0] = v
+        if v > hi[0]:
+            hi[0] = v
     s.order_key[slot] = key
     s.order_lo[slot] = lo[0]
     s.order_hi[slot] = hi[0]
@@ -1492,13 +1511,12 @@ cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t
     played, the team and what each hand's bombs can do (sv_hand_bombs)."""
     cdef int64_t fm[4]
     cdef int32_t cm[4]
-    cdef int64_t xlo[4]
-    cdef int64_t xhi[4]
     cdef int64_t m0, mhi, bm0, bmh, b, c0, tlo, thi, olo, ohi, blo, bhi, mine, theirs, total
     cdef int64_t cap = s.p.score_cap, best_lo = SV_INF, best_hi = -SV_INF
     cdef uint64_t key = 0x6A09E667F3BCC909ULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL
-    cdef int r, i, t, slot, a, bb, cc, first, sig
-    cdef bint ok, clamps
+    cdef int i, k, n, t, slot, first, sig
+    cdef int8_t orders[96]
+    cdef bint clamps
     cdef SkState f
     cdef SkScore sc
     if st.over:
@@ -1513,11 +1531,7 @@ cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t
         if st.ncards[t]:
             sv_hand_bombs(s, st.hand[t], &fm[t], &cm[t])
         key = (key ^ (<uint64_t>fm[t] * 0xBF58476D1CE4E5B9ULL + <uint64_t>cm[t])) * 0x9E3779B97F4A7C15ULL
-    for r in range(st.nplaces):
-        key += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
-    for r in range(st.nbombs):
-        key += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
-    key |= 1
+    key = sv_places_key(st, key)
     slot = <int>((key >> 40) & (SV_SCORE_SLOTS - 1))
     if s.sb_key[slot] == key:
         lo[0] = s.sb_lo[slot]
@@ -1536,62 +1550,51 @@ cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t
     f.nplaces = 4
     f.over = 1
     f.to_act = -1
-    for a in range(4):          # every order of the four seats (24), those extending places
-        for bb in range(4):
-            for cc in range(4):
-                if a == bb or a == cc or bb == cc:
-                    continue
-                f.places[0] = <int8_t>a
-                f.places[1] = <int8_t>bb
-                f.places[2] = <int8_t>cc
-                f.places[3] = <int8_t>(6 - a - bb - cc)
-                ok = True
-                for i in range(st.nplaces):
-                    if f.places[i] != st.places[i]:
-                        ok = False
-                if not ok:
-                    continue
-                sk_score(&s.p, &f, False, &sc)
-                first = sc.places[0]
-                m0 = sc.multiplier
-                mhi = m0
-                for t in range(4):
-                    if s.p.mode == SK_MODE_JJ:
-                        mhi = mhi * fm[t]
-                        if mhi > SV_FACTOR_MAX:
-                            mhi = SV_FACTOR_MAX
-                    elif ((t ^ first) & 1) == 0 and fm[t] > mhi:
-                        mhi = fm[t]
-                b = 0
-                c0 = 0
-                clamps = False
-                blo = bhi = 0
-                for t in range(4):
-                    sig = 1 if ((t ^ seat) & 1) == 0 else -1
-                    bm0 = <int64_t>sc.base[t] * m0
-                    bmh = <int64_t>sc.base[t] * mhi
-                    b += sig * sc.base[t]
-                    c0 += sig * (sc.unclamped[t] - bm0)
-                    tlo = (bm0 if bm0 < bmh else bmh) + (sc.unclamped[t] - bm0) - (total - cm[t])
-                    thi = (bm0 if bm0 > bmh else bmh) + (sc.unclamped[t] - bm0) + 3 * cm[t]
-                    if cap > 0 and (tlo < -cap or thi > cap):
-                        clamps = True
-                    if sig > 0:
-                        blo += _sv_clamp(tlo, cap)
-                        bhi += _sv_clamp(thi, cap)
-                    else:
-                        blo -= _sv_clamp(thi, cap)
-                        bhi -= _sv_clamp(tlo, cap)
-                if clamps:      # the seat-by-seat bound (the cap may bind)
-                    olo = blo
-                    ohi = bhi
-                else:           # no seat reaches the cap: the value is linear
-                    olo = (m0 * b if m0 * b < mhi * b else mhi * b) + c0 - 4 * theirs
-                    ohi = (m0 * b if m0 * b > mhi * b else mhi * b) + c0 + 4 * mine
-                if olo < best_lo:
-                    best_lo = olo
-                if ohi > best_hi:
-                    best_hi = ohi
+    n = sv_final_orders(st, orders)
+    for k in range(n):
+        for i in range(4):
+            f.places[i] = orders[4 * k + i]
+        sk_score(&s.p, &f, False, &sc)
+        first = sc.places[0]
+        m0 = sc.multiplier
+        mhi = m0
+        for t in range(4):
+            if s.p.mode == SK_MODE_JJ:
+                mhi = mhi * fm[t]
+                if mhi > SV_FACTOR_MAX:
+                    mhi = SV_FACTOR_MAX
+            elif ((t ^ first) & 1) == 0 and fm[t] > mhi:
+                mhi = fm[t]
+        b = 0
+        c0 = 0
+        clamps = False
+        blo = bhi = 0
+        for t in range(4):
+            sig = 1 if ((t ^ seat) & 1) == 0 else -1
+            bm0 = <int64_t>sc.base[t] * m0
+            bmh = <int64_t>sc.base[t] * mhi
+            b += sig * sc.base[t]
+            c0 += sig * (sc.unclamped[t] - bm0)
+            tlo = (bm0 if bm0 < bmh else bmh) + (sc.unclamped[t] - bm0) - (total - cm[t])
+            thi = (bm0 if bm0 > bmh else bmh) + (sc.unclamped[t] - bm0) + 3 * cm[t]
+            if cap > 0 and (tlo < -cap or thi > cap):
+                clamps = True
+            if sig > 0:
+                blo += _sv_clamp(tlo, cap)
+                bhi += _sv_clamp(thi, cap)
+            else:
+                blo -= _sv_clamp(thi, cap)
+                bhi -= _sv_clamp(tlo, cap)
+        if clamps:      # the seat-by-seat bound (the cap may bind)
+            olo = blo
+            ohi = bhi
+        else:           # no seat reaches the cap: the value is linear
+            olo = (m0 * b if m0 * b < mhi * b else mhi * b) + c0 - 4 * theirs
+            ohi = (m0 * b if m0 * b > mhi * b else mhi * b) + c0 + 4 * mine
+        if olo < best_lo:
+            best_lo = olo
+        if ohi > best_hi:
+            best_hi = ohi
     if best_lo < 1 - SV_INF:    # beyond the search's values (a JJ deal's product bound)
         best_lo = 1 - SV_INF
     if best_hi > SV_INF - 1:
