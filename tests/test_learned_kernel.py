@@ -26,6 +26,7 @@ from shuangkou.learned import (
     _TAG_MASKS,
     _TAG_SHIFTS,
     N_KINDS,
+    _first_per_env,
 )
 from shuangkou.plays import Kind
 from shuangkou.rng import SplitMix64, deal_seed
@@ -44,17 +45,6 @@ def ref_play_arrays(plays: Any) -> tuple[np.ndarray, np.ndarray]:
     cards = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.uint8)
     feat = ((tags[:, None] >> _TAG_SHIFTS) & _TAG_MASKS).astype(np.uint8)
     return cards, feat
-
-
-def _first_per_env(env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarray:
-    out = np.full(n, -1, np.int64)
-    if env.shape[0] == 0:
-        return out
-    order = np.lexsort((*keys[::-1], env))
-    first = np.ones(order.shape[0], bool)
-    first[1:] = env[order[1:]] != env[order[:-1]]
-    out[env[order[first]]] = order[first]
-    return out
 
 
 def _first_among(sel: np.ndarray, env: np.ndarray, keys: list[np.ndarray], n: int) -> np.ndarray:

@@ -1278,11 +1278,19 @@ cdef inline uint64_t sv_places_key(const SkState* st, uint64_t key) noexcept nog
     return key | 1
 
 
-cdef inline int sv_final_orders(const SkState* st, int8_t* orders) noexcept nogil:
+cdef inline int sv_final_orders(const SkState* st, SkState* f, int8_t* orders) noexcept nogil:
     """The finishing orders of the four seats that extend ``st``'s places (the deal ends at
-    one of them: R7), four seats each into ``orders`` (room for all 24); returns how many."""
-    cdef int a, b, c, i, n = 0
+    one of them: R7), four seats each into ``orders`` (room for all 24); returns how many.
+    ``f``: ``st`` finished, every seat out and no card held, to score an order in by setting
+    its places (held bombs are the caller's to bound)."""
+    cdef int a, b, c, i, t, n = 0
     cdef bint ok
+    f[0] = st[0]
+    for t in range(4):
+        f.ncards[t] = 0
+    f.nplaces = 4
+    f.over = 1
+    f.to_act = -1
     for a in range(4):
         for b in range(4):
             for c in range(4):
@@ -1310,7 +1318,7 @@ cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t
     the bombs played and the team."""
     cdef uint64_t key = sv_places_key(
         st, 0x2545F4914F6CDD1DULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL)
-    cdef int i, k, n, t
+    cdef int i, k, n
     cdef int slot = <int>((key >> 40) & (SV_ORDER_SLOTS - 1))
     cdef int32_t v
     cdef int8_t orders[96]
@@ -1321,13 +1329,7 @@ cdef inline void sv_order_bounds(Search* s, const SkState* st, int seat, int32_t
         return
     lo[0] = SV_INF
     hi[0] = -SV_INF
-    f = st[0]
-    for t in range(4):
-        f.ncards[t] = 0         # every seat out (no held bombs: bomb-free)
-    f.nplaces = 4
-    f.over = 1
-    f.to_act = -1
-    n = sv_final_orders(st, orders)
+    n = sv_final_orders(st, &f, orders)     # bomb-free: no held bombs to bound
     for k in range(n):
         for i in range(4):
             f.places[i] = orders[4 * k + i]
@@ -1544,13 +1546,7 @@ cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t
         else:
             theirs += cm[t]
     total = mine + theirs
-    f = st[0]
-    for t in range(4):
-        f.ncards[t] = 0         # every seat out: the held bombs are in cm
-    f.nplaces = 4
-    f.over = 1
-    f.to_act = -1
-    n = sv_final_orders(st, orders)
+    n = sv_final_orders(st, &f, orders)     # the held bombs are in cm
     for k in range(n):
         for i in range(4):
             f.places[i] = orders[4 * k + i]
