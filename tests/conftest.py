@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import importlib.util
 import os
@@ -99,17 +100,25 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # -- Ctrl-C ----------------------------------------------------------------------------------
 # A suite started with SIGINT ignored (``nohup``, ``&`` in a non-interactive shell) passes the
 # ignored disposition to every child, and Python then installs no KeyboardInterrupt handler.
-def default_sigint() -> None:
-    """``preexec_fn`` for a child that must see Ctrl-C: the default SIGINT disposition."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+@contextlib.contextmanager
+def sigint_caught() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in this process while the block runs, whatever the
+    suite was started with; the previous handler comes back after it.
 
-
-@pytest.fixture
-def sigint_raises() -> Iterator[None]:
-    """In-process Ctrl-C tests: SIGINT raises KeyboardInterrupt here, whatever the suite
-    was started with; the previous handler comes back after the test."""
+    Children started inside the block see Ctrl-C as at a terminal: a caught signal is reset
+    to its default by ``exec`` (an ignored one would stay ignored). This replaces a
+    ``preexec_fn`` that reset it in the child: Python code between ``fork`` and ``exec`` can
+    deadlock on a lock another thread of this process held at the fork (malloc's under ASan
+    hung the sanitizer tier once)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def sigint_raises() -> Iterator[None]:
+    """In-process Ctrl-C tests: SIGINT raises KeyboardInterrupt during the test."""
+    with sigint_caught():
+        yield

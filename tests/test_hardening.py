@@ -17,7 +17,7 @@ import pytest
 import shuangkou as sk
 from shuangkou import batch
 from shuangkou.errors import ArgumentError, IllegalPlayError, NotationError
-from tests.conftest import default_sigint
+from tests.conftest import sigint_caught
 
 BAIBIAN = sk.Rules.preset("baibian")
 QIANBIAN = sk.Rules.preset("qianbian")
@@ -187,9 +187,10 @@ def _interrupt_cli(args: list[str], ready: str, settle: float = 0.0, group: bool
     a terminal does — and return its exit code, its stderr and its pid (its group's id).
     Waiting on the bar means a loaded machine's slow start cannot make the signal land in
     imports."""
-    proc = subprocess.Popen([sys.executable, "-m", "shuangkou", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=group,
-                            preexec_fn=default_sigint)  # as typed at a terminal, even under nohup
+    with sigint_caught():  # the child sees Ctrl-C as typed at a terminal, even under nohup
+        proc = subprocess.Popen([sys.executable, "-m", "shuangkou", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=group)
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(iter(lambda: proc.stderr.read(1), "")))
     reader.start()
@@ -246,8 +247,9 @@ def test_ctrl_c_at_any_moment_of_a_threaded_simulation_stops_it():
     # caller is waiting on ~12,000 chunks). Each must stop the run and join its workers; with
     # concurrent.futures.wait the interrupt could land while it held some futures' locks, and
     # the run then hung in shutdown (about one interrupt in 30).
-    proc = subprocess.run([sys.executable, "-c", _INTERRUPT_LOOP], capture_output=True,
-                          text=True, timeout=60, preexec_fn=default_sigint)
+    with sigint_caught():
+        proc = subprocess.run([sys.executable, "-c", _INTERRUPT_LOOP], capture_output=True,
+                              text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 

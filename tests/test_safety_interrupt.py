@@ -22,7 +22,7 @@ import pytest
 
 from shuangkou.cli import main
 from shuangkou.rl import VecEnv
-from tests.conftest import default_sigint
+from tests.conftest import sigint_caught
 
 BOUND = 5.0  # seconds from SIGINT to exit: generous for a loaded CI machine
 
@@ -32,8 +32,8 @@ def _interrupt(code: str) -> tuple[int, str, float]:
     Ctrl-C while Python imports the package is Python's); its exit status, stderr and the
     seconds from the signal to its exit."""
     cmd = [sys.executable, "-c", textwrap.dedent(code)]
-    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=default_sigint)  # as at a terminal, even under nohup
+    with sigint_caught():  # the child sees Ctrl-C as at a terminal, even under nohup
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "go"
