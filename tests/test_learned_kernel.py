@@ -31,6 +31,7 @@ from shuangkou.learned import (
 from shuangkou.plays import Kind
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.rules import PRESETS, Rules
+from shuangkou.sim import greedy_policy
 
 # -- the reference: the numpy encoder as it was (learned.py before the C rows) -----------------
 # (the observation's layout, _HAND…_TAG_MASKS, is the module's own: not what this checks)
@@ -151,7 +152,9 @@ def ref_features(obs: np.ndarray, offsets: np.ndarray, cards: np.ndarray, feat: 
 
 def ref_judge(views: list[Any], plays: list[list[Any]], heuristic: Any,
               rng: Any) -> learned.Judgement:
-    """Every decision judged by ``heuristic.assess`` (as the bot did before the C greedy)."""
+    """Every decision judged by ``heuristic.assess``, except that a hand it does not judge
+    is played in Python by its rule (going out, the most stars first; else
+    ``sim.greedy_policy``) rather than the C greedy ``assess`` calls."""
     damage: list[float] = []
     n = len(views)
     choice = np.full(n, -1, np.int64)
@@ -159,7 +162,13 @@ def ref_judge(views: list[Any], plays: list[list[Any]], heuristic: Any,
     judged = np.zeros(n, bool)
     start = 0
     for i, (view, ps) in enumerate(zip(views, plays)):
-        pick, dmg, left = heuristic.assess(view, ps, rng)
+        if heuristic.judges(view.hand):
+            pick, dmg, left = heuristic.assess(view, ps, rng)
+        else:
+            out = [p for p in ps if p.packed == view.hand.packed]
+            pick = (max(out, key=lambda q: (q.stars, q.is_bomb)) if out else
+                    greedy_policy(view, ps, rng))
+            dmg, left = None, 0
         if pick is not None:
             choice[i] = start + ps.index(pick)
         start += len(ps)

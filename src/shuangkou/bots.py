@@ -67,7 +67,8 @@ import numpy as np
 from . import _solve
 from ._check import as_int
 from .errors import ArgumentError
-from .learned import HEURISTIC_COLUMN, MLP, best_rows, load, shortlist, table_features
+from .learned import (HEURISTIC_COLUMN, MLP, best_rows, greedy_index, load, shortlist,
+                      table_features)
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -223,14 +224,14 @@ class HeuristicBot(Bot):
             _check_view(self, view)
         hand = view.hand
         rules = self.rules
-        judged = self.judges(hand)
-        damage = _breaks(hand, plays, rules) if judged else None
-        left = _solve.decompose_cost(hand.packed, rules.flags, True) // _UNIT + 1 if judged else 0
+        if not self.judges(hand):
+            i = greedy_index(view, plays)
+            return (None if i < 0 else plays[i]), None, 0
+        damage = _breaks(hand, plays, rules)
+        left = _solve.decompose_cost(hand.packed, rules.flags, True) // _UNIT + 1
         out: list[Play] = [p for p in plays if p.packed == hand.packed]
         if out:
             return max(out, key=lambda q: (q.stars, q.is_bomb)), damage, left
-        if damage is None:
-            return greedy_policy(view, plays, rng), None, 0
         if not plays:
             return None, damage, left
         seat = view.seat

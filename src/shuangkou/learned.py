@@ -184,11 +184,11 @@ def judge(views: list[Any], plays: list[list[Any]], heuristic: Any, rng: Any) ->
     start = 0
     from .bots import HeuristicBot  # bots imports this module: here, not at the top
 
-    # the shortcut of _unjudged is the heuristic bot's own rule (not a subclass's)
+    # the shortcut is the heuristic bot's own rule (not a subclass's)
     plain = type(heuristic) is HeuristicBot
     for i, (view, ps) in enumerate(zip(views, plays)):
         if plain and view.rules is heuristic.rules and not heuristic.judges(view.hand):
-            row, dmg = _unjudged(view, ps), None
+            row, dmg = greedy_index(view, ps), None
         else:
             pick, dmg, left = heuristic.assess(view, ps, rng)
             row = -1 if pick is None else ps.index(pick)
@@ -206,12 +206,12 @@ def judge(views: list[Any], plays: list[list[Any]], heuristic: Any, rng: Any) ->
                      np.zeros(0, np.float32), choice, plays_left, judged)
 
 
-def _unjudged(view: Any, plays: list[Any]) -> int:
+def greedy_index(view: Any, plays: list[Any]) -> int:
     """The index of the heuristic's choice in ``plays`` (-1: pass) on a hand it does not
-    judge by its split (``HeuristicBot.assess``): a play that empties the hand, the most stars
-    first, else greedy's (:func:`shuangkou.sim.greedy_policy`), here the kernel's greedy over
-    the list in C — the same play (tested against ``assess``), without a Python pass over
-    every play."""
+    judge by its split (``HeuristicBot.assess`` calls it): a play that empties the hand, the
+    most stars first, else greedy's (:func:`shuangkou.sim.greedy_policy`), here the kernel's
+    greedy over the list in C — the same play (tested against ``greedy_policy``), without a
+    Python pass over every play."""
     seat = view.seat
     hand = view.hand.packed
     table = view.table
