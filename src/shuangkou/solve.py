@@ -951,12 +951,13 @@ def pimc_policy(
         return total, True
 
     def midgame_move(mid: _Midgame, game: Game | SeatKnowledge, seat: int, seed: int,
-                     deadline: float | None, plays: list[Play], prior: Play | None
+                     deadline: float | None, plays: list[Play], prior: Play | None, left: int
                      ) -> Play | None:
         """The fallback's move ``prior`` unless a shortlisted move beats it by more than
-        ``margin`` in the depth-limited searches of ``mid``'s worlds."""
+        ``margin`` in the depth-limited searches of ``mid``'s worlds (``left``: the cards
+        left in the four hands)."""
         n, nodes, depth = mid.worlds, mid.nodes, mid.depth
-        if sum(game.cards_left(q) for q in range(4)) > mid.cards:
+        if left > mid.cards:
             return prior
         mine = (0, 0) if prior is None else (prior.packed, prior.tag)
         pos: Any = game
@@ -1003,17 +1004,19 @@ def pimc_policy(
         assert seat is not None
         seed = rng.next() if hasattr(rng, "next") else 0
         prior: Play | None = None
+        left = 0
         if fallback is not None:
             prior = fallback(game.view(seat) if isinstance(game, Game) else game, plays, rng)
-            if sum(pos.cards_left(s) for s in range(4)) > max_cards:
+            left = sum(pos.cards_left(s) for s in range(4))
+            if left > max_cards:
                 return prior if mid is None else midgame_move(mid, game, seat, seed, deadline,
-                                                              plays, prior)
+                                                              plays, prior, left)
         total, exact = searched(game, seat, seed, deadline)
         by_codes = {(p.packed, p.tag): p for p in plays}
         found = [m for m in total if m in by_codes or m == (0, 0)]
         if fallback is not None and not (exact and found):
             return prior if mid is None else midgame_move(mid, game, seat, seed, deadline,
-                                                          plays, prior)
+                                                          plays, prior, left)
         if not found:  # no world searched within the budget: the first play
             return plays[0] if plays else None
         top = max(total[m] for m in found)
