@@ -59,20 +59,29 @@ def child_value(state: RefState, move: Play, seat: int, objective: str, budget: 
         state.undo()
 
 
+def narrow_hands(rng: random.Random, width: int, least: int, most: int
+                 ) -> tuple[int, list[Hand]]:
+    """Four hands of ``least``..``most`` cards each from ``width`` consecutive natural ranks
+    (eight copies each, the lowest drawn from 0..9) and the four jokers: bombs, chain bombs,
+    wild readings and 三王 are common. Returns the lowest rank and the hands."""
+    lo = rng.randrange(0, 10)
+    pool = [r for r in range(lo, lo + width) for _ in range(8)] + [13, 13, 14, 14]
+    rng.shuffle(pool)
+    hands = []
+    for _ in range(4):
+        counts = [0] * 15
+        for _ in range(rng.randint(least, most)):
+            counts[pool.pop()] += 1
+        hands.append(Hand.from_counts(counts))
+    return lo, hands
+
+
 def random_position(rng: random.Random, rules: Rules, cards: int) -> RefState:
     """Hands of up to ``cards`` cards from a narrow rank window plus jokers (bombs, chains and
     wild readings are common), then a few random actions: positions mid-trick, after passes,
     after a seat went out, after bombs."""
     while True:
-        lo = rng.randrange(0, 10)
-        pool = [r for r in range(lo, lo + 4) for _ in range(8)] + [13, 13, 14, 14]
-        rng.shuffle(pool)
-        hands = []
-        for _ in range(4):
-            counts = [0] * 15
-            for _ in range(rng.randint(1, cards)):
-                counts[pool.pop()] += 1
-            hands.append(Hand.from_counts(counts))
+        lo, hands = narrow_hands(rng, 4, 1, cards)
         bombs: list[list[Play]] = [[], [], [], []]
         if rng.random() < 0.4:  # a bomb played earlier in the deal, of a rank nobody holds
             rank = rng.choice([r for r in range(13) if not lo <= r < lo + 4])

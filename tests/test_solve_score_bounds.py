@@ -9,13 +9,15 @@ default limits gets numeric bounds within them (issue #33)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
+from shuangkou.solve import Solution
 from tests.budget import budget
 from tests.conftest import PRESET_NAMES
-from tests.test_solve import _played_positions, oracle_values, random_position
+from tests.test_solve import _played_positions, narrow_hands, oracle_values, random_position
 
 
 def final_value(state: State, seat: int, objective: str) -> int:
@@ -29,16 +31,22 @@ def final_value(state: State, seat: int, objective: str) -> int:
 def bomb_position(rng: random.Random, rules: Rules, most: int) -> State:
     """Hands of 2..``most`` cards from three consecutive ranks (eight copies each) and the
     four jokers: bombs of 5-7 cards, chain bombs, wild ones and 三王 in many hands."""
-    lo = rng.randrange(0, 10)
-    pool = [r for r in range(lo, lo + 3) for _ in range(8)] + [13, 13, 14, 14]
-    rng.shuffle(pool)
-    hands = []
-    for _ in range(4):
-        counts = [0] * 15
-        for _ in range(rng.randint(2, most)):
-            counts[pool.pop()] += 1
-        hands.append(Hand.from_counts(counts))
+    _, hands = narrow_hands(rng, 3, 2, most)
     return State.from_position(rules, hands, rng.randrange(4))
+
+
+def solved_bomb_positions(seed: str, each: int, most: int) -> Iterator[tuple[State, Solution]]:
+    """``each`` bomb-rich positions (``bomb_position``, up to ``most`` cards a seat) of every
+    preset, drawn from ``random.Random(seed)``, with ``solve``'s exact result and every
+    move's value."""
+    rng = random.Random(seed)
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        for _ in range(each):
+            state = bomb_position(rng, rules, most)
+            full = solve(state, all_values=True, threads=1, time_limit=None)
+            assert full.exact and full.value is not None
+            yield state, full
 
 
 def exact_value(state: State, objective: str) -> int:
@@ -215,28 +223,22 @@ def test_probe_answers_the_null_window() -> None:
     of every preset, with bounds around the exact value, it answers whether the value reaches
     ``bound``; ``True`` names a move whose exact value is at least the value returned, and
     ``False`` returns an upper bound on the value (fail-soft: at or above it)."""
-    rng = random.Random("probe")
     answered = 0
-    for preset in PRESET_NAMES:
-        rules = Rules.preset(preset)
-        for _ in range(budget(ci=8, full=80)):
-            state = bomb_position(rng, rules, 5)
-            full = solve(state, all_values=True, threads=1, time_limit=None)
-            assert full.exact and full.value is not None
-            exact = [v for _, v in full.values]
-            for bound in (full.value - 5, full.value, full.value + 1, full.value + 9):
-                s = _solve.Searcher(state, "score", 12, "hand_count", None)
-                s.set_position(state)
-                reached, value, move, nodes = s.probe(bound)
-                assert reached == (full.value >= bound), (str(state), bound)
-                if reached:
-                    assert bound <= value <= exact[move], (str(state), bound, value)
-                else:
-                    assert full.value <= value < bound, (str(state), bound, value)
-                answered += 1
-            stopped = _solve.Searcher(state, "score", 12, "hand_count", None)
-            stopped.set_position(state)
-            assert stopped.probe(full.value + 1, 1)[0] in (None, False)
+    for state, full in solved_bomb_positions("probe", budget(ci=8, full=80), 5):
+        exact = [v for _, v in full.values]
+        for bound in (full.value - 5, full.value, full.value + 1, full.value + 9):
+            s = _solve.Searcher(state, "score", 12, "hand_count", None)
+            s.set_position(state)
+            reached, value, move, nodes = s.probe(bound)
+            assert reached == (full.value >= bound), (str(state), bound)
+            if reached:
+                assert bound <= value <= exact[move], (str(state), bound, value)
+            else:
+                assert full.value <= value < bound, (str(state), bound, value)
+            answered += 1
+        stopped = _solve.Searcher(state, "score", 12, "hand_count", None)
+        stopped.set_position(state)
+        assert stopped.probe(full.value + 1, 1)[0] in (None, False)
     assert answered == 4 * len(PRESET_NAMES) * budget(ci=8, full=80)
 
 
@@ -249,25 +251,19 @@ def test_solve_probes_keep_the_bounds_sound(monkeypatch: pytest.MonkeyPatch) -> 
     import sys
 
     monkeypatch.setattr(sys.modules["shuangkou.solve"], "SOLO_NODES", 1)
-    rng = random.Random("probes-in-solve")
     checked = narrowed = 0
-    for preset in PRESET_NAMES:
-        rules = Rules.preset(preset)
-        for _ in range(budget(ci=6, full=60)):
-            state = bomb_position(rng, rules, 7)
-            full = solve(state, all_values=True, threads=1, time_limit=None)
-            assert full.exact and full.value is not None
-            exact = dict(full.values)
-            s = _solve.Searcher(state, "score", 12, "hand_count", None)
-            lo, hi = _solve.score_bounds(s, state)
-            for share in (4, 10, 20):
-                cut = solve(state, max_nodes=max(2, full.nodes * share // 40), threads=1,
-                            time_limit=None)
-                if cut.exact:
-                    continue
-                checked += 1
-                assert lo <= cut.lower <= full.value <= cut.upper <= hi, (str(state), share)
-                narrowed += (cut.lower, cut.upper) != (lo, hi)
-                if cut.depth is None:
-                    assert exact[cut.guess or PASS] >= cut.lower, str(state)
+    for state, full in solved_bomb_positions("probes-in-solve", budget(ci=6, full=60), 7):
+        exact = dict(full.values)
+        s = _solve.Searcher(state, "score", 12, "hand_count", None)
+        lo, hi = _solve.score_bounds(s, state)
+        for share in (4, 10, 20):
+            cut = solve(state, max_nodes=max(2, full.nodes * share // 40), threads=1,
+                        time_limit=None)
+            if cut.exact:
+                continue
+            checked += 1
+            assert lo <= cut.lower <= full.value <= cut.upper <= hi, (str(state), share)
+            narrowed += (cut.lower, cut.upper) != (lo, hi)
+            if cut.depth is None:
+                assert exact[cut.guess or PASS] >= cut.lower, str(state)
     assert checked > 20 and narrowed > 5, (checked, narrowed)

@@ -67,8 +67,7 @@ import numpy as np
 from . import _solve
 from ._check import as_int
 from .errors import ArgumentError
-from .learned import (HEURISTIC_COLUMN, MLP, best_rows, greedy_index, load, shortlist,
-                      table_features)
+from .learned import HEURISTIC_COLUMN, MLP, best_rows, greedy_index, load, shortlist, table_features
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
