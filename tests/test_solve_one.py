@@ -7,6 +7,8 @@ argument is refused."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,9 +113,6 @@ def test_best_argument_refused() -> None:
 def test_cli_best_one() -> None:
     """``shuangkou solve --best one``: the value of ``--best all``, one optimal play listed of
     those; a ``--best`` outside all/one is a usage error (exit 2, no traceback)."""
-    import subprocess
-    import sys
-
     state = next(_positions(random.Random("cli one"), Rules.preset("baibian"), 4, 1))
     text = str(state)
     runs = {}
@@ -128,3 +127,32 @@ def test_cli_best_one() -> None:
     wrong = subprocess.run([sys.executable, "-m", "shuangkou", "solve", text, "--best", "two"],
                            capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_one_stopped_by_a_limit_brackets_the_value(preset: str) -> None:
+    """``solve(best="one")`` stopped at several node limits below what it needs (one thread
+    and two) on dealt 5-card positions after a few random moves: ``lower <= value <= upper``
+    (the moves' upper bounds of its tests against passing the best are bounds), and a guess
+    proven to reach ``lower`` (``depth`` None) is a play whose exact value does."""
+    rng = random.Random(f"one limits {preset}")
+    checked = proven = 0
+    for state in _positions(rng, Rules.preset(preset), 5, 12):
+        full = solve(state, all_values=True, threads=1, time_limit=None)
+        assert full.exact and full.value is not None
+        exact = dict(full.values)
+        for share in (1, 3, 10, 30):
+            limit = max(1, full.nodes * share // 40)
+            for threads in (1, 2):
+                cut = solve(state, max_nodes=limit, threads=threads, time_limit=None,
+                            best="one")
+                if cut.exact:
+                    assert cut.value == full.value
+                    continue
+                checked += 1
+                assert cut.lower <= full.value <= cut.upper, (str(state), limit)
+                if cut.depth is None:
+                    proven += 1
+                    reached = exact[cut.guess or PASS]
+                    assert reached is not None and reached >= cut.lower, (str(state), limit)
+    assert checked > 10 and proven > 2, (checked, proven)
