@@ -85,7 +85,7 @@ class Searcher:
     def root_values(
         self, max_nodes: int = ..., time_limit: float = ..., depth: int = ...,
         all_values: bool = ..., threads: int = ...,
-        only: Iterable[tuple[int, int]] | None = ...,
+        only: Iterable[tuple[int, int]] | None = ..., one: bool = ...,
     ) -> tuple[list[tuple[int, int]], list[int | None], list[int], int, bool, bool]: ...
     def probe(
         self, bound: int, max_nodes: int = ..., time_limit: float = ...

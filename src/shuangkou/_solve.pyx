@@ -2142,6 +2142,7 @@ ctypedef struct RootJob:
     int32_t top                 # the most any move can reach (the finishing orders), or SV_INF
     int32_t guess               # the first move's MTD(f) guess (the table's value)
     bint all_values
+    bint one                    # one optimal move is enough (exact searches only, sv_root_move)
     long long next              # the next index of ``order`` to claim (atomic)
     long long best              # the best exact value so far (atomic; −SV_INF: none yet)
     long long running           # helper threads still searching (atomic)
@@ -2174,6 +2175,16 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
             sv_raise(lo, v)
             sv_drop(hi, v)
         return v
+    if j.one:   # one optimal move is enough: a move matters only if it passes best
+        if best >= j.top:       # none can: the move is not searched (its upper bound j.top)
+            return best
+        sv_expect(s, &st, seat, False)
+        v = sv_child(s, &st, seat, best, best + 1, d)
+        if not s.stopped:
+            sv_bound(lo, hi, v, best + 1)
+        if v > best and not s.stopped:
+            v = sv_mtdf(s, &st, seat, v, d, lo, hi)
+        return v    # else at most best: an upper bound (the move may reach best too)
     # a null window: does the move reach best? (else v bounds it, < best; expected: the
     # moves are tried best first)
     sv_expect(s, &st, seat, False)
@@ -2546,7 +2557,7 @@ cdef class Searcher:
         return self.s.forced
 
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
-                    bint all_values=False, int threads=1, only=None):
+                    bint all_values=False, int threads=1, only=None, bint one=False):
         """Search the root's moves (plays in generation order, then pass as ``(0, 0)``).
         ``max_nodes`` (0: none) and ``time_limit`` (seconds, 0: none) bound the search;
         Ctrl-C raises KeyboardInterrupt (checked every few ms without the GIL held).
@@ -2573,7 +2584,15 @@ cdef class Searcher:
         moves' trees are not searched, so the table holds less afterwards. A move's value at
         ``depth`` 1 (the horizon right after it) is then the one the search of every move
         gives it; deeper, a depth-limited value depends on what the table holds (the other
-        moves' trees fill it): compare on fresh searchers."""
+        moves' trees fill it): compare on fresh searchers.
+
+        ``one`` (an exact search without ``all_values`` only, else ArgumentError): one
+        optimal move is enough. After the first move's exact value, each other move is only
+        tested against passing the best value so far (valued exactly if it does), never
+        against reaching it, and none is searched once the best value is the most the static
+        bounds allow: the same value, and ``optimal`` lists the moves proven optimal (at
+        least one, not necessarily all); every other value is an upper bound, which may equal
+        the best value (docs/solver.md "Root")."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
@@ -2583,9 +2602,13 @@ cdef class Searcher:
                                 f"1..{SV_MAX_DEPTH} or EXACT_DEPTH")
         if not 1 <= threads <= SV_MAX_THREADS:
             raise ArgumentError(f"threads must be in 1..{SV_MAX_THREADS}, got {threads}")
+        if one and (all_values or depth != SV_EXACT_DEPTH):
+            raise ArgumentError("root_values: one=True needs an exact search (depth "
+                                "EXACT_DEPTH) without all_values (which values every move, so "
+                                "every optimal one is known): pass one=False")
         with self.lock:
             return self._root_values(max_nodes, time_limit, depth, all_values,
-                                     threads if depth == SV_EXACT_DEPTH else 1, only)
+                                     threads if depth == SV_EXACT_DEPTH else 1, only, one)
 
     cdef list _only(self, only, int n):
         """The indices (ascending) of the root's moves ``s.words[:n]`` that ``only`` names
@@ -2613,7 +2636,7 @@ cdef class Searcher:
         return sorted(picked)
 
     cdef _root_values(self, long long max_nodes, double time_limit, int depth,
-                      bint all_values, int threads, only):
+                      bint all_values, int threads, only, bint one):
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef int seat = st.to_act, n, i, k, helpers = 0
@@ -2656,6 +2679,7 @@ cdef class Searcher:
         j.n = n
         j.depth = depth
         j.all_values = all_values
+        j.one = one
         j.top = SV_INF
         j.best = -SV_INF
         if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
@@ -2708,7 +2732,10 @@ cdef class Searcher:
                 raise MemoryError()
             values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
             stopped = not all(j.state[i] == SV_DONE for i in range(n))
-            optimal = [] if stopped else [i for i in order if j.values[i] == j.best]
+            # (with ``one`` a move's value may be an upper bound equal to the best: optimal
+            # are the moves proven to reach it, lo)
+            optimal = [] if stopped else [i for i in order if j.values[i] == j.best
+                                          and (not one or j.lo[i] >= j.best)]
             # the root's bounds: its value is its best move's, so at least the most any move
             # was proven to reach and at most the most any move may reach, and within the
             # static R8 bounds (sv_score_bounds: ``lo``, ``top``); a depth-limited search

@@ -153,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="stop after N positions (default: solve's DEFAULT_MAX_NODES)")
     so.add_argument("--time-limit", type=_seconds_flag, default=None,
                     help="stop after S seconds (default: solve's DEFAULT_TIME_LIMIT)")
+    so.add_argument("--best", choices=("all", "one"), default="all",
+                    help="every optimal play (default) or one, for fewer nodes (solve's best)")
 
     hi = sub.add_parser("hint", help="the 提示 plays of the seat to act, in order")
     hi.add_argument("position", help="position text (docs/position.md)")
@@ -471,7 +473,7 @@ def _solve(args: argparse.Namespace) -> int:
     limits = {} if args.max_nodes is None else {"max_nodes": args.max_nodes}
     if args.time_limit is not None:
         limits["time_limit"] = args.time_limit
-    print(solve(position, args.objective, **limits))
+    print(solve(position, args.objective, best=args.best, **limits))
     return 0
 
 

@@ -423,7 +423,8 @@ class Solution:
 
     ``value`` – the exact value for the side to act (``None`` if a limit stopped the search
     first); ``best`` – every optimal play of the side to act (:data:`~shuangkou.PASS` when
-    passing is one); ``pv`` – a principal variation starting with ``best[0]``, each play
+    passing is one; with ``solve(best="one")`` the ones the search proved optimal, at least
+    one); ``pv`` – a principal variation starting with ``best[0]``, each play
     optimal for its seat, to the end of the deal; ``nodes`` – positions searched; ``exact`` –
     the search completed; ``lower``/``upper`` – bounds on the value, always numbers (equal to
     it when exact; after a limit, the static R8 bounds of the position — the finishing orders
@@ -431,7 +432,8 @@ class Solution:
     what the exact search proved: ``lower`` the most a play was proven to reach, ``upper``
     the most any play may reach);
     ``values`` – per play, its exact value or (when it is not optimal, unless ``solve`` was
-    asked for ``all_values``) an upper bound; ``None`` for a play a limit stopped before it
+    asked for ``all_values``) an upper bound (with ``best="one"``, for every play not in
+    ``best``, and it may equal ``value``); ``None`` for a play a limit stopped before it
     was valued. ``guess`` – the play to make: ``best[0]`` when exact; after a limit, the play
     proven to reach ``lower`` when one is, else the best play of the deepest depth-limited
     search that finished (iterative deepening over the moves left, horizon scored by 手数),
@@ -507,6 +509,7 @@ def solve(
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     *,
     all_values: bool = False,
+    best: str = "all",
     tt_bits: int | None = None,
     threads: int | None = None,
     searcher: _solve.Searcher | None = None,
@@ -529,7 +532,13 @@ def solve(
     by deepening over the moves left (:data:`ANYTIME_DEPTHS`) with an eighth of what is left;
     then the exact search with the rest, on ``threads`` threads. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
-    in ``Solution.values`` (else only the optimal ones are). ``tt_bits``: the transposition
+    in ``Solution.values`` (else only the optimal ones are). ``best``: ``"all"`` finds every
+    optimal play (``Solution.best``); ``"one"`` is content with one: after the first play's
+    exact value, each other play is only tested against beating the best value so far, never
+    against reaching it (docs/solver.md "Root"): the same value, often several times fewer
+    nodes where many plays are optimal (8 cards a seat: "Figures"), ``Solution.best`` the
+    plays proven optimal (at least one) and every other value an upper bound that may equal
+    the value; not with ``all_values``. ``tt_bits``: the transposition
     table grows (from :data:`START_TT_BITS`) as the search fills it up to ``2**tt_bits``
     entries of 16 bytes (default :func:`default_tt_bits` of the cards in hand): a call takes
     at most that memory, and 32–64 bytes a node stored below it (docs/solver.md "Memory").
@@ -547,6 +556,10 @@ def solve(
     nodes_left = _node_limit(max_nodes)
     seconds = None if time_limit is None else as_seconds(time_limit, "time_limit")
     all_values = _flag(all_values, "all_values")
+    one = _choice(best, "best", ("all", "one")) == "one"
+    if one and all_values:
+        raise ArgumentError("best='one' with all_values=True: all_values values every play "
+                            "exactly, so every optimal play is found anyway; pass best='all'")
     bits = (default_tt_bits(sum(state.card_counts)) if tt_bits is None
             else as_int(tt_bits, "tt_bits", 4, 34))
     workers = as_int(THREADS if threads is None else threads, "threads", 1,
@@ -561,7 +574,7 @@ def solve(
         s = _own_searcher(searcher, state, objective)
     s.set_position(state)
     run = _Run(s, nodes_left if max_nodes is not None else None,
-               None if seconds is None else time.monotonic() + seconds, all_values)
+               None if seconds is None else time.monotonic() + seconds, all_values, one)
     limited = max_nodes is not None or seconds is not None
     # 1. the exact search on one thread: a search that ends within SOLO_NODES is all there is
     # (no helper threads, no anytime stage)
@@ -601,9 +614,9 @@ def solve(
     value = values[optimal[0]]
     assert value is not None
     pv = tuple(_play(w, t) for w, t in s.principal_variation(optimal[0], value))
-    best = tuple(plays[i] for i in optimal)
-    return Solution(value, best, pv, run.nodes, True, value, value, objective, seat, vals,
-                    best[0], None, all_values)
+    found_best = tuple(plays[i] for i in optimal)
+    return Solution(value, found_best, pv, run.nodes, True, value, value, objective, seat, vals,
+                    found_best[0], None, all_values)
 
 
 class _Run:
@@ -612,8 +625,9 @@ class _Run:
     anytime guess."""
 
     def __init__(self, s: _solve.Searcher, nodes: int | None, deadline: float | None,
-                 all_values: bool) -> None:
+                 all_values: bool, one: bool) -> None:
         self.s, self.budget, self.deadline, self.all_values = s, nodes, deadline, all_values
+        self.one = one  # root_values(one=...): one optimal move is enough
         self.nodes = 0
         self.lower: int | None = None
         self.upper: int | None = None
@@ -646,7 +660,7 @@ class _Run:
         if cap is not None:
             nodes = min(nodes, cap) if nodes else cap
         moves, values, optimal, spent, stopped, _ = self.s.root_values(
-            nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads)
+            nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads, one=self.one)
         self.nodes += spent
         self.last = moves, values, optimal
         lower, upper, pick = self.s.bounds
