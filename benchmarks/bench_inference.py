@@ -4,6 +4,8 @@
 
     python benchmarks/bench_inference.py --rules baibian --deals 100 --bots heuristic,learned
     python benchmarks/bench_inference.py --rules baibian --deals 60 --fit --seed 7
+    python benchmarks/bench_inference.py --rules classic --deals 100 --bots default-2026.12 \
+        --models default,heuristic,mixture
 
 Deals are played by each of ``--bots`` on every seat (``bots.make``); at every ``--every``-th
 decision with at most ``--max-cards`` cards left in the four hands, the deciding seat's view is
@@ -14,7 +16,9 @@ sampler's distribution over the uniform one, ``log L(true) − log mean L(unifor
 Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
 0.5, kept while the mean gain grows by more than 0.001) on these positions and prints the best;
-measure it on deals of another ``--seed``.
+measure it on deals of another ``--seed``. ``--models`` names the models measured
+(:data:`shuangkou.inference.MODELS`: ``default``, ``heuristic``, ``mixture``); ``--fit`` starts
+from the first.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from shuangkou import Rules, State, bots
-from shuangkou.inference import MODEL, Model, _hidden, answers
+from shuangkou.inference import MODELS, Mixture, Model, _hidden, answers
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.solve import sample_deals
 
@@ -55,7 +59,7 @@ def positions(rules: Rules, deals: int, bot: str, every: int, max_cards: int,
     return out
 
 
-def gains(model: Model, pos: list[Any], samples: int, seed: int) -> np.ndarray:
+def gains(model: Model | Mixture, pos: list[Any], samples: int, seed: int) -> np.ndarray:
     """Each position's log-likelihood gain of the truth (nats)."""
     out = []
     for i, (record, truth, view) in enumerate(pos):
@@ -85,17 +89,28 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--models", default="default")
     a = ap.parse_args()
     rules = Rules.preset(a.rules)
+    models = a.models.split(",")
+    for name in models:
+        if name not in MODELS:
+            ap.error(f"--models: {name!r} is not one of {', '.join(MODELS)}")
     pos = []
     for bot in a.bots.split(","):
         mine = positions(rules, a.deals, bot, a.every, a.max_cards, a.seed)
-        print(report(f"{a.rules}, deals by {bot}, the shipped model",
-                     gains(MODEL, mine, a.samples, a.seed)), flush=True)
+        for name in models:
+            print(report(f"{a.rules}, deals by {bot}, model {name}",
+                         gains(MODELS[name], mine, a.samples, a.seed)), flush=True)
         pos += mine
-    print(report(f"{a.rules}, all, {MODEL}", gains(MODEL, pos, a.samples, a.seed)), flush=True)
+    for name in models:
+        print(report(f"{a.rules}, all, model {name}", gains(MODELS[name], pos, a.samples,
+                                                           a.seed)), flush=True)
     if a.fit:
-        best, score = MODEL, gains(MODEL, pos, a.samples // 4, a.seed).mean()
+        best = MODELS[models[0]]
+        if not isinstance(best, Model):
+            ap.error("--fit starts from a Model, not a mixture: name one first in --models")
+        score = gains(best, pos, a.samples // 4, a.seed).mean()
         for _ in range(2):
             for f in dataclasses.fields(Model):
                 for step in (0.5, -0.5):
@@ -107,6 +122,7 @@ def main() -> None:
                         best, score = m, g
                         print(f"{score:+.3f} {best}", flush=True)
         print(report(f"fitted {best}", gains(best, pos, a.samples, a.seed)))
+
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,17 @@ import pytest
 
 from shuangkou import Hand, Rules, State, bots, simulate
 from shuangkou.errors import ArgumentError
-from shuangkou.inference import MODEL, Model, _hidden, answers, weighted_worlds
+from shuangkou.inference import (
+    HEURISTIC,
+    MIXTURE,
+    MODEL,
+    MODELS,
+    Mixture,
+    Model,
+    _hidden,
+    answers,
+    weighted_worlds,
+)
 from shuangkou.plays import Play
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.rules import PRESETS
@@ -77,9 +87,10 @@ def _replays(world: State, view: Any, rules: Rules) -> bool:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_inference_never_draws_a_world_the_public_record_rules_out(preset: str) -> None:
-    """Property test against the engine: every weighted world, with the cards each seat
-    played put back, replays the whole record legally (R4: every play beats its table from
-    the hand then held) and reaches the view's position."""
+    """Property test against the engine: every weighted world (under each of the models,
+    the mixture too), with the cards each seat played put back, replays the whole record
+    legally (R4: every play beats its table from the hand then held) and reaches the view's
+    position."""
     rules = Rules.preset(preset)
     checked = 0
     for seed in range(4):
@@ -88,11 +99,13 @@ def test_inference_never_draws_a_world_the_public_record_rules_out(preset: str) 
             if st.to_act is None:
                 continue
             view = st.view(st.to_act)
-            for world in weighted_worlds(view, view.seat, 6, seed, candidates=24):
-                assert world.hand(view.seat) == view.hand
-                assert _replays(world, view, rules)
-                checked += 1
-    assert checked >= 24
+            for model in MODELS.values():
+                for world in weighted_worlds(view, view.seat, 6, seed, candidates=24,
+                                             model=model):
+                    assert world.hand(view.seat) == view.hand
+                    assert _replays(world, view, rules)
+                    checked += 1
+    assert checked >= 24 * len(MODELS)
 
 
 def test_the_model_prefers_the_worlds_that_explain_a_pass() -> None:
@@ -222,3 +235,149 @@ def test_pimc_policy_searches_the_samplers_worlds() -> None:
         bots.make("pimc", "baibian", sampler="smart")
     bot = bots.make("pimc", "baibian", worlds=2, max_nodes=200, sampler="weighted")
     assert len(simulate(1, "baibian", (bot, "greedy"), seed=3)) == 1
+
+
+def _brute_mixture(mix: Mixture, record: list[Any], hands: tuple[Any, ...], flags: int) -> float:
+    """A mixture's log-likelihood the long way: each hidden seat's answers scored one by one
+    by each model's ``answer_log_prob`` (from the hand held then), the models averaged by
+    their priors per seat, the seats multiplied."""
+    total = 0.0
+    for seat in sorted({r[0] for r in record}):
+        per_model = []
+        for model in mix.models:
+            held = [h.packed for h in hands]
+            ll = 0.0
+            for s, table, partner_owns, play in reversed(record):
+                if play is not None:
+                    held[s] += play.packed
+                if s == seat:
+                    ll += model.answer_log_prob(held[s], flags, table, partner_owns, play)
+            per_model.append(ll)
+        total += math.log(sum(p / sum(mix.priors) * math.exp(ll)
+                              for p, ll in zip(mix.priors, per_model)))
+    return total
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_mixture_is_each_seats_prior_weighted_average_of_its_models(preset: str) -> None:
+    """``Mixture.log_likelihoods`` (one C call, the models' softmaxes in numpy) equals the
+    per-seat average of the models' likelihoods computed answer by answer in Python, for
+    the shipped mixture and for uneven priors; a mixture of one model is that model."""
+    rules = Rules.preset(preset)
+    uneven = Mixture((MODEL, HEURISTIC, Model(lower=0.0)), (0.2, 0.5, 0.3))
+    compared = 0
+    for seed in range(3):
+        for stop in (60, 30):
+            st, _ = _play_out(preset, seed, stop)
+            if st.to_act is None:
+                continue
+            view = st.view(st.to_act)
+            record = answers(view, _hidden(view))
+            deals = sample_deals(view, view.seat, 3, seed)
+            for mix in (MIXTURE, uneven):
+                for hands, got in zip(deals, mix.log_likelihoods(record, deals, rules.flags)):
+                    assert got == pytest.approx(_brute_mixture(mix, record, hands, rules.flags),
+                                                abs=1e-9)
+                    compared += 1
+            alone = Mixture((HEURISTIC,), (2.0,)).log_likelihoods(record, deals, rules.flags)
+            assert alone == pytest.approx(HEURISTIC.log_likelihoods(record, deals, rules.flags))
+    assert compared >= 24
+
+
+def test_the_mixture_follows_the_model_that_explains_each_seat() -> None:
+    """Where one seat's moves are the heuristic's and another's the learned bot's, the
+    mixture scores each seat near its better model: the true hands' log-likelihood under the
+    mixture is at least each single model's less log 2 a seat (the prior of one half), and
+    above the worse single model on the deals of a bot whose moves one model explains
+    better."""
+    rules = Rules.preset("classic")
+    heuristic = bots.make("heuristic", rules)
+    checked = 0
+    for seed in range(6):
+        st, _ = _play_out("classic", seed, 40, heuristic)
+        if st.to_act is None:
+            continue
+        view = st.view(st.to_act)
+        record = answers(view, _hidden(view))
+        truth = tuple(st.hand(s) for s in range(4))
+        seats = len({r[0] for r in record})
+        mix = MIXTURE.log_likelihood(record, truth, rules.flags)
+        singles = [m.log_likelihood(record, truth, rules.flags) for m in (MODEL, HEURISTIC)]
+        assert mix >= max(singles) - seats * math.log(2) - 1e-9
+        assert mix <= max(singles) + 1e-9  # an average never beats its best part
+        checked += 1
+    assert checked >= 4
+
+
+def test_the_mixture_checks_its_models_and_priors() -> None:
+    with pytest.raises(ArgumentError, match="models"):
+        Mixture((), ())
+    with pytest.raises(ArgumentError, match="models"):
+        Mixture((MODEL, "heuristic"), (0.5, 0.5))  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="priors must be 2 positive"):
+        Mixture((MODEL, HEURISTIC), (0.5,))
+    with pytest.raises(ArgumentError, match="priors must be 2 positive"):
+        Mixture((MODEL, HEURISTIC), (0.5, 0.0))
+
+
+def test_the_heuristic_model_reads_the_heuristics_moves_better_than_the_default() -> None:
+    """On classic deals the heuristic plays (seed 1's, not the fit's seed 7), the true
+    hidden hands gain more log-likelihood over the uniform average under
+    :data:`HEURISTIC` than under :data:`MODEL` (benchmarks/bench_inference.py's measure;
+    docs/bots.md has it over 100 deals)."""
+    rules = Rules.preset("classic")
+    heuristic = bots.make("heuristic", rules)
+    gains: dict[str, list[float]] = {"default": [], "heuristic": []}
+    for seed in range(12):
+        for stop in (40, 28):
+            st, _ = _play_out("classic", seed, stop, heuristic)
+            if st.to_act is None:
+                continue
+            view = st.view(st.to_act)
+            record = answers(view, _hidden(view))
+            truth = tuple(st.hand(s) for s in range(4))
+            deals = sample_deals(view, view.seat, 60, seed)
+            for name in gains:
+                model = MODELS[name]
+                lls = model.log_likelihoods(record, deals, rules.flags)
+                top = lls.max()
+                gains[name].append(model.log_likelihood(record, truth, rules.flags) - top
+                                   - math.log(np.exp(lls - top).mean()))
+    assert len(gains["default"]) >= 16
+    assert np.mean(gains["heuristic"]) > np.mean(gains["default"])
+
+
+def test_the_pimc_bots_model_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model`` picks the weights' model by name (the bot's sampler is ``weighted_worlds``
+    with that model: seen here by a spy in its place), is refused with a clear error when
+    unknown or without the weighted sampler, and the bot plays legal deals and pickles."""
+    import pickle
+
+    from shuangkou import inference
+
+    seen: list[Any] = []
+
+    def spy(view: Any, seat: int, n: int, seed: int, **kw: Any) -> list[State]:
+        seen.append(kw.get("model", MODEL))
+        return weighted_worlds(view, seat, n, seed, **kw)
+
+    st, _ = _play_out("classic", 3, 24)  # an answer with a play and pass: a search
+    view = st.view(st.to_act)
+    monkeypatch.setattr(inference, "weighted_worlds", spy)
+    for name, model in MODELS.items():
+        bot = bots.make("pimc", "classic", worlds=3, max_nodes=200, sampler="weighted",
+                        model=name)
+        seen.clear()
+        choice = bot(view, st.legal(bot.wilds), SplitMix64(1))
+        assert seen == [model] and (choice is None or choice in st.legal(bot.wilds))
+        assert pickle.loads(pickle.dumps(bot))._made == bot._made
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="model must be one of default, heuristic, mixture, "
+                                         "not 'learned'"):
+        bots.make("default", "classic", model="learned")
+    with pytest.raises(ValueError, match="not 3"):
+        bots.make("pimc", "classic", sampler="weighted", model=3)
+    with pytest.raises(ValueError, match="sampler='weighted', not of sampler='uniform'"):
+        bots.make("pimc", "classic", model="mixture")
+    bot = bots.make("default", "classic", model="mixture")
+    assert len(simulate(2, "classic", (bot, "default-2026.12"), seed=3)) == 2

@@ -57,6 +57,7 @@ The bots (docs/bots.md has their ladder):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import re
 from collections.abc import Callable
@@ -377,8 +378,8 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
-          mid_worlds: int = 0, mid_nodes: int = 1000, mid_depth: int = 1,
-          **options: Any) -> Bot:
+          model: str = "default", mid_worlds: int = 0, mid_nodes: int = 1000,
+          mid_depth: int = 1, **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
@@ -391,6 +392,10 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     of this module: e.g. your own network under the guards).
     ``sampler="weighted"``: the worlds weighted by the plays seen
     (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
+    ``model``: what the weights take the other seats' moves for, a name of
+    :data:`shuangkou.inference.MODELS` — ``"default"`` (the learned bot's habits),
+    ``"heuristic"`` (the heuristic's), ``"mixture"`` (each seat either, its moves deciding);
+    only with ``sampler="weighted"``.
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
     ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
@@ -400,10 +405,17 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
-    if sampler == "weighted":
-        from .inference import weighted_worlds  # inference builds on solve, as this does
+    from .inference import MODELS, weighted_worlds  # inference builds on solve, as this does
 
-        options["sampler"] = weighted_worlds
+    if not isinstance(model, str) or model not in MODELS:
+        raise ValueError(f"pimc option model must be one of {', '.join(MODELS)}, not "
+                         f"{model!r}")
+    if model != "default" and sampler != "weighted":
+        raise ValueError(f"pimc option model={model!r} weighs the worlds of "
+                         f"sampler='weighted', not of sampler={sampler!r}: pass both")
+    if sampler == "weighted":
+        options["sampler"] = (weighted_worlds if model == "default" else
+                              functools.partial(weighted_worlds, model=MODELS[model]))
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
@@ -504,8 +516,8 @@ def register(name: str, maker: Callable[..., Any], *, timed: bool = True) -> Non
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
-    ``fallback``, ``sampler``, ``mid_worlds``, ``mid_nodes``, ``mid_depth`` and the rest of
-    :func:`shuangkou.pimc_policy`'s; ``heuristic``:
+    ``fallback``, ``sampler``, ``model``, ``mid_worlds``, ``mid_nodes``, ``mid_depth`` and the
+    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
     ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
     ``max_plays``, the most plays a decision scores). An option the bot does not take raises
     ``TypeError``; a bad value, ``ValueError``."""
