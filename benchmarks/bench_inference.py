@@ -5,7 +5,7 @@
     python benchmarks/bench_inference.py --rules baibian --deals 100 --bots heuristic,learned
     python benchmarks/bench_inference.py --rules baibian --deals 60 --fit --seed 7
     python benchmarks/bench_inference.py --rules classic --deals 100 --bots default-2026.12 \
-        --models default,heuristic,mixture
+        --models default,heuristic,default+heuristic
 
 Deals are played by each of ``--bots`` on every seat (``bots.make``); at every ``--every``-th
 decision with at most ``--max-cards`` cards left in the four hands, the deciding seat's view is
@@ -17,8 +17,8 @@ Printed: the mean gain in nats a position with its 95% CI, and the share of posi
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
 0.5, kept while the mean gain grows by more than 0.001) on these positions and prints the best;
 measure it on deals of another ``--seed``. ``--models`` names the models measured
-(:data:`shuangkou.inference.MODELS`: ``default``, ``heuristic``, ``mixture``); ``--fit`` starts
-from the first.
+(:func:`shuangkou.inference.named_model`: ``default``, ``heuristic``, ``jj``, ``classic``, or
+several joined by ``+``, a mixture); ``--fit`` starts from the first.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from shuangkou import Rules, State, bots
-from shuangkou.inference import MODELS, Mixture, Model, _hidden, answers
+from shuangkou.inference import Mixture, Model, _hidden, answers, named_model
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.solve import sample_deals
 
@@ -92,22 +92,24 @@ def main() -> None:
     ap.add_argument("--models", default="default")
     a = ap.parse_args()
     rules = Rules.preset(a.rules)
-    models = a.models.split(",")
-    for name in models:
-        if name not in MODELS:
-            ap.error(f"--models: {name!r} is not one of {', '.join(MODELS)}")
+    models = {}
+    for name in a.models.split(","):
+        try:
+            models[name] = named_model(name)
+        except ValueError as e:
+            ap.error(f"--models: {e}")
     pos = []
     for bot in a.bots.split(","):
         mine = positions(rules, a.deals, bot, a.every, a.max_cards, a.seed)
         for name in models:
             print(report(f"{a.rules}, deals by {bot}, model {name}",
-                         gains(MODELS[name], mine, a.samples, a.seed)), flush=True)
+                         gains(models[name], mine, a.samples, a.seed)), flush=True)
         pos += mine
     for name in models:
-        print(report(f"{a.rules}, all, model {name}", gains(MODELS[name], pos, a.samples,
+        print(report(f"{a.rules}, all, model {name}", gains(models[name], pos, a.samples,
                                                            a.seed)), flush=True)
     if a.fit:
-        best = MODELS[models[0]]
+        best = next(iter(models.values()))
         if not isinstance(best, Model):
             ap.error("--fit starts from a Model, not a mixture: name one first in --models")
         score = gains(best, pos, a.samples // 4, a.seed).mean()

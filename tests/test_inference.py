@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from shuangkou import Hand, Rules, State, bots, simulate
 from shuangkou.errors import ArgumentError
 from shuangkou.inference import (
     HEURISTIC,
+    LEARNED_JJ,
     MIXTURE,
     MODEL,
     MODELS,
@@ -20,6 +22,7 @@ from shuangkou.inference import (
     Model,
     _hidden,
     answers,
+    named_model,
     weighted_worlds,
 )
 from shuangkou.plays import Play
@@ -99,13 +102,13 @@ def test_inference_never_draws_a_world_the_public_record_rules_out(preset: str) 
             if st.to_act is None:
                 continue
             view = st.view(st.to_act)
-            for model in MODELS.values():
+            for model in (*MODELS.values(), MIXTURE):
                 for world in weighted_worlds(view, view.seat, 6, seed, candidates=24,
                                              model=model):
                     assert world.hand(view.seat) == view.hand
                     assert _replays(world, view, rules)
                     checked += 1
-    assert checked >= 24 * len(MODELS)
+    assert checked >= 24 * (len(MODELS) + 1)
 
 
 def test_the_model_prefers_the_worlds_that_explain_a_pass() -> None:
@@ -364,7 +367,8 @@ def test_the_pimc_bots_model_option(monkeypatch: pytest.MonkeyPatch) -> None:
     st, _ = _play_out("classic", 3, 24)  # an answer with a play and pass: a search
     view = st.view(st.to_act)
     monkeypatch.setattr(inference, "weighted_worlds", spy)
-    for name, model in MODELS.items():
+    for name, model in [*MODELS.items(), ("jj+heuristic", Mixture((LEARNED_JJ, HEURISTIC),
+                                                                 (1.0, 1.0)))]:
         bot = bots.make("pimc", "classic", worlds=3, max_nodes=200, sampler="weighted",
                         model=name)
         seen.clear()
@@ -372,12 +376,12 @@ def test_the_pimc_bots_model_option(monkeypatch: pytest.MonkeyPatch) -> None:
         assert seen == [model] and (choice is None or choice in st.legal(bot.wilds))
         assert pickle.loads(pickle.dumps(bot))._made == bot._made
     monkeypatch.undo()
-    with pytest.raises(ValueError, match="model must be one of default, heuristic, mixture, "
-                                         "not 'learned'"):
-        bots.make("default", "classic", model="learned")
-    with pytest.raises(ValueError, match="not 3"):
-        bots.make("pimc", "classic", sampler="weighted", model=3)
+    assert named_model("default+heuristic") == MIXTURE
+    for bad in ("learned", "jj+jj", "jj+", 3):
+        with pytest.raises(ValueError, match="model must be one of default, heuristic, jj, "
+                                             f"classic, or several .* not {re.escape(repr(bad))}"):
+            bots.make("default", "classic", model=bad)
     with pytest.raises(ValueError, match="sampler='weighted', not of sampler='uniform'"):
-        bots.make("pimc", "classic", model="mixture")
-    bot = bots.make("default", "classic", model="mixture")
+        bots.make("pimc", "classic", model="default+heuristic")
+    bot = bots.make("default", "classic", model="default+heuristic")
     assert len(simulate(2, "classic", (bot, "default-2026.12"), seed=3)) == 2

@@ -392,10 +392,11 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     of this module: e.g. your own network under the guards).
     ``sampler="weighted"``: the worlds weighted by the plays seen
     (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
-    ``model``: what the weights take the other seats' moves for, a name of
-    :data:`shuangkou.inference.MODELS` — ``"default"`` (the learned bot's habits),
-    ``"heuristic"`` (the heuristic's), ``"mixture"`` (each seat either, its moves deciding);
-    only with ``sampler="weighted"``.
+    ``model``: what the weights take the other seats' moves for
+    (:func:`shuangkou.inference.named_model`): ``"default"`` (the learned bot's habits),
+    ``"heuristic"`` (the heuristic's), ``"jj"``, ``"classic"`` (the learned bot's refitted
+    in that preset), or several joined by ``+`` (``"default+heuristic"``: each seat read by
+    whichever its moves fit); only with ``sampler="weighted"``.
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
     ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
@@ -405,17 +406,18 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
-    from .inference import MODELS, weighted_worlds  # inference builds on solve, as this does
+    from .inference import named_model, weighted_worlds  # inference builds on solve, as this
 
-    if not isinstance(model, str) or model not in MODELS:
-        raise ValueError(f"pimc option model must be one of {', '.join(MODELS)}, not "
-                         f"{model!r}")
+    try:
+        weights = named_model(model)
+    except ValueError as e:
+        raise ValueError(f"pimc option {e}") from None
     if model != "default" and sampler != "weighted":
         raise ValueError(f"pimc option model={model!r} weighs the worlds of "
                          f"sampler='weighted', not of sampler={sampler!r}: pass both")
     if sampler == "weighted":
         options["sampler"] = (weighted_worlds if model == "default" else
-                              functools.partial(weighted_worlds, model=MODELS[model]))
+                              functools.partial(weighted_worlds, model=weights))
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")

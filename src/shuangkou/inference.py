@@ -44,8 +44,8 @@ from ._engine import SeatView, State
 from .errors import ArgumentError
 from .solve import MAX_SAMPLES, _check_sampling, sample_deals, sample_worlds
 
-__all__ = ["HEURISTIC", "MIXTURE", "MODEL", "MODELS", "Mixture", "Model", "answers",
-           "weighted_worlds"]
+__all__ = ["HEURISTIC", "LEARNED_CLASSIC", "LEARNED_JJ", "MIXTURE", "MODEL", "MODELS", "Mixture",
+           "Model", "answers", "named_model", "weighted_worlds"]
 
 _BOMB = 6  # Kind.BOMB: kinds from here on are bombs (R2)
 _READING = (1 << 28) - 1  # a tag less its wilds field (plays.pack_tag)
@@ -262,13 +262,41 @@ benchmarks/bench_inference.py --rules classic --deals 40 --fit --seed 7 --bots
 heuristic,default-2026.12`` — it breaks ranks and passes over a beatable play more often
 than the learned bot (docs/bots.md, "An opponent model that fits who is playing")."""
 
-MIXTURE = Mixture((MODEL, HEURISTIC), (0.5, 0.5))
-"""Each hidden seat the learned bot's kind (:data:`MODEL`) or the heuristic's
-(:data:`HEURISTIC`), even odds, the evidence of its own moves deciding (:class:`Mixture`)."""
+LEARNED_JJ = Model(lower=-0.4, broken=-1.5, pass_beat=-2.0, pass_broken=-1.5, pass_bomb=-0.5,
+                   pass_partner=-0.5, bomb=-1.0, bomb_partner=-2.0)
+"""A model of the learned bot's moves in JJ (the fallback of the default and of
+``default-2026.12`` there): :data:`MODEL`'s parameters refitted by ``python
+benchmarks/bench_inference.py --rules jj --deals 40 --fit --seed 7 --bots
+default-2026.12,default`` — JJ's learned bot breaks ranks, bombs and passes over its partner
+less predictably than 百变's."""
 
-MODELS: dict[str, Model | Mixture] = {"default": MODEL, "heuristic": HEURISTIC,
-                                      "mixture": MIXTURE}
-"""The models by the names ``bots.make("pimc", model=…)`` takes."""
+LEARNED_CLASSIC = Model(lower=-0.9, broken=-5.0, pass_beat=-2.0, pass_broken=-1.5,
+                        pass_bomb=-1.0, pass_partner=3.5, bomb=-1.5, bomb_partner=-2.0)
+"""A model of the default's moves in classic (the learned bot under the guards and an
+endgame search): refitted by ``python benchmarks/bench_inference.py --rules classic --deals
+40 --fit --seed 7 --bots default``."""
+
+MODELS: dict[str, Model] = {"default": MODEL, "heuristic": HEURISTIC, "jj": LEARNED_JJ,
+                            "classic": LEARNED_CLASSIC}
+"""The models by name, as :func:`named_model` (and ``bots.make("pimc", model=…)``) reads
+them."""
+
+MIXTURE = Mixture((MODEL, HEURISTIC), (1.0, 1.0))
+"""Each hidden seat the learned bot's kind (:data:`MODEL`) or the heuristic's
+(:data:`HEURISTIC`), even odds, the evidence of its own moves deciding (:class:`Mixture`):
+``named_model("default+heuristic")``."""
+
+
+def named_model(name: str) -> Model | Mixture:
+    """The model ``name`` stands for: a name of :data:`MODELS`, or several joined by ``+``
+    (``"jj+heuristic"``), a :class:`Mixture` of them at even odds."""
+    parts = name.split("+") if isinstance(name, str) else [name]
+    if not all(isinstance(p, str) and p in MODELS for p in parts) or len(set(parts)) < len(parts):
+        raise ArgumentError(f"model must be one of {', '.join(MODELS)}, or several of them "
+                            f"joined by '+' (each once), not {name!r}")
+    if len(parts) == 1:
+        return MODELS[parts[0]]
+    return Mixture(tuple(MODELS[p] for p in parts), (1.0,) * len(parts))
 
 
 def answers(view: Any, seats: set[int] | frozenset[int]) -> list[tuple[int, int, bool, Any]]:
