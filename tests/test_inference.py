@@ -385,3 +385,79 @@ def test_the_pimc_bots_model_option(monkeypatch: pytest.MonkeyPatch) -> None:
         bots.make("pimc", "classic", model="default+heuristic")
     bot = bots.make("default", "classic", model="default+heuristic")
     assert len(simulate(2, "classic", (bot, "default-2026.12"), seed=3)) == 2
+
+
+def test_world_weights_are_the_tempered_likelihoods_normalised() -> None:
+    """``world_weights``: each world's likelihood of the record under the model, to the
+    power ``strength``, summing to 1; equal without a record; ``strength`` checked."""
+    from shuangkou.inference import world_weights
+    from shuangkou.solve import sample_worlds
+
+    rules = Rules.preset("jj")
+    st, _ = _play_out("jj", 1, 60)
+    view = st.view(st.to_act)
+    worlds = sample_worlds(view, view.seat, 6, 3)
+    record = answers(view, _hidden(view))
+    lls = LEARNED_JJ.log_likelihoods(record, [tuple(w.hand(s) for s in range(4))
+                                              for w in worlds], rules.flags)
+    for strength in (1.0, 0.5):
+        got = world_weights(view, worlds, model=LEARNED_JJ, strength=strength)
+        want = np.exp(strength * (lls - lls.max()))
+        assert got == pytest.approx(want / want.sum())
+    assert np.ptp(lls) > 0  # the worlds differ: the weights are not trivially equal
+    fresh = State.from_position("jj", [worlds[0].hand(s) for s in range(4)], 0,
+                                hand_size=None)
+    assert world_weights(fresh.view(0), worlds).tolist() == [1 / 6] * 6  # no record
+    for bad in (0, -1.0, math.inf, True, "1"):
+        with pytest.raises(ArgumentError, match="strength must be a number > 0"):
+            world_weights(view, worlds, strength=bad)
+
+
+def test_the_midgames_worlds_count_by_their_weights() -> None:
+    """``pimc_policy(mid_weigh=…)``: equal weights play as no weights; all the weight on the
+    first of 4 worlds plays as a midgame of that one world (``sample_worlds``' first of 4
+    is its one world of 1); bad weights are refused. Deal for deal, every decision of a JJ
+    deal (no clock, the exact search off so the midgame decides)."""
+    rules = Rules.preset("jj")
+    fallback = bots.make("heuristic", rules)
+    common = dict(max_cards=0, fallback=fallback, margin=0.0, shortlist=3, tt_bits=12)
+
+    def policy(n: int, weigh: Any = None) -> Any:
+        return pimc_policy(4, 300, midgame=(n, 300, 1), mid_weigh=weigh, **common)
+
+    plain4, equal4 = policy(4), policy(4, lambda g, ws: [2.0] * len(ws))
+    plain1, first4 = policy(1), policy(4, lambda g, ws: [1.0, 0.0, 0.0, 0.0])
+    st = State.deal(rules, deal_seed(5, 0))
+    rng = SplitMix64(0)
+    differ = decisions = 0
+    while (seat := st.to_act) is not None and sum(st.card_counts) > 40:
+        view, plays = st.view(seat), list(st.legal("fewest"))
+        got = [p(view, plays, SplitMix64(decisions)) for p in (plain4, equal4, plain1, first4)]
+        assert got[0] == got[1] and got[2] == got[3]
+        differ += got[0] != got[2]
+        decisions += 1
+        choice = fallback(view, plays, rng)
+        st.pass_() if choice is None else st.play(choice)
+    assert decisions >= 20 and differ >= 1  # one world and four decide differently somewhere
+    bad = pimc_policy(4, 300, midgame=(4, 300, 1), mid_weigh=lambda g, ws: [0.0] * 4, **common)
+    st = State.deal(rules, deal_seed(5, 0))
+    with pytest.raises(ArgumentError, match="mid_weigh must return 4 weights"):
+        bad(st.view(st.to_act), list(st.legal("fewest")), SplitMix64(0))
+    with pytest.raises(ArgumentError, match="mid_weigh must be a callable"):
+        pimc_policy(4, 300, midgame=(4, 300, 1), mid_weigh=3, **common)  # type: ignore[arg-type]
+
+
+def test_the_pimc_bots_mid_model_option() -> None:
+    """``mid_model`` / ``mid_strength`` reach the midgame as ``world_weights`` with that
+    model and exponent; refused without a midgame, with a bad name or exponent, or an
+    exponent without a model."""
+    bot = bots.make("default", "jj", mid_model="jj+heuristic", mid_strength=0.5)
+    assert len(simulate(1, "jj", (bot, "default"), seed=2)) == 1
+    with pytest.raises(ValueError, match="mid_model must be one of"):
+        bots.make("default", "jj", mid_model="learned")
+    with pytest.raises(ValueError, match="mid_strength must be a number > 0, not 0"):
+        bots.make("default", "jj", mid_model="jj", mid_strength=0)
+    with pytest.raises(ValueError, match="pass mid_worlds > 0 too"):
+        bots.make("default", "classic", mid_model="jj")
+    with pytest.raises(ValueError, match="pass mid_model too"):
+        bots.make("default", "jj", mid_strength=0.5)

@@ -379,7 +379,8 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
           model: str = "default", mid_worlds: int = 0, mid_nodes: int = 1000,
-          mid_depth: int = 1, **options: Any) -> Bot:
+          mid_depth: int = 1, mid_model: str | None = None, mid_strength: float = 1.0,
+          **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
@@ -396,7 +397,9 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     (:func:`shuangkou.inference.named_model`): ``"default"`` (the learned bot's habits),
     ``"heuristic"`` (the heuristic's), ``"jj"``, ``"classic"`` (the learned bot's refitted
     in that preset), or several joined by ``+`` (``"default+heuristic"``: each seat read by
-    whichever its moves fit); only with ``sampler="weighted"``.
+    whichever its moves fit); only with ``sampler="weighted"``. ``mid_model`` (such a name),
+    ``mid_strength`` (its likelihood's exponent, default 1): the midgame's uniform worlds
+    weighted in its means by the plays seen (:func:`shuangkou.inference.world_weights`).
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
     ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
@@ -418,6 +421,21 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     if sampler == "weighted":
         options["sampler"] = (weighted_worlds if model == "default" else
                               functools.partial(weighted_worlds, model=weights))
+    if mid_model is not None:
+        from .inference import world_weights
+
+        try:
+            mid = named_model(mid_model)
+            world_weights(None, [], strength=mid_strength)  # checks strength
+        except ValueError as e:
+            raise ValueError(f"pimc option mid_{e}") from None
+        if not mid_worlds:
+            raise ValueError(f"pimc option mid_model={mid_model!r} weighs the midgame's "
+                             f"worlds: pass mid_worlds > 0 too")
+        options["mid_weigh"] = functools.partial(world_weights, model=mid, strength=mid_strength)
+    elif mid_strength != 1.0:
+        raise ValueError(f"pimc option mid_strength={mid_strength!r} tempers mid_model's "
+                         f"weights: pass mid_model too")
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
