@@ -16,9 +16,13 @@ sampler's distribution over the uniform one, ``log L(true) − log mean L(unifor
 Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
 0.5, kept while the mean gain grows by more than 0.001) on these positions and prints the best;
-measure it on deals of another ``--seed``. ``--models`` names the models measured
-(:func:`shuangkou.inference.named_model`: ``default``, ``heuristic``, ``jj``, ``classic``, or
-several joined by ``+``, a mixture); ``--fit`` starts from the first.
+measure it on deals of another ``--seed``. ``--compare "A;B;…"`` (bot specs) prints instead how
+often each of them decides otherwise than ``default`` at the sampled decisions (every
+``--every``-th with at most ``--max-cards`` cards left and two options or more) of the deals
+``--bots`` play: how much the weights steer the search at all (``default`` in the list: the
+floor the 18 ms stop's clock leaves between two runs of the same bot). ``--models`` names
+the models measured (:func:`shuangkou.inference.named_model`: ``default``, ``heuristic``,
+``jj``, ``classic``, or several joined by ``+``, a mixture); ``--fit`` starts from the first.
 """
 
 from __future__ import annotations
@@ -59,6 +63,33 @@ def positions(rules: Rules, deals: int, bot: str, every: int, max_cards: int,
     return out
 
 
+def changes(rules: Rules, deals: int, bot: str, every: int, max_cards: int, seed: int,
+            specs: list[str]) -> tuple[int, list[int]]:
+    """How many of the sampled decisions of ``bot``'s deals each of ``specs`` decides
+    otherwise than ``default`` (each asked with the same rng seed), and how many there were."""
+    player = bots.make(bot, rules)
+    base = bots.make("default", rules)
+    others = [bots.resolve(s, rules) for s in specs]
+    differ = [0] * len(specs)
+    n = k = 0
+    for d in range(deals):
+        st = State.deal(rules, deal_seed(seed, d))
+        rng = SplitMix64(d)
+        while (seat := st.to_act) is not None:
+            plays = st.legal("all")
+            if (sum(st.card_counts) <= max_cards and len(plays) + (st.table is not None) > 1):
+                k += 1
+                if k % every == 0:
+                    n += 1
+                    view = st.view(seat)
+                    want = base(view, plays, SplitMix64(k))
+                    for i, other in enumerate(others):
+                        differ[i] += other(view, plays, SplitMix64(k)) != want
+            choice = player(st.view(seat), st.legal(player.wilds), rng)
+            st.pass_() if choice is None else st.play(choice)
+    return n, differ
+
+
 def gains(model: Model | Mixture, pos: list[Any], samples: int, seed: int) -> np.ndarray:
     """Each position's log-likelihood gain of the truth (nats)."""
     out = []
@@ -90,8 +121,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fit", action="store_true")
     ap.add_argument("--models", default="default")
+    ap.add_argument("--compare", default="")
     a = ap.parse_args()
     rules = Rules.preset(a.rules)
+    if a.compare:
+        specs = a.compare.split(";")
+        for bot in a.bots.split(","):
+            n, differ = changes(rules, a.deals, bot, a.every, a.max_cards, a.seed, specs)
+            for spec, d in zip(specs, differ):
+                print(f"{a.rules}, deals by {bot}: {spec} decides otherwise than default at "
+                      f"{d} of {n} decisions ({d / max(n, 1):.1%})", flush=True)
+        return
     models = {}
     for name in a.models.split(","):
         try:
