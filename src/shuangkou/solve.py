@@ -873,6 +873,7 @@ def pimc_policy(
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
     mid_cards: int = 108, mid_weigh: Callable[[Any, list[State]], Any] | None = None,
+    exact_margin: float = 0.0,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -890,8 +891,9 @@ def pimc_policy(
     bot of :data:`shuangkou.bots.PIMC_FALLBACK`) the worlds are only searched exactly, and
     only when at most ``max_cards`` cards are left in the four hands: the policy makes the
     best mean exact value's move when every world was solved within ``max_nodes`` nodes (the
-    fallback's move if it is one of the best), and the fallback's move otherwise — a horizon
-    value is never trusted over the fallback.
+    fallback's move if it is one of the best, or within ``exact_margin`` of the best mean:
+    near-equal moves left to the fallback's judgement), and the fallback's move otherwise — a
+    horizon value is never trusted over the fallback.
 
     A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
     searches stop once that many seconds have passed since the decision began (the fallback's
@@ -934,6 +936,9 @@ def pimc_policy(
                             f"{type(sampler).__name__}")
     draw = sample_worlds if sampler is None else sampler
     mid = _midgame(midgame, margin, shortlist, mid_cards, fallback)
+    if isinstance(exact_margin, bool) or not isinstance(exact_margin, (int, float)) or not (
+            0 <= exact_margin < math.inf):
+        raise ArgumentError(f"exact_margin must be a number >= 0, not {exact_margin!r}")
     if mid_weigh is not None and not callable(mid_weigh):
         raise ArgumentError(f"mid_weigh must be a callable (game, worlds) or None, not "
                             f"{type(mid_weigh).__name__}")
@@ -1038,7 +1043,7 @@ def pimc_policy(
         best = [m for m in found if total[m] == top]
         if fallback is not None:
             mine = (0, 0) if prior is None else (prior.packed, prior.tag)
-            if mine in best:
+            if mine in best or mine in total and total[mine] >= top - exact_margin * worlds:
                 return prior
         if len(best) > 1:
             hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
