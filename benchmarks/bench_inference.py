@@ -76,15 +76,17 @@ def changes(rules: Rules, deals: int, bot: str, every: int, max_cards: int, seed
         st = State.deal(rules, deal_seed(seed, d))
         rng = SplitMix64(d)
         while (seat := st.to_act) is not None:
-            plays = st.legal("all")
+            plays = st.legal(base.wilds)
             if (sum(st.card_counts) <= max_cards and len(plays) + (st.table is not None) > 1):
                 k += 1
                 if k % every == 0:
                     n += 1
                     view = st.view(seat)
                     want = base(view, plays, SplitMix64(k))
-                    for i, other in enumerate(others):
-                        differ[i] += other(view, plays, SplitMix64(k)) != want
+                    for i, other in enumerate(others):  # each given its own legal list
+                        got = other(view, st.legal(getattr(other, "wilds", "all")),
+                                    SplitMix64(k))
+                        differ[i] += got != want
             choice = player(st.view(seat), st.legal(player.wilds), rng)
             st.pass_() if choice is None else st.play(choice)
     return n, differ

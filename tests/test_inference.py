@@ -15,7 +15,6 @@ from shuangkou.errors import ArgumentError
 from shuangkou.inference import (
     HEURISTIC,
     LEARNED_JJ,
-    MIXTURE,
     MODEL,
     MODELS,
     Mixture,
@@ -102,7 +101,7 @@ def test_inference_never_draws_a_world_the_public_record_rules_out(preset: str) 
             if st.to_act is None:
                 continue
             view = st.view(st.to_act)
-            for model in (*MODELS.values(), MIXTURE):
+            for model in (*MODELS.values(), named_model("default+heuristic")):
                 for world in weighted_worlds(view, view.seat, 6, seed, candidates=24,
                                              model=model):
                     assert world.hand(view.seat) == view.hand
@@ -277,7 +276,7 @@ def test_the_mixture_is_each_seats_prior_weighted_average_of_its_models(preset: 
             view = st.view(st.to_act)
             record = answers(view, _hidden(view))
             deals = sample_deals(view, view.seat, 3, seed)
-            for mix in (MIXTURE, uneven):
+            for mix in (named_model("default+heuristic"), uneven):
                 for hands, got in zip(deals, mix.log_likelihoods(record, deals, rules.flags)):
                     assert got == pytest.approx(_brute_mixture(mix, record, hands, rules.flags),
                                                 abs=1e-9)
@@ -304,7 +303,7 @@ def test_the_mixture_follows_the_model_that_explains_each_seat() -> None:
         record = answers(view, _hidden(view))
         truth = tuple(st.hand(s) for s in range(4))
         seats = len({r[0] for r in record})
-        mix = MIXTURE.log_likelihood(record, truth, rules.flags)
+        mix = named_model("default+heuristic").log_likelihood(record, truth, rules.flags)
         singles = [m.log_likelihood(record, truth, rules.flags) for m in (MODEL, HEURISTIC)]
         assert mix >= max(singles) - seats * math.log(2) - 1e-9
         assert mix <= max(singles) + 1e-9  # an average never beats its best part
@@ -376,7 +375,7 @@ def test_the_pimc_bots_model_option(monkeypatch: pytest.MonkeyPatch) -> None:
         assert seen == [model] and (choice is None or choice in st.legal(bot.wilds))
         assert pickle.loads(pickle.dumps(bot))._made == bot._made
     monkeypatch.undo()
-    assert named_model("default+heuristic") == MIXTURE
+    assert named_model("default+heuristic") == Mixture((MODEL, HEURISTIC), (1.0, 1.0))
     for bad in ("learned", "jj+jj", "jj+", 3):
         with pytest.raises(ValueError, match="model must be one of default, heuristic, jj, "
                                              f"classic, or several .* not {re.escape(repr(bad))}"):

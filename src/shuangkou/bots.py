@@ -422,11 +422,11 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         options["sampler"] = (weighted_worlds if model == "default" else
                               functools.partial(weighted_worlds, model=weights))
     if mid_model is not None:
-        from .inference import world_weights
+        from .inference import check_strength, world_weights
 
         try:
             mid = named_model(mid_model)
-            world_weights(None, [], strength=mid_strength)  # checks strength
+            check_strength(mid_strength)
         except ValueError as e:
             raise ValueError(f"pimc option mid_{e}") from None
         if not mid_worlds:

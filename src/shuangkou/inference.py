@@ -15,7 +15,7 @@ ones is less likely than one whose lowest single it was (Policy-Based Inference,
 * :class:`Mixture` – each hidden seat plays by one of several models, not known which (the
   learned bot's habits, :data:`MODEL`, or the heuristic's, :data:`HEURISTIC`): a world's
   likelihood averages the models per seat, so each opponent is read by the model its own
-  moves fit (:data:`MIXTURE`);
+  moves fit (:func:`named_model`: ``"default+heuristic"``);
 * :func:`weighted_worlds` – sampling-importance-resampling: ``candidates`` worlds drawn by
   :func:`~shuangkou.solve.sample_deals` (uniform, exact), each weighted by its likelihood, and
   ``n`` drawn from them in proportion (systematic resampling), as positions ready for the
@@ -44,8 +44,8 @@ from ._engine import SeatView, State
 from .errors import ArgumentError
 from .solve import MAX_SAMPLES, _check_sampling, sample_deals, sample_worlds
 
-__all__ = ["HEURISTIC", "LEARNED_CLASSIC", "LEARNED_JJ", "MIXTURE", "MODEL", "MODELS", "Mixture",
-           "Model", "answers", "named_model", "weighted_worlds", "world_weights"]
+__all__ = ["HEURISTIC", "LEARNED_CLASSIC", "LEARNED_JJ", "MODEL", "MODELS", "Mixture", "Model",
+           "answers", "check_strength", "named_model", "weighted_worlds", "world_weights"]
 
 _BOMB = 6  # Kind.BOMB: kinds from here on are bombs (R2)
 _READING = (1 << 28) - 1  # a tag less its wilds field (plays.pack_tag)
@@ -281,12 +281,6 @@ MODELS: dict[str, Model] = {"default": MODEL, "heuristic": HEURISTIC, "jj": LEAR
 """The models by name, as :func:`named_model` (and ``bots.make("pimc", model=…)``) reads
 them."""
 
-MIXTURE = Mixture((MODEL, HEURISTIC), (1.0, 1.0))
-"""Each hidden seat the learned bot's kind (:data:`MODEL`) or the heuristic's
-(:data:`HEURISTIC`), even odds, the evidence of its own moves deciding (:class:`Mixture`):
-``named_model("default+heuristic")``."""
-
-
 def named_model(name: str) -> Model | Mixture:
     """The model ``name`` stands for: a name of :data:`MODELS`, or several joined by ``+``
     (``"jj+heuristic"``), a :class:`Mixture` of them at even odds."""
@@ -327,6 +321,14 @@ def _hidden(view: Any) -> frozenset[int]:
     return frozenset(s for s in range(4) if s not in known)
 
 
+def check_strength(strength: Any) -> float:
+    """``strength`` (a likelihood's exponent), checked: a number > 0."""
+    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not (
+            0 < strength < math.inf):
+        raise ArgumentError(f"strength must be a number > 0, not {strength!r}")
+    return float(strength)
+
+
 def world_weights(view: Any, worlds: list[State], *, model: Model | Mixture = MODEL,
                   strength: float = 1.0) -> np.ndarray:
     """Each of ``worlds``' (positions of ``view``'s, e.g. :func:`~shuangkou.solve.sample_worlds`'
@@ -334,9 +336,7 @@ def world_weights(view: Any, worlds: list[State], *, model: Model | Mixture = MO
     ``strength`` (< 1 flatter), scaled to sum to 1: importance weights, for
     ``pimc_policy(mid_weigh=…)``. Equal weights from a view without a record (or a
     :class:`~shuangkou.Game`)."""
-    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not (
-            0 < strength < math.inf):
-        raise ArgumentError(f"strength must be a number > 0, not {strength!r}")
+    check_strength(strength)
     n = len(worlds)
     record = answers(view, _hidden(view)) if isinstance(view, SeatView) else []
     if not record or not n:
