@@ -318,8 +318,9 @@ def test_the_mixture_checks_its_models_and_priors() -> None:
         Mixture((MODEL, "heuristic"), (0.5, 0.5))  # type: ignore[arg-type]
     with pytest.raises(ArgumentError, match="priors must be 2 positive"):
         Mixture((MODEL, HEURISTIC), (0.5,))
-    with pytest.raises(ArgumentError, match="priors must be 2 positive"):
-        Mixture((MODEL, HEURISTIC), (0.5, 0.0))
+    for bad in (0.0, -1.0, math.inf, True):
+        with pytest.raises(ArgumentError, match="priors must be 2 positive"):
+            Mixture((MODEL, HEURISTIC), (0.5, bad))
 
 
 def test_the_heuristic_model_reads_the_heuristics_moves_better_than_the_default() -> None:

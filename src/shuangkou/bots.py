@@ -536,8 +536,9 @@ def register(name: str, maker: Callable[..., Any], *, timed: bool = True) -> Non
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
-    ``fallback``, ``sampler``, ``model``, ``mid_worlds``, ``mid_nodes``, ``mid_depth`` and the
-    rest of :func:`shuangkou.pimc_policy`'s; ``heuristic``:
+    ``fallback``, ``sampler``, ``model``, ``mid_worlds``, ``mid_nodes``, ``mid_depth``,
+    ``mid_model``, ``mid_strength`` and the rest of :func:`shuangkou.pimc_policy`'s;
+    ``heuristic``:
     ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
     ``max_plays``, the most plays a decision scores). An option the bot does not take raises
     ``TypeError``; a bad value, ``ValueError``."""

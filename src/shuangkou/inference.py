@@ -204,8 +204,9 @@ class Mixture:
         if not self.models or not all(isinstance(m, Model) for m in self.models):
             raise ArgumentError(f"Mixture models must be a non-empty tuple of Model, not "
                                 f"{self.models!r}")
-        if (len(self.priors) != len(self.models)
-                or not all(isinstance(p, (int, float)) and p > 0 for p in self.priors)):
+        if len(self.priors) != len(self.models) or not all(
+                isinstance(p, (int, float)) and not isinstance(p, bool) and 0 < p < math.inf
+                for p in self.priors):
             raise ArgumentError(f"Mixture priors must be {len(self.models)} positive numbers, "
                                 f"one a model, not {self.priors!r}")
 
@@ -267,8 +268,9 @@ LEARNED_JJ = Model(lower=-0.4, broken=-1.5, pass_beat=-2.0, pass_broken=-1.5, pa
 """A model of the learned bot's moves in JJ (the fallback of the default and of
 ``default-2026.12`` there): :data:`MODEL`'s parameters refitted by ``python
 benchmarks/bench_inference.py --rules jj --deals 40 --fit --seed 7 --bots
-default-2026.12,default`` — JJ's learned bot breaks ranks, bombs and passes over its partner
-less predictably than 百变's."""
+default-2026.12,default`` — by its parameters JJ's learned bot breaks ranks more often,
+bombs less, and passes over its partner's play far less surely than :data:`MODEL` (百变's
+fit) assumes."""
 
 LEARNED_CLASSIC = Model(lower=-0.9, broken=-5.0, pass_beat=-2.0, pass_broken=-1.5,
                         pass_bomb=-1.0, pass_partner=3.5, bomb=-1.5, bomb_partner=-2.0)
@@ -280,6 +282,7 @@ MODELS: dict[str, Model] = {"default": MODEL, "heuristic": HEURISTIC, "jj": LEAR
                             "classic": LEARNED_CLASSIC}
 """The models by name, as :func:`named_model` (and ``bots.make("pimc", model=…)``) reads
 them."""
+
 
 def named_model(name: str) -> Model | Mixture:
     """The model ``name`` stands for: a name of :data:`MODELS`, or several joined by ``+``
