@@ -319,3 +319,26 @@ def test_exact_margin_leaves_near_equal_moves_to_the_fallback() -> None:
     for bad in (-1, math.inf, True, "1"):
         with pytest.raises(ValueError, match="exact_margin must be a number >= 0"):
             pimc(exact_margin=bad)
+
+
+def test_exact_misses_lets_the_search_decide_with_worlds_unsolved() -> None:
+    """``exact_misses``: 0 plays as the policy without it; allowing every world but one to go
+    unsolved, the search decides where one unsolved world handed the decision to the
+    fallback (the games differ on these deals), and the bot plays legal deals; bad counts
+    are refused."""
+    from shuangkou import bots
+
+    rules = Rules.preset("classic")
+
+    def pimc(**kw: Any) -> Any:
+        return bots.make("pimc", rules, worlds=4, max_nodes=3_000, max_cards=28, **kw)
+
+    def games(bot: Any) -> dict[str, np.ndarray]:
+        return simulate(10, rules, (bot, "greedy"), seed=4).arrays
+
+    base, zero, loose = games(pimc()), games(pimc(exact_misses=0)), games(pimc(exact_misses=3))
+    assert all(np.array_equal(base[k], zero[k]) for k in base)
+    assert not all(np.array_equal(base[k], loose[k]) for k in base)
+    for bad in (-1, 5):
+        with pytest.raises(ValueError, match="exact_misses must be in 0..4"):
+            pimc(exact_misses=bad)

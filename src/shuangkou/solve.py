@@ -873,7 +873,7 @@ def pimc_policy(
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
     mid_cards: int = 108, mid_weigh: Callable[[Any, list[State]], Any] | None = None,
-    exact_margin: float = 0.0,
+    exact_margin: float = 0.0, exact_misses: int = 0,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -893,7 +893,8 @@ def pimc_policy(
     best mean exact value's move when every world was solved within ``max_nodes`` nodes (the
     fallback's move if it is one of the best, or within ``exact_margin`` of the best mean:
     near-equal moves left to the fallback's judgement), and the fallback's move otherwise — a
-    horizon value is never trusted over the fallback.
+    horizon value is never trusted over the fallback. ``exact_misses``: that many worlds may
+    go unsolved (the node limit, not the clock), the means then over the worlds solved.
 
     A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
     searches stop once that many seconds have passed since the decision began (the fallback's
@@ -939,6 +940,7 @@ def pimc_policy(
     if isinstance(exact_margin, bool) or not isinstance(exact_margin, (int, float)) or not (
             0 <= exact_margin < math.inf):
         raise ArgumentError(f"exact_margin must be a number >= 0, not {exact_margin!r}")
+    exact_misses = as_int(exact_misses, "exact_misses", 0, worlds)
     if mid_weigh is not None and not callable(mid_weigh):
         raise ArgumentError(f"mid_weigh must be a callable (game, worlds) or None, not "
                             f"{type(mid_weigh).__name__}")
@@ -957,12 +959,16 @@ def pimc_policy(
                  ) -> tuple[dict[tuple[int, int], float], bool]:
         """The moves' summed values over the worlds, and whether every world was exact."""
         total: dict[tuple[int, int], float] = {}
+        misses = 0
         for world in draw(game, seat, worlds, seed):
             s = search(world)
             if fallback is not None:
                 found = _exact_values(s, max_nodes, deadline)
                 if found is None:
-                    return total, False
+                    misses += 1
+                    if misses > exact_misses or _seconds_left(deadline) is None:
+                        return total, False
+                    continue
             else:
                 found = _world_values(s, max_nodes, max_depth, deadline)
                 if found is None:
