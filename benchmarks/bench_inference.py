@@ -4,6 +4,8 @@
 
     python benchmarks/bench_inference.py --rules baibian --deals 100 --bots heuristic,learned
     python benchmarks/bench_inference.py --rules baibian --deals 60 --fit --seed 7
+    python benchmarks/bench_inference.py --rules classic --deals 100 --bots default-2026.12 \
+        --models default,heuristic,default+heuristic
 
 Deals are played by each of ``--bots`` on every seat (``bots.make``); at every ``--every``-th
 decision with at most ``--max-cards`` cards left in the four hands, the deciding seat's view is
@@ -14,7 +16,13 @@ sampler's distribution over the uniform one, ``log L(true) − log mean L(unifor
 Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
 0.5, kept while the mean gain grows by more than 0.001) on these positions and prints the best;
-measure it on deals of another ``--seed``.
+measure it on deals of another ``--seed``. ``--compare "A;B;…"`` (bot specs) prints instead how
+often each of them decides otherwise than ``default`` at the sampled decisions (every
+``--every``-th with at most ``--max-cards`` cards left and two options or more) of the deals
+``--bots`` play: how much the weights steer the search at all (``default`` in the list: the
+floor the 18 ms stop's clock leaves between two runs of the same bot). ``--models`` names
+the models measured (:func:`shuangkou.inference.named_model`: ``default``, ``heuristic``,
+``jj``, ``classic``, or several joined by ``+``, a mixture); ``--fit`` starts from the first.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from shuangkou import Rules, State, bots
-from shuangkou.inference import MODEL, Model, _hidden, answers
+from shuangkou.inference import Mixture, Model, _hidden, answers, named_model
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.solve import sample_deals
 
@@ -55,7 +63,36 @@ def positions(rules: Rules, deals: int, bot: str, every: int, max_cards: int,
     return out
 
 
-def gains(model: Model, pos: list[Any], samples: int, seed: int) -> np.ndarray:
+def changes(rules: Rules, deals: int, bot: str, every: int, max_cards: int, seed: int,
+            specs: list[str]) -> tuple[int, list[int]]:
+    """How many of the sampled decisions of ``bot``'s deals each of ``specs`` decides
+    otherwise than ``default`` (each asked with the same rng seed), and how many there were."""
+    player = bots.make(bot, rules)
+    base = bots.make("default", rules)
+    others = [bots.resolve(s, rules) for s in specs]
+    differ = [0] * len(specs)
+    n = k = 0
+    for d in range(deals):
+        st = State.deal(rules, deal_seed(seed, d))
+        rng = SplitMix64(d)
+        while (seat := st.to_act) is not None:
+            plays = st.legal(base.wilds)
+            if (sum(st.card_counts) <= max_cards and len(plays) + (st.table is not None) > 1):
+                k += 1
+                if k % every == 0:
+                    n += 1
+                    view = st.view(seat)
+                    want = base(view, plays, SplitMix64(k))
+                    for i, other in enumerate(others):  # each given its own legal list
+                        got = other(view, st.legal(getattr(other, "wilds", "all")),
+                                    SplitMix64(k))
+                        differ[i] += got != want
+            choice = player(st.view(seat), st.legal(player.wilds), rng)
+            st.pass_() if choice is None else st.play(choice)
+    return n, differ
+
+
+def gains(model: Model | Mixture, pos: list[Any], samples: int, seed: int) -> np.ndarray:
     """Each position's log-likelihood gain of the truth (nats)."""
     out = []
     for i, (record, truth, view) in enumerate(pos):
@@ -85,17 +122,39 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--models", default="default")
+    ap.add_argument("--compare", default="")
     a = ap.parse_args()
     rules = Rules.preset(a.rules)
+    if a.compare:
+        specs = a.compare.split(";")
+        for bot in a.bots.split(","):
+            n, differ = changes(rules, a.deals, bot, a.every, a.max_cards, a.seed, specs)
+            for spec, d in zip(specs, differ):
+                print(f"{a.rules}, deals by {bot}: {spec} decides otherwise than default at "
+                      f"{d} of {n} decisions ({d / max(n, 1):.1%})", flush=True)
+        return
+    models = {}
+    for name in a.models.split(","):
+        try:
+            models[name] = named_model(name)
+        except ValueError as e:
+            ap.error(f"--models: {e}")
     pos = []
     for bot in a.bots.split(","):
         mine = positions(rules, a.deals, bot, a.every, a.max_cards, a.seed)
-        print(report(f"{a.rules}, deals by {bot}, the shipped model",
-                     gains(MODEL, mine, a.samples, a.seed)), flush=True)
+        for name in models:
+            print(report(f"{a.rules}, deals by {bot}, model {name}",
+                         gains(models[name], mine, a.samples, a.seed)), flush=True)
         pos += mine
-    print(report(f"{a.rules}, all, {MODEL}", gains(MODEL, pos, a.samples, a.seed)), flush=True)
+    for name in models:
+        print(report(f"{a.rules}, all, model {name}", gains(models[name], pos, a.samples,
+                                                           a.seed)), flush=True)
     if a.fit:
-        best, score = MODEL, gains(MODEL, pos, a.samples // 4, a.seed).mean()
+        best = next(iter(models.values()))
+        if not isinstance(best, Model):
+            ap.error("--fit starts from a Model, not a mixture: name one first in --models")
+        score = gains(best, pos, a.samples // 4, a.seed).mean()
         for _ in range(2):
             for f in dataclasses.fields(Model):
                 for step in (0.5, -0.5):
@@ -107,6 +166,7 @@ def main() -> None:
                         best, score = m, g
                         print(f"{score:+.3f} {best}", flush=True)
         print(report(f"fitted {best}", gains(best, pos, a.samples, a.seed)))
+
 
 if __name__ == "__main__":
     main()

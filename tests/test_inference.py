@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,18 @@ import pytest
 
 from shuangkou import Hand, Rules, State, bots, simulate
 from shuangkou.errors import ArgumentError
-from shuangkou.inference import MODEL, Model, _hidden, answers, weighted_worlds
+from shuangkou.inference import (
+    HEURISTIC,
+    LEARNED_JJ,
+    MODEL,
+    MODELS,
+    Mixture,
+    Model,
+    _hidden,
+    answers,
+    named_model,
+    weighted_worlds,
+)
 from shuangkou.plays import Play
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.rules import PRESETS
@@ -77,9 +89,10 @@ def _replays(world: State, view: Any, rules: Rules) -> bool:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_inference_never_draws_a_world_the_public_record_rules_out(preset: str) -> None:
-    """Property test against the engine: every weighted world, with the cards each seat
-    played put back, replays the whole record legally (R4: every play beats its table from
-    the hand then held) and reaches the view's position."""
+    """Property test against the engine: every weighted world (under each of the models,
+    the mixture too), with the cards each seat played put back, replays the whole record
+    legally (R4: every play beats its table from the hand then held) and reaches the view's
+    position."""
     rules = Rules.preset(preset)
     checked = 0
     for seed in range(4):
@@ -88,11 +101,13 @@ def test_inference_never_draws_a_world_the_public_record_rules_out(preset: str) 
             if st.to_act is None:
                 continue
             view = st.view(st.to_act)
-            for world in weighted_worlds(view, view.seat, 6, seed, candidates=24):
-                assert world.hand(view.seat) == view.hand
-                assert _replays(world, view, rules)
-                checked += 1
-    assert checked >= 24
+            for model in (*MODELS.values(), named_model("default+heuristic")):
+                for world in weighted_worlds(view, view.seat, 6, seed, candidates=24,
+                                             model=model):
+                    assert world.hand(view.seat) == view.hand
+                    assert _replays(world, view, rules)
+                    checked += 1
+    assert checked >= 24 * (len(MODELS) + 1)
 
 
 def test_the_model_prefers_the_worlds_that_explain_a_pass() -> None:
@@ -222,3 +237,227 @@ def test_pimc_policy_searches_the_samplers_worlds() -> None:
         bots.make("pimc", "baibian", sampler="smart")
     bot = bots.make("pimc", "baibian", worlds=2, max_nodes=200, sampler="weighted")
     assert len(simulate(1, "baibian", (bot, "greedy"), seed=3)) == 1
+
+
+def _brute_mixture(mix: Mixture, record: list[Any], hands: tuple[Any, ...], flags: int) -> float:
+    """A mixture's log-likelihood the long way: each hidden seat's answers scored one by one
+    by each model's ``answer_log_prob`` (from the hand held then), the models averaged by
+    their priors per seat, the seats multiplied."""
+    total = 0.0
+    for seat in sorted({r[0] for r in record}):
+        per_model = []
+        for model in mix.models:
+            held = [h.packed for h in hands]
+            ll = 0.0
+            for s, table, partner_owns, play in reversed(record):
+                if play is not None:
+                    held[s] += play.packed
+                if s == seat:
+                    ll += model.answer_log_prob(held[s], flags, table, partner_owns, play)
+            per_model.append(ll)
+        total += math.log(sum(p / sum(mix.priors) * math.exp(ll)
+                              for p, ll in zip(mix.priors, per_model)))
+    return total
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_mixture_is_each_seats_prior_weighted_average_of_its_models(preset: str) -> None:
+    """``Mixture.log_likelihoods`` (one C call, the models' softmaxes in numpy) equals the
+    per-seat average of the models' likelihoods computed answer by answer in Python, for
+    the shipped mixture and for uneven priors; a mixture of one model is that model."""
+    rules = Rules.preset(preset)
+    uneven = Mixture((MODEL, HEURISTIC, Model(lower=0.0)), (0.2, 0.5, 0.3))
+    compared = 0
+    for seed in range(3):
+        for stop in (60, 30):
+            st, _ = _play_out(preset, seed, stop)
+            if st.to_act is None:
+                continue
+            view = st.view(st.to_act)
+            record = answers(view, _hidden(view))
+            deals = sample_deals(view, view.seat, 3, seed)
+            for mix in (named_model("default+heuristic"), uneven):
+                for hands, got in zip(deals, mix.log_likelihoods(record, deals, rules.flags)):
+                    assert got == pytest.approx(_brute_mixture(mix, record, hands, rules.flags),
+                                                abs=1e-9)
+                    compared += 1
+            alone = Mixture((HEURISTIC,), (2.0,)).log_likelihoods(record, deals, rules.flags)
+            assert alone == pytest.approx(HEURISTIC.log_likelihoods(record, deals, rules.flags))
+    assert compared >= 24
+
+
+def test_the_mixture_follows_the_model_that_explains_each_seat() -> None:
+    """Where one seat's moves are the heuristic's and another's the learned bot's, the
+    mixture scores each seat near its better model: the true hands' log-likelihood under the
+    mixture is at least each single model's less log 2 a seat (the prior of one half), and
+    above the worse single model on the deals of a bot whose moves one model explains
+    better."""
+    rules = Rules.preset("classic")
+    heuristic = bots.make("heuristic", rules)
+    checked = 0
+    for seed in range(6):
+        st, _ = _play_out("classic", seed, 40, heuristic)
+        if st.to_act is None:
+            continue
+        view = st.view(st.to_act)
+        record = answers(view, _hidden(view))
+        truth = tuple(st.hand(s) for s in range(4))
+        seats = len({r[0] for r in record})
+        mix = named_model("default+heuristic").log_likelihood(record, truth, rules.flags)
+        singles = [m.log_likelihood(record, truth, rules.flags) for m in (MODEL, HEURISTIC)]
+        assert mix >= max(singles) - seats * math.log(2) - 1e-9
+        assert mix <= max(singles) + 1e-9  # an average never beats its best part
+        checked += 1
+    assert checked >= 4
+
+
+def test_the_mixture_checks_its_models_and_priors() -> None:
+    with pytest.raises(ArgumentError, match="models"):
+        Mixture((), ())
+    with pytest.raises(ArgumentError, match="models"):
+        Mixture((MODEL, "heuristic"), (0.5, 0.5))  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="priors must be 2 positive"):
+        Mixture((MODEL, HEURISTIC), (0.5,))
+    for bad in (0.0, -1.0, math.inf, True):
+        with pytest.raises(ArgumentError, match="priors must be 2 positive"):
+            Mixture((MODEL, HEURISTIC), (0.5, bad))
+
+
+def test_the_heuristic_model_reads_the_heuristics_moves_better_than_the_default() -> None:
+    """On classic deals the heuristic plays (seed 1's, not the fit's seed 7), the true
+    hidden hands gain more log-likelihood over the uniform average under
+    :data:`HEURISTIC` than under :data:`MODEL` (benchmarks/bench_inference.py's measure;
+    docs/bots.md has it over 100 deals)."""
+    rules = Rules.preset("classic")
+    heuristic = bots.make("heuristic", rules)
+    gains: dict[str, list[float]] = {"default": [], "heuristic": []}
+    for seed in range(12):
+        for stop in (40, 28):
+            st, _ = _play_out("classic", seed, stop, heuristic)
+            if st.to_act is None:
+                continue
+            view = st.view(st.to_act)
+            record = answers(view, _hidden(view))
+            truth = tuple(st.hand(s) for s in range(4))
+            deals = sample_deals(view, view.seat, 60, seed)
+            for name in gains:
+                model = MODELS[name]
+                lls = model.log_likelihoods(record, deals, rules.flags)
+                top = lls.max()
+                gains[name].append(model.log_likelihood(record, truth, rules.flags) - top
+                                   - math.log(np.exp(lls - top).mean()))
+    assert len(gains["default"]) >= 16
+    assert np.mean(gains["heuristic"]) > np.mean(gains["default"])
+
+
+def test_the_pimc_bots_model_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model`` picks the weights' model by name (the bot's sampler is ``weighted_worlds``
+    with that model: seen here by a spy in its place), is refused with a clear error when
+    unknown or without the weighted sampler, and the bot plays legal deals and pickles."""
+    import pickle
+
+    from shuangkou import inference
+
+    seen: list[Any] = []
+
+    def spy(view: Any, seat: int, n: int, seed: int, **kw: Any) -> list[State]:
+        seen.append(kw.get("model", MODEL))
+        return weighted_worlds(view, seat, n, seed, **kw)
+
+    st, _ = _play_out("classic", 3, 24)  # an answer with a play and pass: a search
+    view = st.view(st.to_act)
+    monkeypatch.setattr(inference, "weighted_worlds", spy)
+    for name, model in [*MODELS.items(), ("jj+heuristic", Mixture((LEARNED_JJ, HEURISTIC),
+                                                                 (1.0, 1.0)))]:
+        bot = bots.make("pimc", "classic", worlds=3, max_nodes=200, sampler="weighted",
+                        model=name)
+        seen.clear()
+        choice = bot(view, st.legal(bot.wilds), SplitMix64(1))
+        assert seen == [model] and (choice is None or choice in st.legal(bot.wilds))
+        assert pickle.loads(pickle.dumps(bot))._made == bot._made
+    monkeypatch.undo()
+    assert named_model("default+heuristic") == Mixture((MODEL, HEURISTIC), (1.0, 1.0))
+    for bad in ("learned", "jj+jj", "jj+", 3):
+        with pytest.raises(ValueError, match="model must be one of default, heuristic, jj, "
+                                             f"classic, or several .* not {re.escape(repr(bad))}"):
+            bots.make("default", "classic", model=bad)
+    with pytest.raises(ValueError, match="sampler='weighted', not of sampler='uniform'"):
+        bots.make("pimc", "classic", model="default+heuristic")
+    bot = bots.make("default", "classic", model="default+heuristic")
+    assert len(simulate(2, "classic", (bot, "default-2026.12"), seed=3)) == 2
+
+
+def test_world_weights_are_the_tempered_likelihoods_normalised() -> None:
+    """``world_weights``: each world's likelihood of the record under the model, to the
+    power ``strength``, summing to 1; equal without a record; ``strength`` checked."""
+    from shuangkou.inference import world_weights
+    from shuangkou.solve import sample_worlds
+
+    rules = Rules.preset("jj")
+    st, _ = _play_out("jj", 1, 60)
+    view = st.view(st.to_act)
+    worlds = sample_worlds(view, view.seat, 6, 3)
+    record = answers(view, _hidden(view))
+    lls = LEARNED_JJ.log_likelihoods(record, [tuple(w.hand(s) for s in range(4))
+                                              for w in worlds], rules.flags)
+    for strength in (1.0, 0.5):
+        got = world_weights(view, worlds, model=LEARNED_JJ, strength=strength)
+        want = np.exp(strength * (lls - lls.max()))
+        assert got == pytest.approx(want / want.sum())
+    assert np.ptp(lls) > 0  # the worlds differ: the weights are not trivially equal
+    fresh = State.from_position("jj", [worlds[0].hand(s) for s in range(4)], 0,
+                                hand_size=None)
+    assert world_weights(fresh.view(0), worlds).tolist() == [1 / 6] * 6  # no record
+    for bad in (0, -1.0, math.inf, True, "1"):
+        with pytest.raises(ArgumentError, match="strength must be a number > 0"):
+            world_weights(view, worlds, strength=bad)
+
+
+def test_the_midgames_worlds_count_by_their_weights() -> None:
+    """``pimc_policy(mid_weigh=…)``: equal weights play as no weights; all the weight on the
+    first of 4 worlds plays as a midgame of that one world (``sample_worlds``' first of 4
+    is its one world of 1); bad weights are refused. Deal for deal, every decision of a JJ
+    deal (no clock, the exact search off so the midgame decides)."""
+    rules = Rules.preset("jj")
+    fallback = bots.make("heuristic", rules)
+    common = dict(max_cards=0, fallback=fallback, margin=0.0, shortlist=3, tt_bits=12)
+
+    def policy(n: int, weigh: Any = None) -> Any:
+        return pimc_policy(4, 300, midgame=(n, 300, 1), mid_weigh=weigh, **common)
+
+    plain4, equal4 = policy(4), policy(4, lambda g, ws: [2.0] * len(ws))
+    plain1, first4 = policy(1), policy(4, lambda g, ws: [1.0, 0.0, 0.0, 0.0])
+    st = State.deal(rules, deal_seed(5, 0))
+    rng = SplitMix64(0)
+    differ = decisions = 0
+    while (seat := st.to_act) is not None and sum(st.card_counts) > 40:
+        view, plays = st.view(seat), list(st.legal("fewest"))
+        got = [p(view, plays, SplitMix64(decisions)) for p in (plain4, equal4, plain1, first4)]
+        assert got[0] == got[1] and got[2] == got[3]
+        differ += got[0] != got[2]
+        decisions += 1
+        choice = fallback(view, plays, rng)
+        st.pass_() if choice is None else st.play(choice)
+    assert decisions >= 20 and differ >= 1  # one world and four decide differently somewhere
+    bad = pimc_policy(4, 300, midgame=(4, 300, 1), mid_weigh=lambda g, ws: [0.0] * 4, **common)
+    st = State.deal(rules, deal_seed(5, 0))
+    with pytest.raises(ArgumentError, match="mid_weigh must return 4 weights"):
+        bad(st.view(st.to_act), list(st.legal("fewest")), SplitMix64(0))
+    with pytest.raises(ArgumentError, match="mid_weigh must be a callable"):
+        pimc_policy(4, 300, midgame=(4, 300, 1), mid_weigh=3, **common)  # type: ignore[arg-type]
+
+
+def test_the_pimc_bots_mid_model_option() -> None:
+    """``mid_model`` / ``mid_strength`` reach the midgame as ``world_weights`` with that
+    model and exponent; refused without a midgame, with a bad name or exponent, or an
+    exponent without a model."""
+    bot = bots.make("default", "jj", mid_model="jj+heuristic", mid_strength=0.5)
+    assert len(simulate(1, "jj", (bot, "default"), seed=2)) == 1
+    with pytest.raises(ValueError, match="mid_model must be one of"):
+        bots.make("default", "jj", mid_model="learned")
+    with pytest.raises(ValueError, match="mid_strength must be a number > 0, not 0"):
+        bots.make("default", "jj", mid_model="jj", mid_strength=0)
+    with pytest.raises(ValueError, match="pass mid_worlds > 0 too"):
+        bots.make("default", "classic", mid_model="jj")
+    with pytest.raises(ValueError, match="pass mid_model too"):
+        bots.make("default", "jj", mid_strength=0.5)

@@ -57,6 +57,7 @@ The bots (docs/bots.md has their ladder):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import re
 from collections.abc import Callable
@@ -377,7 +378,8 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
-          mid_worlds: int = 0, mid_nodes: int = 1000, mid_depth: int = 1,
+          model: str = "default", mid_worlds: int = 0, mid_nodes: int = 1000,
+          mid_depth: int = 1, mid_model: str | None = None, mid_strength: float = 1.0,
           **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
@@ -391,6 +393,13 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     of this module: e.g. your own network under the guards).
     ``sampler="weighted"``: the worlds weighted by the plays seen
     (:func:`shuangkou.inference.weighted_worlds`); ``"uniform"``: :func:`sample_worlds`.
+    ``model``: what the weights take the other seats' moves for
+    (:func:`shuangkou.inference.named_model`): ``"default"`` (the learned bot's habits),
+    ``"heuristic"`` (the heuristic's), ``"jj"``, ``"classic"`` (the learned bot's refitted
+    in that preset), or several joined by ``+`` (``"default+heuristic"``: each seat read by
+    whichever its moves fit); only with ``sampler="weighted"``. ``mid_model`` (such a name),
+    ``mid_strength`` (its likelihood's exponent, default 1): the midgame's uniform worlds
+    weighted in its means by the plays seen (:func:`shuangkou.inference.world_weights`).
     ``mid_worlds`` (0: none), ``mid_nodes``, ``mid_depth``: the midgame search of
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
     ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
@@ -400,10 +409,33 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
-    if sampler == "weighted":
-        from .inference import weighted_worlds  # inference builds on solve, as this does
+    from .inference import named_model, weighted_worlds  # inference builds on solve, as this
 
-        options["sampler"] = weighted_worlds
+    try:
+        weights = named_model(model)
+    except ValueError as e:
+        raise ValueError(f"pimc option {e}") from None
+    if model != "default" and sampler != "weighted":
+        raise ValueError(f"pimc option model={model!r} weighs the worlds of "
+                         f"sampler='weighted', not of sampler={sampler!r}: pass both")
+    if sampler == "weighted":
+        options["sampler"] = (weighted_worlds if model == "default" else
+                              functools.partial(weighted_worlds, model=weights))
+    if mid_model is not None:
+        from .inference import check_strength, world_weights
+
+        try:
+            mid = named_model(mid_model)
+            check_strength(mid_strength)
+        except ValueError as e:
+            raise ValueError(f"pimc option mid_{e}") from None
+        if not mid_worlds:
+            raise ValueError(f"pimc option mid_model={mid_model!r} weighs the midgame's "
+                             f"worlds: pass mid_worlds > 0 too")
+        options["mid_weigh"] = functools.partial(world_weights, model=mid, strength=mid_strength)
+    elif mid_strength != 1.0:
+        raise ValueError(f"pimc option mid_strength={mid_strength!r} tempers mid_model's "
+                         f"weights: pass mid_model too")
     if fallback == "none":
         return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                             **options), "all")
@@ -504,8 +536,9 @@ def register(name: str, maker: Callable[..., Any], *, timed: bool = True) -> Non
 def make(name: str, rules: Rules | str, **options: Any) -> Bot:
     """The bot ``name`` (one of :data:`BOTS`) for ``rules`` (a :class:`Rules` or preset name);
     ``options`` go to its maker (``pimc``: ``worlds``, ``max_nodes``, ``max_cards``,
-    ``fallback``, ``sampler``, ``mid_worlds``, ``mid_nodes``, ``mid_depth`` and the rest of
-    :func:`shuangkou.pimc_policy`'s; ``heuristic``:
+    ``fallback``, ``sampler``, ``model``, ``mid_worlds``, ``mid_nodes``, ``mid_depth``,
+    ``mid_model``, ``mid_strength`` and the rest of :func:`shuangkou.pimc_policy`'s;
+    ``heuristic``:
     ``max_wilds``, ``wild_cards``; ``learned``: ``weights``, a path to other weights, and
     ``max_plays``, the most plays a decision scores). An option the bot does not take raises
     ``TypeError``; a bad value, ``ValueError``."""

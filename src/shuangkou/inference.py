@@ -12,6 +12,10 @@ ones is less likely than one whose lowest single it was (Policy-Based Inference,
   the lowest clean play first, pass over the partner, bombs kept), and
   :meth:`Model.log_likelihoods`, the log-probability that each world's hidden hands make the
   moves seen in the deal's public record (``view.history()``);
+* :class:`Mixture` – each hidden seat plays by one of several models, not known which (the
+  learned bot's habits, :data:`MODEL`, or the heuristic's, :data:`HEURISTIC`): a world's
+  likelihood averages the models per seat, so each opponent is read by the model its own
+  moves fit (:func:`named_model`: ``"default+heuristic"``);
 * :func:`weighted_worlds` – sampling-importance-resampling: ``candidates`` worlds drawn by
   :func:`~shuangkou.solve.sample_deals` (uniform, exact), each weighted by its likelihood, and
   ``n`` drawn from them in proportion (systematic resampling), as positions ready for the
@@ -37,9 +41,11 @@ import numpy as np
 from . import _core
 from ._check import as_int
 from ._engine import SeatView, State
+from .errors import ArgumentError
 from .solve import MAX_SAMPLES, _check_sampling, sample_deals, sample_worlds
 
-__all__ = ["MODEL", "Model", "answers", "weighted_worlds"]
+__all__ = ["HEURISTIC", "LEARNED_CLASSIC", "LEARNED_JJ", "MODEL", "MODELS", "Mixture", "Model",
+           "answers", "check_strength", "named_model", "weighted_worlds", "world_weights"]
 
 _BOMB = 6  # Kind.BOMB: kinds from here on are bombs (R2)
 _READING = (1 << 28) - 1  # a tag less its wilds field (plays.pack_tag)
@@ -129,7 +135,35 @@ class Model:
         of :meth:`answer_log_prob` over the record (tested)."""
         if not record or not deals:
             return np.zeros(len(deals))
-        seats = np.array([r[0] for r in record])
+        result: np.ndarray = self._answer_log_probs(_Answers(record, deals, flags)).sum(1)
+        return result
+
+    def _answer_log_probs(self, a: _Answers) -> np.ndarray:
+        """Each deal's log-probability of each answer of the record, ``(deals, answers)``."""
+        heights, broken, bombs, below, clean = a.heights, a.broken, a.bombs, a.below, a.clean
+        p_pass = np.where(a.lead, -np.inf, np.where(
+            a.partner, self.pass_partner, np.where(heights > 0, self.pass_beat, np.where(
+                broken > 0, self.pass_broken, self.pass_bomb))))
+        p_bomb = np.where(a.partner & ~a.lead, self.bomb_partner, self.bomb)
+        z = (np.asarray(_plain_sums(self.lower))[heights] + np.exp(p_pass)
+             + (broken > 0) * math.exp(self.broken) + (bombs > 0) * np.exp(p_bomb))
+        logit = np.where(a.passed, p_pass,
+                         np.where(a.bombed, p_bomb - np.log(np.maximum(bombs, 1)),
+                                  np.where((clean > 0) | (broken == 0), self.lower * below,
+                                           self.broken - np.log(np.maximum(broken, 1)))))
+        some = heights + broken + bombs > 0  # nothing beats the table: a sure pass
+        result: np.ndarray = np.where(some, logit - np.log(z), 0.0)
+        return result
+
+
+class _Answers:
+    """The record's answers from each deal's hands: the features of ``_core.answer_features``
+    (one C call for every deal and answer), each an array ``(deals, answers)``, and the
+    record's own columns (``seats``, ``lead``, ``partner``, ``passed``, ``bombed``)."""
+
+    def __init__(self, record: list[tuple[int, int, bool, Any]], deals: list[tuple[Any, ...]],
+                 flags: int) -> None:
+        self.seats = np.array([r[0] for r in record])
         later = [0] * 4  # each seat's cards played from this action on (its hand before it)
         before = []
         for seat, _, _, play in reversed(record):
@@ -138,30 +172,63 @@ class Model:
             before.append(later[seat])
         held_then = np.array(before[::-1], np.uint64)
         now = np.array([[h.packed for h in d] for d in deals], np.uint64)
-        held = np.ascontiguousarray(now[:, seats] + held_then[None, :]).ravel()
+        held = np.ascontiguousarray(now[:, self.seats] + held_then[None, :]).ravel()
         tables = np.array([r[1] for r in record], np.uint32)
         seen = np.array([0 if r[3] is None else r[3].tag for r in record], np.uint32)
         rows = np.empty((held.size, 5), np.int32)
         _core.answer_features(held, tables, seen, flags, rows)
         f = rows.reshape(len(deals), len(record), 5)
-        heights, broken, bombs, below, clean = (f[..., i] for i in range(5))
-        partner = np.array([r[2] for r in record])
-        passed = np.array([r[3] is None for r in record])
-        bombed = np.array([r[3] is not None and r[3].is_bomb for r in record])
-        lead = tables == 0
-        p_pass = np.where(lead, -np.inf, np.where(
-            partner, self.pass_partner, np.where(heights > 0, self.pass_beat, np.where(
-                broken > 0, self.pass_broken, self.pass_bomb))))
-        p_bomb = np.where(partner & ~lead, self.bomb_partner, self.bomb)
-        z = (np.asarray(_plain_sums(self.lower))[heights] + np.exp(p_pass)
-             + (broken > 0) * math.exp(self.broken) + (bombs > 0) * np.exp(p_bomb))
-        logit = np.where(passed, p_pass,
-                         np.where(bombed, p_bomb - np.log(np.maximum(bombs, 1)),
-                                  np.where((clean > 0) | (broken == 0), self.lower * below,
-                                           self.broken - np.log(np.maximum(broken, 1)))))
-        some = heights + broken + bombs > 0  # nothing beats the table: a sure pass
-        result: np.ndarray = np.where(some, logit - np.log(z), 0.0).sum(1)
-        return result
+        self.heights, self.broken, self.bombs, self.below, self.clean = (
+            f[..., i] for i in range(5))
+        self.partner = np.array([r[2] for r in record])
+        self.passed = np.array([r[3] is None for r in record])
+        self.bombed = np.array([r[3] is not None and r[3].is_bomb for r in record])
+        self.lead = tables == 0
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """A seat's moves explained by one of several :class:`Model` s, not known which: each
+    hidden seat plays by ``models[i]`` with prior probability ``priors[i]``, independently of
+    the other seats, so a world's likelihood is the product over the seats of
+    ``sum_i priors[i] × L_i(that seat's moves | world)`` — the Bayesian average over which
+    model each opponent is, whose weight shifts to the model that explains that seat's
+    moves (e.g. :data:`MODEL` for the learned bot, :data:`HEURISTIC` for the heuristic).
+    Computed from the same features as its models' (one C call), so it costs about what one
+    model does."""
+
+    models: tuple[Model, ...]
+    priors: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.models or not all(isinstance(m, Model) for m in self.models):
+            raise ArgumentError(f"Mixture models must be a non-empty tuple of Model, not "
+                                f"{self.models!r}")
+        if len(self.priors) != len(self.models) or not all(
+                isinstance(p, (int, float)) and not isinstance(p, bool) and 0 < p < math.inf
+                for p in self.priors):
+            raise ArgumentError(f"Mixture priors must be {len(self.models)} positive numbers, "
+                                f"one a model, not {self.priors!r}")
+
+    def log_likelihood(self, record: list[tuple[int, int, bool, Any]], hands: tuple[Any, ...],
+                       flags: int) -> float:
+        """The log-probability that ``hands`` make the moves of ``record``."""
+        return float(self.log_likelihoods(record, [hands], flags)[0])
+
+    def log_likelihoods(self, record: list[tuple[int, int, bool, Any]],
+                        deals: list[tuple[Any, ...]], flags: int) -> np.ndarray:
+        """:meth:`log_likelihood` of each of ``deals`` at once."""
+        if not record or not deals:
+            return np.zeros(len(deals))
+        a = _Answers(record, deals, flags)
+        per_model = np.stack([m._answer_log_probs(a) for m in self.models])  # (m, deals, rows)
+        log_prior = np.log(np.asarray(self.priors, float) / sum(self.priors))
+        total = np.zeros(len(deals))
+        for seat in np.unique(a.seats):
+            ll = per_model[:, :, a.seats == seat].sum(2) + log_prior[:, None]  # (m, deals)
+            top = ll.max(0)
+            total += top + np.log(np.exp(ll - top).sum(0))
+        return total
 
 
 _NIBBLE_LOW = int("1" * 16, 16)  # the lowest bit of each 4-bit rank count
@@ -185,7 +252,48 @@ MODEL = Model()
 """The model :func:`weighted_worlds` uses unless given another: its parameters fitted by
 ``python benchmarks/bench_inference.py --deals 25 --fit --seed 7`` (coordinate search on the
 log-likelihood of the true hands, positions of 百变 deals played by the heuristic and the
-learned bot; docs/bots.md, "Inference"), measured on deals of other seeds."""
+learned bot; docs/bots.md, "Inference"), measured on deals of other seeds. It reads the
+learned bot's moves well, the heuristic's not."""
+
+HEURISTIC = Model(lower=-0.4, broken=0.0, pass_beat=-2.5, pass_broken=-1.5, pass_bomb=0.0,
+                  pass_partner=3.0, bomb=0.0, bomb_partner=-2.0)
+"""A model of the heuristic's moves (and ``default-2026.12``'s in classic, the heuristic
+under an endgame search): :data:`MODEL`'s parameters refitted by ``python
+benchmarks/bench_inference.py --rules classic --deals 40 --fit --seed 7 --bots
+heuristic,default-2026.12`` — it breaks ranks and passes over a beatable play more often
+than the learned bot (docs/bots.md, "An opponent model that fits who is playing")."""
+
+LEARNED_JJ = Model(lower=-0.4, broken=-1.5, pass_beat=-2.0, pass_broken=-1.5, pass_bomb=-0.5,
+                   pass_partner=-0.5, bomb=-1.0, bomb_partner=-2.0)
+"""A model of the learned bot's moves in JJ (the fallback of the default and of
+``default-2026.12`` there): :data:`MODEL`'s parameters refitted by ``python
+benchmarks/bench_inference.py --rules jj --deals 40 --fit --seed 7 --bots
+default-2026.12,default`` — by its parameters JJ's learned bot breaks ranks more often,
+bombs less, and passes over its partner's play far less surely than :data:`MODEL` (百变's
+fit) assumes."""
+
+LEARNED_CLASSIC = Model(lower=-0.9, broken=-5.0, pass_beat=-2.0, pass_broken=-1.5,
+                        pass_bomb=-1.0, pass_partner=3.5, bomb=-1.5, bomb_partner=-2.0)
+"""A model of the default's moves in classic (the learned bot under the guards and an
+endgame search): refitted by ``python benchmarks/bench_inference.py --rules classic --deals
+40 --fit --seed 7 --bots default``."""
+
+MODELS: dict[str, Model] = {"default": MODEL, "heuristic": HEURISTIC, "jj": LEARNED_JJ,
+                            "classic": LEARNED_CLASSIC}
+"""The models by name, as :func:`named_model` (and ``bots.make("pimc", model=…)``) reads
+them."""
+
+
+def named_model(name: str) -> Model | Mixture:
+    """The model ``name`` stands for: a name of :data:`MODELS`, or several joined by ``+``
+    (``"jj+heuristic"``), a :class:`Mixture` of them at even odds."""
+    parts = name.split("+") if isinstance(name, str) else [name]
+    if not all(isinstance(p, str) and p in MODELS for p in parts) or len(set(parts)) < len(parts):
+        raise ArgumentError(f"model must be one of {', '.join(MODELS)}, or several of them "
+                            f"joined by '+' (each once), not {name!r}")
+    if len(parts) == 1:
+        return MODELS[parts[0]]
+    return Mixture(tuple(MODELS[p] for p in parts), (1.0,) * len(parts))
 
 
 def answers(view: Any, seats: set[int] | frozenset[int]) -> list[tuple[int, int, bool, Any]]:
@@ -216,8 +324,35 @@ def _hidden(view: Any) -> frozenset[int]:
     return frozenset(s for s in range(4) if s not in known)
 
 
+def check_strength(strength: Any) -> float:
+    """``strength`` (a likelihood's exponent), checked: a number > 0."""
+    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not (
+            0 < strength < math.inf):
+        raise ArgumentError(f"strength must be a number > 0, not {strength!r}")
+    return float(strength)
+
+
+def world_weights(view: Any, worlds: list[State], *, model: Model | Mixture = MODEL,
+                  strength: float = 1.0) -> np.ndarray:
+    """Each of ``worlds``' (positions of ``view``'s, e.g. :func:`~shuangkou.solve.sample_worlds`'
+    uniform ones) likelihood under ``model`` of the record's moves, to the power
+    ``strength`` (< 1 flatter), scaled to sum to 1: importance weights, for
+    ``pimc_policy(mid_weigh=…)``. Equal weights from a view without a record (or a
+    :class:`~shuangkou.Game`)."""
+    check_strength(strength)
+    n = len(worlds)
+    record = answers(view, _hidden(view)) if isinstance(view, SeatView) else []
+    if not record or not n:
+        return np.full(n, 1.0 / max(n, 1))
+    deals = [tuple(w.hand(s) for s in range(4)) for w in worlds]
+    logw = strength * model.log_likelihoods(record, deals, view.rules.flags)
+    w = np.exp(logw - logw.max())
+    result: np.ndarray = w / w.sum()
+    return result
+
+
 def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int | None = None,
-                    model: Model = MODEL) -> list[State]:
+                    model: Model | Mixture = MODEL) -> list[State]:
     """``n`` positions like :func:`~shuangkou.solve.sample_worlds` (the view's position, the
     hidden hands replaced), the hidden hands drawn from ``candidates`` uniform deals (``n``
     to :data:`~shuangkou.solve.MAX_SAMPLES`; default ``4 n``) in proportion to ``model``'s
