@@ -3,7 +3,6 @@ Its strength against greedy is measured by benchmarks/pimc_vs_greedy.py (docs/so
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -293,32 +292,6 @@ def test_the_midgame_arguments_are_checked() -> None:
                           "mid_cards")]:
         with pytest.raises(ArgumentError, match=name):
             pimc_policy(**kwargs)  # type: ignore[arg-type]
-
-
-def test_exact_margin_leaves_near_equal_moves_to_the_fallback() -> None:
-    """``exact_margin``: the exact search overrides the fallback only by more than that mean
-    value. 0 plays as the policy without it; a margin above any deal's value (R8: every
-    value is within ±2 × the most a deal scores) plays the fallback's game move for move,
-    though the searches run and, without the margin, override it (checked: the games
-    differ)."""
-    from shuangkou import bots
-
-    rules = Rules.preset("classic")
-
-    def pimc(**kw: Any) -> Any:
-        return bots.make("pimc", rules, worlds=2, max_nodes=50_000, max_cards=24, **kw)
-
-    def games(bot: Any) -> dict[str, np.ndarray]:
-        return simulate(6, rules, (bot, "greedy"), seed=4).arrays
-
-    base, zero, huge = games(pimc()), games(pimc(exact_margin=0)), games(pimc(exact_margin=1e6))
-    alone = games(bots.make("heuristic", rules))
-    assert all(np.array_equal(base[k], zero[k]) for k in base)
-    assert all(np.array_equal(huge[k], alone[k]) for k in alone)
-    assert not all(np.array_equal(base[k], alone[k]) for k in alone)
-    for bad in (-1, math.inf, True, "1"):
-        with pytest.raises(ValueError, match="exact_margin must be a number >= 0"):
-            pimc(exact_margin=bad)
 
 
 def test_exact_misses_lets_the_search_decide_with_worlds_unsolved() -> None:

@@ -45,7 +45,7 @@ from .errors import ArgumentError
 from .solve import MAX_SAMPLES, _check_sampling, sample_deals, sample_worlds
 
 __all__ = ["HEURISTIC", "LEARNED_CLASSIC", "LEARNED_JJ", "MODEL", "MODELS", "Mixture", "Model",
-           "answers", "check_strength", "named_model", "weighted_worlds", "world_weights"]
+           "answers", "named_model", "weighted_worlds"]
 
 _BOMB = 6  # Kind.BOMB: kinds from here on are bombs (R2)
 _READING = (1 << 28) - 1  # a tag less its wilds field (plays.pack_tag)
@@ -322,33 +322,6 @@ def _hidden(view: Any) -> frozenset[int]:
     seat = view.seat
     known = {seat} if view.partner_hand is None else {seat, seat ^ 2}
     return frozenset(s for s in range(4) if s not in known)
-
-
-def check_strength(strength: Any) -> float:
-    """``strength`` (a likelihood's exponent), checked: a number > 0."""
-    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not (
-            0 < strength < math.inf):
-        raise ArgumentError(f"strength must be a number > 0, not {strength!r}")
-    return float(strength)
-
-
-def world_weights(view: Any, worlds: list[State], *, model: Model | Mixture = MODEL,
-                  strength: float = 1.0) -> np.ndarray:
-    """Each of ``worlds``' (positions of ``view``'s, e.g. :func:`~shuangkou.solve.sample_worlds`'
-    uniform ones) likelihood under ``model`` of the record's moves, to the power
-    ``strength`` (< 1 flatter), scaled to sum to 1: importance weights, for
-    ``pimc_policy(mid_weigh=…)``. Equal weights from a view without a record (or a
-    :class:`~shuangkou.Game`)."""
-    check_strength(strength)
-    n = len(worlds)
-    record = answers(view, _hidden(view)) if isinstance(view, SeatView) else []
-    if not record or not n:
-        return np.full(n, 1.0 / max(n, 1))
-    deals = [tuple(w.hand(s) for s in range(4)) for w in worlds]
-    logw = strength * model.log_likelihoods(record, deals, view.rules.flags)
-    w = np.exp(logw - logw.max())
-    result: np.ndarray = w / w.sum()
-    return result
 
 
 def weighted_worlds(view: Any, seat: int, n: int, seed: int, *, candidates: int | None = None,

@@ -870,24 +870,13 @@ def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
     return _Midgame(n, nodes, depth, float(margin), k, as_int(cards, "mid_cards", 0, 108))
 
 
-def _weights(got: Any, n: int) -> list[float]:
-    """``mid_weigh``'s weights of ``n`` worlds, checked, scaled to sum to ``n`` (so the
-    margin reads as for equal weights)."""
-    w = [float(x) for x in got]
-    if len(w) != n or not all(0 <= x < math.inf for x in w) or not sum(w) > 0:
-        raise ArgumentError(f"mid_weigh must return {n} weights >= 0, not all 0, not {got!r}")
-    total = sum(w)
-    return [x * n / total for x in w]
-
-
 def pimc_policy(
     worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
     max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
     fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
-    mid_cards: int = 108, mid_weigh: Callable[[Any, list[State]], Any] | None = None,
-    exact_margin: float = 0.0, exact_misses: int = 0,
+    mid_cards: int = 108, exact_misses: int = 0,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -905,9 +894,8 @@ def pimc_policy(
     bot of :data:`shuangkou.bots.PIMC_FALLBACK`) the worlds are only searched exactly, and
     only when at most ``max_cards`` cards are left in the four hands: the policy makes the
     best mean exact value's move when every world was solved within ``max_nodes`` nodes (the
-    fallback's move if it is one of the best, or within ``exact_margin`` of the best mean:
-    near-equal moves left to the fallback's judgement), and the fallback's move otherwise — a
-    horizon value is never trusted over the fallback. ``exact_misses``: that many worlds may
+    fallback's move if it is one of the best), and the fallback's move otherwise — a horizon
+    value is never trusted over the fallback. ``exact_misses``: that many worlds may
     go unsolved (the node limit, not the clock), the means then over the worlds solved.
 
     A decision costs at most ``worlds × max_nodes`` search nodes, and, with ``seconds``, the
@@ -931,10 +919,7 @@ def pimc_policy(
     (mean value over the worlds, in the objective's units) in the mean over every world; a
     world the limits stop leaves the fallback's move standing. ``mid_cards``: the midgame
     searches only once at most that many cards are left in the four hands (108: from the
-    first trick); before that the fallback's move stands. ``mid_weigh(game, worlds)``: each
-    midgame world's weight in those means (a sequence of floats ≥ 0, not all 0;
-    :func:`shuangkou.inference.world_weights` weighs them by the plays seen), the worlds
-    still drawn uniformly; ``None``: every world alike."""
+    first trick); before that the fallback's move stands."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -951,13 +936,7 @@ def pimc_policy(
                             f"{type(sampler).__name__}")
     draw = sample_worlds if sampler is None else sampler
     mid = _midgame(midgame, margin, shortlist, mid_cards, fallback)
-    if isinstance(exact_margin, bool) or not isinstance(exact_margin, (int, float)) or not (
-            0 <= exact_margin < math.inf):
-        raise ArgumentError(f"exact_margin must be a number >= 0, not {exact_margin!r}")
     exact_misses = as_int(exact_misses, "exact_misses", 0, worlds)
-    if mid_weigh is not None and not callable(mid_weigh):
-        raise ArgumentError(f"mid_weigh must be a callable (game, worlds) or None, not "
-                            f"{type(mid_weigh).__name__}")
     local = threading.local()
 
     def search(world: State) -> _solve.Searcher:
@@ -1013,9 +992,7 @@ def pimc_policy(
         only = None if candidates is plays else [mine, *options]
         total: dict[tuple[int, int], float] = {}
         s: _solve.Searcher | None = None
-        drawn = sample_worlds(game, seat, n, seed)
-        weights = [1.0] * n if mid_weigh is None else _weights(mid_weigh(game, drawn), n)
-        for world, weight in zip(drawn, weights):
+        for world in sample_worlds(game, seat, n, seed):
             seconds = _seconds_left(deadline)
             if seconds is None:
                 return prior
@@ -1028,7 +1005,7 @@ def pimc_policy(
                 return prior
             for move, v in zip(moves, values):
                 if v is not None:  # every move has one once the search was not stopped
-                    total[move] = total.get(move, 0.0) + weight * v
+                    total[move] = total.get(move, 0.0) + v
         if mine not in total:
             return prior
         found = [m for m in options if m in total]
@@ -1066,7 +1043,7 @@ def pimc_policy(
         best = [m for m in found if total[m] == top]
         if fallback is not None:
             mine = (0, 0) if prior is None else (prior.packed, prior.tag)
-            if mine in best or mine in total and total[mine] >= top - exact_margin * worlds:
+            if mine in best:
                 return prior
         if len(best) > 1:
             hand = pos.hand_ranks(seat) if isinstance(pos, Game) else pos.hand
