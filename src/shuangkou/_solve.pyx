@@ -1933,9 +1933,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         return sv_eval(s, st, seat)
     if not cf0 and s.features & SV_F_RELATIVE:
         s.chainfree = sv_all_chainless(s, st)   # then for the whole subtree (hands shrink)
-    key = s.key if has_key else sv_tt_key(s, st, s.chainfree)
-    b = sv_bucket(s, key)
-    sv_prefetch(b)      # the table's memory access overlaps the move generation
+    if has_key:     # the parent's: its bucket is on its way (prefetched by the parent)
+        key = s.key
+        b = sv_bucket(s, key)
     if s.features & SV_F_ORDER:
         if not bf0:
             s.bombfree = sv_bomb_free(s, st)    # then for the whole subtree
@@ -1953,7 +1953,10 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return hi if hi <= alpha else lo
     start = s.top
-    if not has_key:     # the probe waits for memory: generate the moves meanwhile
+    if not has_key:     # keyed only past the bounds (a node they settle needs no key); the
+        key = sv_tt_key(s, st, s.chainfree)     # probe waits for memory: the moves meanwhile
+        b = sv_bucket(s, key)
+        sv_prefetch(b)
         n = sv_moves(s, st)
     if sv_probe(s, b, key, &e):
         if sv_usable(&e, depth) and (
