@@ -990,20 +990,23 @@ cdef inline bint sv_within(uint64_t hand, uint64_t w) noexcept nogil:
     return True
 
 
-cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start,
-                         int i) noexcept nogil:
+cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start, int i,
+                         uint64_t* known, uint64_t* sure) noexcept nogil:
     """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: no play of theirs beats it,
-    ``sv_can_beat``'s cache), cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until
-    the move order fills it."""
+    ``sv_can_beat``'s cache), cached in bit ``i`` of ``known`` (tested) and ``sure`` (the
+    answer): a node's moves, at most SV_QUICK_MOVES, fit in one word each, kept in registers
+    (no array to clear at every node)."""
     cdef int k, o
-    if s.order[start + i] == 0:
-        s.order[start + i] = 1
-        for k in range(1, 4, 2):
-            o = (seat + k) & 3
-            if st.ncards[o] and sv_can_beat(s, st.hand[o], s.tags[start + i]):
-                s.order[start + i] = 2
-                break
-    return s.order[start + i] == 1
+    cdef uint64_t bit = (<uint64_t>1) << i
+    if known[0] & bit:
+        return (sure[0] & bit) != 0
+    known[0] |= bit
+    for k in range(1, 4, 2):
+        o = (seat + k) & 3
+        if st.ncards[o] and sv_can_beat(s, st.hand[o], s.tags[start + i]):
+            return False
+    sure[0] |= bit
+    return True
 
 
 cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept nogil:
@@ -1149,25 +1152,25 @@ cdef inline int32_t sv_quick(Search* s, SkState* st, const SkUndo* u, int seat,
     cdef uint32_t tags[2]
     cdef int i, j, nr
     cdef int32_t lb = -SV_INF
+    cdef uint64_t known = 0, sure = 0      # sv_sure's answers so far, a bit a move
     if not sv_out_decides(st, seat) and not s.bombfree and st.ncards[seat ^ 2] == 0:
         return -SV_INF
-    for i in range(n):
-        s.order[start + i] = 0
     for i in range(n):
         rest = hand - s.words[start + i]
         if rest == 0 or s.tags[start + i] == 0:
             continue        # going out at once is a move: the search sees it first
         nr = sv_classify(s, rest, tags)
         if nr:
-            if sv_sure(s, st, seat, start, i):
+            if sv_sure(s, st, seat, start, i, &known, &sure):
                 lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
-        elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i):
+        elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i, &known,
+                                                                &sure):
             for j in range(i + 1, n):
                 rest2 = rest - s.words[start + j]
                 if rest2 == 0 or not sv_within(rest, s.words[start + j]):
                     continue
                 nr = sv_classify(s, rest2, tags)
-                if nr and sv_sure(s, st, seat, start, j):
+                if nr and sv_sure(s, st, seat, start, j, &known, &sure):
                     lb = sv_line(s, st, u, seat, start, i, j, rest2, tags, nr, lb)
         if lb >= beta:
             break
