@@ -1159,12 +1159,12 @@ cdef inline int32_t sv_quick(Search* s, SkState* st, const SkUndo* u, int seat,
         rest = hand - s.words[start + i]
         if rest == 0 or s.tags[start + i] == 0:
             continue        # going out at once is a move: the search sees it first
+        if not sv_sure(s, st, seat, start, i, &known, &sure):
+            continue        # an opponent can beat it: no line starts with it
         nr = sv_classify(s, rest, tags)
         if nr:
-            if sv_sure(s, st, seat, start, i, &known, &sure):
-                lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
-        elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i, &known,
-                                                                &sure):
+            lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
+        elif st.table == 0 and n <= SV_QUICK_PAIRS:
             for j in range(i + 1, n):
                 rest2 = rest - s.words[start + j]
                 if rest2 == 0 or not sv_within(rest, s.words[start + j]):
