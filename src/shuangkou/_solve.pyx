@@ -1153,8 +1153,8 @@ cdef inline int32_t sv_quick(Search* s, SkState* st, const SkUndo* u, int seat,
     cdef int i, j, nr
     cdef int32_t lb = -SV_INF
     cdef uint64_t known = 0, sure = 0      # sv_sure's answers so far, a bit a move
-    if not sv_out_decides(st, seat) and not s.bombfree and st.ncards[seat ^ 2] == 0:
-        return -SV_INF
+    if not s.bombfree and st.ncards[seat ^ 2] == 0 and not sv_out_decides(st, seat):
+        return -SV_INF      # (the cheap tests first: most nodes are bomb-free)
     for i in range(n):
         rest = hand - s.words[start + i]
         if rest == 0 or s.tags[start + i] == 0:
