@@ -1632,13 +1632,13 @@ cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
         slot = <int>((((hand ^ (<uint64_t>st.table * 0xD6E8FEB86659FD93ULL))
                        * 0x9E3779B97F4A7C15ULL) >> 54) & (SV_MOVE_SLOTS - 1))
         cached = s.mv_hand[slot] == hand + 1 and s.mv_table[slot] == st.table
-    if cached:
+    if cached:      # the whole slot copied (a fixed size: a few vector moves, no loop; the
+                    # entries past ``n``, stale or never written, land where nothing reads them)
         n = s.mv_n[slot]
-        if n + 1 > s.cap - start - 1 and not sv_grow(s, n + 2):
+        if SV_MOVE_MAX + 1 > s.cap - start - 1 and not sv_grow(s, SV_MOVE_MAX + 2):
             return -1
-        for i in range(n):
-            s.words[start + i] = s.mv_words[slot * SV_MOVE_MAX + i]
-            s.tags[start + i] = s.mv_tags[slot * SV_MOVE_MAX + i]
+        memcpy(&s.words[start], &s.mv_words[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint64_t))
+        memcpy(&s.tags[start], &s.mv_tags[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint32_t))
     else:
         n = sk_legal(&s.p, st, False, s.words + start, s.tags + start, <int>(s.cap - start - 1))
         if n + 1 > s.cap - start - 1:
