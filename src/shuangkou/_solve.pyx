@@ -990,20 +990,23 @@ cdef inline bint sv_within(uint64_t hand, uint64_t w) noexcept nogil:
     return True
 
 
-cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start,
-                         int i) noexcept nogil:
+cdef inline bint sv_sure(Search* s, const SkState* st, int seat, long long start, int i,
+                         uint64_t* known, uint64_t* sure) noexcept nogil:
     """Neither opponent of ``seat`` can beat play ``i`` (R4/R5: no play of theirs beats it,
-    ``sv_can_beat``'s cache), cached in ``s.order`` (0: not known yet, 1: sure, 2: not) until
-    the move order fills it."""
+    ``sv_can_beat``'s cache), cached in bit ``i`` of ``known`` (tested) and ``sure`` (the
+    answer): a node's moves, at most SV_QUICK_MOVES, fit in one word each, kept in registers
+    (no array to clear at every node)."""
     cdef int k, o
-    if s.order[start + i] == 0:
-        s.order[start + i] = 1
-        for k in range(1, 4, 2):
-            o = (seat + k) & 3
-            if st.ncards[o] and sv_can_beat(s, st.hand[o], s.tags[start + i]):
-                s.order[start + i] = 2
-                break
-    return s.order[start + i] == 1
+    cdef uint64_t bit = (<uint64_t>1) << i
+    if known[0] & bit:
+        return (sure[0] & bit) != 0
+    known[0] |= bit
+    for k in range(1, 4, 2):
+        o = (seat + k) & 3
+        if st.ncards[o] and sv_can_beat(s, st.hand[o], s.tags[start + i]):
+            return False
+    sure[0] |= bit
+    return True
 
 
 cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept nogil:
@@ -1149,25 +1152,25 @@ cdef inline int32_t sv_quick(Search* s, SkState* st, const SkUndo* u, int seat,
     cdef uint32_t tags[2]
     cdef int i, j, nr
     cdef int32_t lb = -SV_INF
-    if not sv_out_decides(st, seat) and not s.bombfree and st.ncards[seat ^ 2] == 0:
-        return -SV_INF
-    for i in range(n):
-        s.order[start + i] = 0
+    cdef uint64_t known = 0, sure = 0      # sv_sure's answers so far, a bit a move
+    if not s.bombfree and st.ncards[seat ^ 2] == 0 and not sv_out_decides(st, seat):
+        return -SV_INF      # (the cheap tests first: most nodes are bomb-free)
     for i in range(n):
         rest = hand - s.words[start + i]
         if rest == 0 or s.tags[start + i] == 0:
             continue        # going out at once is a move: the search sees it first
+        if not sv_sure(s, st, seat, start, i, &known, &sure):
+            continue        # an opponent can beat it: no line starts with it
         nr = sv_classify(s, rest, tags)
         if nr:
-            if sv_sure(s, st, seat, start, i):
-                lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
-        elif st.table == 0 and n <= SV_QUICK_PAIRS and sv_sure(s, st, seat, start, i):
+            lb = sv_line(s, st, u, seat, start, i, -1, rest, tags, nr, lb)
+        elif st.table == 0 and n <= SV_QUICK_PAIRS:
             for j in range(i + 1, n):
                 rest2 = rest - s.words[start + j]
                 if rest2 == 0 or not sv_within(rest, s.words[start + j]):
                     continue
                 nr = sv_classify(s, rest2, tags)
-                if nr and sv_sure(s, st, seat, start, j):
+                if nr and sv_sure(s, st, seat, start, j, &known, &sure):
                     lb = sv_line(s, st, u, seat, start, i, j, rest2, tags, nr, lb)
         if lb >= beta:
             break
@@ -1629,13 +1632,13 @@ cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
         slot = <int>((((hand ^ (<uint64_t>st.table * 0xD6E8FEB86659FD93ULL))
                        * 0x9E3779B97F4A7C15ULL) >> 54) & (SV_MOVE_SLOTS - 1))
         cached = s.mv_hand[slot] == hand + 1 and s.mv_table[slot] == st.table
-    if cached:
+    if cached:      # the whole slot copied (a fixed size: a few vector moves, no loop; the
+                    # entries past ``n``, stale or never written, land where nothing reads them)
         n = s.mv_n[slot]
-        if n + 1 > s.cap - start - 1 and not sv_grow(s, n + 2):
+        if SV_MOVE_MAX + 1 > s.cap - start - 1 and not sv_grow(s, SV_MOVE_MAX + 2):
             return -1
-        for i in range(n):
-            s.words[start + i] = s.mv_words[slot * SV_MOVE_MAX + i]
-            s.tags[start + i] = s.mv_tags[slot * SV_MOVE_MAX + i]
+        memcpy(&s.words[start], &s.mv_words[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint64_t))
+        memcpy(&s.tags[start], &s.mv_tags[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint32_t))
     else:
         n = sk_legal(&s.p, st, False, s.words + start, s.tags + start, <int>(s.cap - start - 1))
         if n + 1 > s.cap - start - 1:
@@ -1933,9 +1936,9 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         return sv_eval(s, st, seat)
     if not cf0 and s.features & SV_F_RELATIVE:
         s.chainfree = sv_all_chainless(s, st)   # then for the whole subtree (hands shrink)
-    key = s.key if has_key else sv_tt_key(s, st, s.chainfree)
-    b = sv_bucket(s, key)
-    sv_prefetch(b)      # the table's memory access overlaps the move generation
+    if has_key:     # the parent's: its bucket is on its way (prefetched by the parent)
+        key = s.key
+        b = sv_bucket(s, key)
     if s.features & SV_F_ORDER:
         if not bf0:
             s.bombfree = sv_bomb_free(s, st)    # then for the whole subtree
@@ -1953,7 +1956,10 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return hi if hi <= alpha else lo
     start = s.top
-    if not has_key:     # the probe waits for memory: generate the moves meanwhile
+    if not has_key:     # keyed only past the bounds (a node they settle needs no key); the
+        key = sv_tt_key(s, st, s.chainfree)     # probe waits for memory: the moves meanwhile
+        b = sv_bucket(s, key)
+        sv_prefetch(b)
         n = sv_moves(s, st)
     if sv_probe(s, b, key, &e):
         if sv_usable(&e, depth) and (
