@@ -15,8 +15,8 @@ sampler's distribution over the uniform one, ``log L(true) − log mean L(unifor
 ``L`` normalised, the limit of :func:`~shuangkou.inference.weighted_worlds` as its candidates grow).
 Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
-0.5, kept while the mean gain grows by more than 0.001) on these positions and prints the best;
-measure it on deals of another ``--seed``. ``--compare "A;B;…"`` (bot specs) prints instead how
+0.5, kept while the mean gain grows by more than 0.001, each within ±``FIT_BOUND``) on these
+positions and prints the best; measure it on deals of another ``--seed``. ``--compare "A;B;…"`` (bot specs) prints instead how
 often each of them decides otherwise than ``default`` at the sampled decisions (every
 ``--every``-th with at most ``--max-cards`` cards left and two options or more) of the deals
 ``--bots`` play: how much the weights steer the search at all (``default`` in the list: the
@@ -39,6 +39,9 @@ from shuangkou.inference import Mixture, Model, _hidden, answers, named_model
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.solve import sample_deals
 
+
+FIT_BOUND = 20.0
+"""``--fit`` keeps every parameter within ±20 (log-odds: e^20 is certainty enough)."""
 
 def positions(rules: Rules, deals: int, bot: str, every: int, max_cards: int,
               seed: int) -> list[tuple[Any, tuple[Any, ...], Any]]:
@@ -158,7 +161,9 @@ def main() -> None:
         for _ in range(2):
             for f in dataclasses.fields(Model):
                 for step in (0.5, -0.5):
-                    while True:
+                    # bounded: on few positions the likelihood can grow without end
+                    # along a parameter (a move never seen), so a fit would never stop
+                    while abs(getattr(best, f.name) + step) <= FIT_BOUND:
                         m = dataclasses.replace(best, **{f.name: getattr(best, f.name) + step})
                         g = gains(m, pos, a.samples // 4, a.seed).mean()
                         if g <= score + 1e-3:  # a gain under 0.001 nats: flat, stop
