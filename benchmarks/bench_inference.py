@@ -16,13 +16,13 @@ sampler's distribution over the uniform one, ``log L(true) − log mean L(unifor
 Printed: the mean gain in nats a position with its 95% CI, and the share of positions where the
 truth gained. ``--fit`` improves the model's parameters one at a time (coordinate search, steps of
 0.5, kept while the mean gain grows by more than 0.001, each within ±``FIT_BOUND``) on these
-positions and prints the best; measure it on deals of another ``--seed``. ``--compare "A;B;…"`` (bot specs) prints instead how
-often each of them decides otherwise than ``default`` at the sampled decisions (every
-``--every``-th with at most ``--max-cards`` cards left and two options or more) of the deals
-``--bots`` play: how much the weights steer the search at all (``default`` in the list: the
-floor the 18 ms stop's clock leaves between two runs of the same bot). ``--models`` names
-the models measured (:func:`shuangkou.inference.named_model`: ``default``, ``heuristic``,
-``jj``, ``classic``, or several joined by ``+``, a mixture); ``--fit`` starts from the first.
+positions and prints the best; measure it on deals of another ``--seed``. ``--compare "A;B;…"``
+(bot specs) prints instead how often each of them decides otherwise than ``default`` at the sampled
+decisions (every ``--every``-th with at most ``--max-cards`` cards left and two options or more) of
+the deals ``--bots`` play: how much the weights steer the search at all (``default`` in the list:
+the floor the 18 ms stop's clock leaves between two runs of the same bot). ``--models`` names the
+models measured (:func:`shuangkou.inference.named_model`: ``default``, ``heuristic``, ``jj``,
+``classic``, or several joined by ``+``, a mixture); ``--fit`` starts from the first.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from shuangkou import Rules, State, bots
 from shuangkou.inference import Mixture, Model, _hidden, answers, named_model
 from shuangkou.rng import SplitMix64, deal_seed
 from shuangkou.solve import sample_deals
-
 
 FIT_BOUND = 20.0
 """``--fit`` keeps every parameter within ±20 (log-odds: e^20 is certainty enough)."""
