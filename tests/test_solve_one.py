@@ -9,30 +9,14 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from shuangkou import PASS, Hand, Rules, State, _solve, solve
+from shuangkou import PASS, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
 from tests.conftest import PRESET_NAMES
-
-
-def _positions(rng: random.Random, rules: Rules, size: int, count: int) -> Iterator[State]:
-    """Dealt positions of ``size`` cards a seat, a random leader, each after 0-3 random moves
-    (leading and answering; the ones those moves ended are left out)."""
-    for k in range(count):
-        deck = list(range(108))
-        rng.shuffle(deck)
-        hands = [Hand.from_cards(deck[size * s : size * (s + 1)]) for s in range(4)]
-        state = State.from_position(rules, hands, k % 4)
-        for _ in range(rng.randint(0, 3)):
-            state.play(rng.choice(list(state.legal()) + ([PASS] if state.table else [])))
-            if state.is_over:
-                break
-        if not state.is_over:
-            yield state
+from tests.test_solve_root_only import _positions
 
 
 def _root(state: State, one: bool, all_values: bool = False,

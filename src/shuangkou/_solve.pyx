@@ -2160,6 +2160,20 @@ ctypedef struct RootJob:
     Shared shared
 
 
+cdef inline int32_t sv_pass_best(Search* s, SkState* st, int seat, int32_t best, int d,
+                                 long long* lo, long long* hi) noexcept nogil:
+    """Does the root move played into ``st`` pass ``best``? A null window above it: if so, the
+    move's exact value (MTD(f) from the test's), else an upper bound, at most ``best``."""
+    cdef int32_t v
+    sv_expect(s, st, seat, False)
+    v = sv_child(s, st, seat, best, best + 1, d)
+    if not s.stopped:
+        sv_bound(lo, hi, v, best + 1)
+    if v > best and not s.stopped:
+        v = sv_mtdf(s, st, seat, v, d, lo, hi)
+    return v
+
+
 cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
                                  int32_t guess) noexcept nogil:
     """Move ``i`` of the root: its exact value when it is the first (MTD(f) from ``guess``) or
@@ -2184,13 +2198,8 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     if j.one:   # one optimal move is enough: a move matters only if it passes best
         if best >= j.top:       # none can: the move is not searched (its upper bound j.top)
             return best
-        sv_expect(s, &st, seat, False)
-        v = sv_child(s, &st, seat, best, best + 1, d)
-        if not s.stopped:
-            sv_bound(lo, hi, v, best + 1)
-        if v > best and not s.stopped:
-            v = sv_mtdf(s, &st, seat, v, d, lo, hi)
-        return v    # else at most best: an upper bound (the move may reach best too)
+        # at most best: an upper bound (the move may reach best too)
+        return sv_pass_best(s, &st, seat, best, d, lo, hi)
     # a null window: does the move reach best? (else v bounds it, < best; expected: the
     # moves are tried best first)
     sv_expect(s, &st, seat, False)
@@ -2200,14 +2209,9 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     if v >= best and not s.stopped:
         if best >= j.top:       # nothing beats best: v is best
             v = best
-        else:                   # does it pass best? then its exact value
-            sv_expect(s, &st, seat, False)
-            v = sv_child(s, &st, seat, best, best + 1, d)
-            if not s.stopped:
-                sv_bound(lo, hi, v, best + 1)
-            if v > best and not s.stopped:
-                v = sv_mtdf(s, &st, seat, v, d, lo, hi)
-            elif not s.stopped:
+        else:                   # does it pass best? then its exact value, else it is best
+            v = sv_pass_best(s, &st, seat, best, d, lo, hi)
+            if v <= best and not s.stopped:
                 v = best
     return v
 
