@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,18 @@ def _play_out(preset: str, seed: int, stop_at: int = 0, policy: Any = greedy_pol
                      choice))
         st.pass_() if choice is None else st.play(choice)
     return st, seen
+
+
+def _records(preset: str, n: int) -> Iterator[tuple[list[Any], list[Any]]]:
+    """The record of the seat to act (its hidden seats' answers) and ``n`` deals sampled from
+    its view, at two points (60 and 30 cards left) of the deals of seeds 0-2."""
+    for seed in range(3):
+        for stop in (60, 30):
+            st, _ = _play_out(preset, seed, stop)
+            if st.to_act is None:
+                continue
+            view = st.view(st.to_act)
+            yield answers(view, _hidden(view)), sample_deals(view, view.seat, n, seed)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -135,24 +148,17 @@ def test_the_vectorised_likelihood_is_the_sum_of_the_answers_probabilities(prese
     each from the hand held then (the current hand plus the seat's later plays), leads too."""
     rules = Rules.preset(preset)
     compared = 0
-    for seed in range(3):
-        for stop in (60, 30):
-            st, _ = _play_out(preset, seed, stop)
-            if st.to_act is None:
-                continue
-            view = st.view(st.to_act)
-            record = answers(view, _hidden(view))
-            deals = sample_deals(view, view.seat, 4, seed)
-            for hands, got in zip(deals, MODEL.log_likelihoods(record, deals, rules.flags)):
-                held = [h.packed for h in hands]
-                want = 0.0
-                for seat, table, partner_owns, play in reversed(record):
-                    if play is not None:
-                        held[seat] += play.packed
-                    want += MODEL.answer_log_prob(held[seat], rules.flags, table,
-                                                  partner_owns, play)
-                assert got == pytest.approx(want, abs=1e-9)
-                compared += 1
+    for record, deals in _records(preset, 4):
+        for hands, got in zip(deals, MODEL.log_likelihoods(record, deals, rules.flags)):
+            held = [h.packed for h in hands]
+            want = 0.0
+            for seat, table, partner_owns, play in reversed(record):
+                if play is not None:
+                    held[seat] += play.packed
+                want += MODEL.answer_log_prob(held[seat], rules.flags, table, partner_owns,
+                                              play)
+            assert got == pytest.approx(want, abs=1e-9)
+            compared += 1
     assert compared >= 12
 
 
@@ -268,21 +274,14 @@ def test_the_mixture_is_each_seats_prior_weighted_average_of_its_models(preset: 
     rules = Rules.preset(preset)
     uneven = Mixture((MODEL, HEURISTIC, Model(lower=0.0)), (0.2, 0.5, 0.3))
     compared = 0
-    for seed in range(3):
-        for stop in (60, 30):
-            st, _ = _play_out(preset, seed, stop)
-            if st.to_act is None:
-                continue
-            view = st.view(st.to_act)
-            record = answers(view, _hidden(view))
-            deals = sample_deals(view, view.seat, 3, seed)
-            for mix in (named_model("default+heuristic"), uneven):
-                for hands, got in zip(deals, mix.log_likelihoods(record, deals, rules.flags)):
-                    assert got == pytest.approx(_brute_mixture(mix, record, hands, rules.flags),
-                                                abs=1e-9)
-                    compared += 1
-            alone = Mixture((HEURISTIC,), (2.0,)).log_likelihoods(record, deals, rules.flags)
-            assert alone == pytest.approx(HEURISTIC.log_likelihoods(record, deals, rules.flags))
+    for record, deals in _records(preset, 3):
+        for mix in (named_model("default+heuristic"), uneven):
+            for hands, got in zip(deals, mix.log_likelihoods(record, deals, rules.flags)):
+                assert got == pytest.approx(_brute_mixture(mix, record, hands, rules.flags),
+                                            abs=1e-9)
+                compared += 1
+        alone = Mixture((HEURISTIC,), (2.0,)).log_likelihoods(record, deals, rules.flags)
+        assert alone == pytest.approx(HEURISTIC.log_likelihoods(record, deals, rules.flags))
     assert compared >= 24
 
 
