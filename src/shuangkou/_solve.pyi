@@ -42,6 +42,13 @@ def reference_costs(
 def hint_order(hand: int, flags: int, leading: bool, plays: list[Play]) -> list[Play]:
     """``plays`` (each part of ``hand``) in hint order (docs/solver.md "Hints")."""
 
+def jj_log(hand: int, flags: int) -> int:
+    """The held-bomb DP's most log weight of disjoint bombs of ``hand`` (R8.3), in 64ths of
+    log2 (tests)."""
+
+def jj_power(w: int) -> int:
+    """The JJ product bound of a log weight ``w`` >= 0: 2 ** (w / 64) rounded down (tests)."""
+
 def chainless(hand: int, flags: int) -> bool:
     """No chain can be formed from ``hand`` or a part of it (the relative-rank keys)."""
 

@@ -18,8 +18,8 @@ from _readings cimport (
 )
 from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
-    SK_MODE_CLASSIC, SK_MODE_JJ, SkParams, SkScore, SkState, SkUndo, _jj_factor, _star_factor,
-    sk_held_best, sk_legal, sk_pass, sk_pass_unhashed, sk_play, sk_play_unhashed, sk_restore,
+    SK_JJ_LOG, SK_MODE_CLASSIC, SK_MODE_JJ, SkParams, SkScore, SkState, SkUndo, _star_factor,
+    sk_held_best, sk_held_jj_log, sk_legal, sk_pass, sk_pass_unhashed, sk_play, sk_play_unhashed, sk_restore,
     sk_save, sk_score, sk_trick_won_unhashed,
 )
 
@@ -356,6 +356,7 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 
 import _thread
 import threading
+from math import ceil as _ceil
 
 from cpython.exc cimport PyErr_CheckSignals, PyErr_Occurred
 
@@ -1404,6 +1405,45 @@ cdef extern from *:
     const int64_t SV_FACTOR_MAX     # sv_score_bounds saturates multipliers here (int64 headroom)
 
 
+cdef uint64_t _JJ_ROOT[SK_JJ_LOG]     # 2 ** (r / SK_JJ_LOG) × 2^32, rounded up (r < SK_JJ_LOG)
+
+
+cdef void _jj_roots():
+    """Fill ``_JJ_ROOT`` (once, at import; read-only after). The double's rounding error is
+    far below the 1 added (r = 0 is exact: 2^32)."""
+    cdef int r
+    for r in range(SK_JJ_LOG):
+        _JJ_ROOT[r] = <uint64_t>_ceil(2.0 ** (r / <double>SK_JJ_LOG) * 2.0 ** 32) + (r != 0)
+
+
+_jj_roots()
+
+
+cdef inline int64_t sv_jj_product(int w) noexcept nogil:
+    """``2 ** (w / SK_JJ_LOG)`` rounded down (an integer at least it, where ``w`` is not a
+    multiple of SK_JJ_LOG: ``_JJ_ROOT`` rounds up), at most SV_FACTOR_MAX: from
+    ``sk_held_jj_log``'s ``w``, at least the product of any disjoint bombs' JJ factors."""
+    cdef int q = w // SK_JJ_LOG
+    cdef uint64_t root = _JJ_ROOT[w % SK_JJ_LOG], v
+    if q >= 40:
+        return SV_FACTOR_MAX
+    v = root >> (32 - q) if q <= 32 else root << (q - 32)
+    return <int64_t>v if v < <uint64_t>SV_FACTOR_MAX else SV_FACTOR_MAX
+
+
+def jj_log(uint64_t hand, uint32_t flags) -> int:
+    """``sk_held_jj_log`` (tests): the held-bomb DP's most log weight of disjoint bombs of
+    ``hand`` (R8.3), in 64ths of log2."""
+    return sk_held_jj_log(hand, flags)
+
+
+def jj_power(int w) -> int:
+    """``sv_jj_product`` (tests): the product bound of a log weight ``w`` (0 <= w)."""
+    if w < 0:
+        raise ArgumentError(f"w must be >= 0, not {w}")
+    return sv_jj_product(w)
+
+
 cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
                                int32_t* contrib) noexcept nogil:
     """What bombs made of hand ``h`` can still do (sv_score_bounds): ``factor``, an upper
@@ -1418,9 +1458,8 @@ cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
     monotone in stars (size in classic), so that bound's factor is at least any bomb's."""
     cdef int slot = <int>(((h * 0x9E3779B97F4A7C15ULL) >> 52) & (SV_HANDB_SLOTS - 1))
     cdef int c[13]
-    cdef int r, i, y, x, need, w, jok, smax = 0, xmax = 0, n = 0, fcap
-    cdef int64_t g[128]
-    cdef int64_t f, v
+    cdef int r, i, y, x, need, w, jok, smax = 0, xmax = 0
+    cdef int64_t f
     cdef uint32_t flags = s.p.flags
     if s.hb_hand[slot] == h + 1:
         factor[0] = s.hb_factor[slot]
@@ -1428,9 +1467,7 @@ cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
         return
     for r in range(13):
         c[r] = nib(h, r)
-        n += c[r]
     jok = nib(h, 13) + nib(h, 14)
-    n += jok
     w = ((nib(h, 13) if flags & FLAG_WILD_SJ else 0)
          + (nib(h, 14) if flags & FLAG_WILD_BJ else 0))
     for r in range(13):         # X相: at least one natural (wilds alone read as jokers, R3)
@@ -1463,31 +1500,8 @@ cdef inline void sv_hand_bombs(Search* s, uint64_t h, int64_t* factor,
             f = xmax - 3
         if jok == 4 and s.p.four_jokers_multiplier > f:
             f = s.p.four_jokers_multiplier
-    elif s.p.mode == SK_MODE_JJ:        # R8.3: a product over disjoint bombs
-        # a 6★ bomb has >= 6 cards (6相) or is 三王 (3 jokers), 7★ >= 7 (7相) or 天王 (4),
-        # >= 8★ >= 8 (8相; chain bombs have >= 12): the most the factors of disjoint bombs of
-        # n cards multiply to, each at most _jj_factor(smax), at most one of jokers
-        fcap = _jj_factor(smax)
-        if n > 127:
-            n = 127
-        g[0] = 1
-        for i in range(1, n + 1):
-            g[i] = g[i - 1]
-            if fcap >= 2 and i >= 6 and 2 * g[i - 6] > g[i]:
-                g[i] = 2 * g[i - 6]
-            if fcap >= 3 and i >= 7 and 3 * g[i - 7] > g[i]:
-                g[i] = 3 * g[i - 7]
-            if fcap >= 4 and i >= 8 and 4 * g[i - 8] > g[i]:
-                g[i] = 4 * g[i - 8]
-            if g[i] > SV_FACTOR_MAX:
-                g[i] = SV_FACTOR_MAX
-        f = g[n]
-        if jok >= 3 and fcap >= 2 and 2 * g[n - 3] > f:
-            f = 2 * g[n - 3]
-        if jok == 4 and fcap >= 3 and 3 * g[n - 4] > f:
-            f = 3 * g[n - 4]
-        if f > SV_FACTOR_MAX:
-            f = SV_FACTOR_MAX
+    elif s.p.mode == SK_MODE_JJ:        # R8.3: a product over disjoint bombs (their best split)
+        f = sv_jj_product(sk_held_jj_log(h, flags)) if smax >= 6 else 1
     else:                               # R8.2 / R8.4: the most stars of one bomb
         f = _star_factor(smax, s.p.mode)
     s.hb_hand[slot] = h + 1

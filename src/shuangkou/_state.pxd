@@ -14,7 +14,8 @@ environment. The contract is docs/internals.md, "The game state".
 * Transitions: ``sk_play`` (a trusted (word, tag): a play of ``sk_legal``'s list), ``sk_pass``,
   ``sk_abandon``. ``sk_legal`` lists the plays into caller buffers (``sk_generate``).
 * ``sk_score`` – R8.1–R8.4 with the whole breakdown into an ``SkScore``; R8.4's held bombs by
-  ``sk_held_best`` / ``sk_held_split`` (a memoised DP over the ranks: polynomial).
+  ``sk_held_best`` / ``sk_held_split`` (a memoised DP over the ranks: polynomial); the same DP
+  bounds R8.3's product for the solver (``sk_held_jj_log``).
 * The seeded deal (``sk_deal``: SplitMix64, Fisher–Yates, the 明牌 draw and swap) and the
   generator (``sk_rng_next``, ``sk_rng_bounded``, ``sk_deal_seed``); ``shuangkou.rng`` calls
   them.
@@ -43,6 +44,7 @@ cdef enum:
     SK_OUT_TIE = 2          # 平扣
     SK_OUT_ESCAPE = 3       # 逃跑
     SK_HELD_MEMO = 8192     # memo slots of the held-bomb DP (a full deck needs far fewer)
+    SK_JJ_LOG = 64          # the held-bomb DP's JJ weights: log2 of a factor in 64ths
 
 cdef extern from *:
     """
@@ -638,6 +640,20 @@ cdef struct _HeldCtx:
     uint16_t choice[SK_HELD_MEMO]
 
 
+cdef inline int _held_gain(int stars, int mode) noexcept nogil:
+    """What one bomb of ``stars`` is worth to the DP: its contribution units (R8.2, R8.4); in
+    JJ (R8.3: every bomb multiplies, so the DP bounds a product by a sum of logs) log2 of its
+    factor in 1/SK_JJ_LOG ths, rounded up (×2: 64, ×3: 102 for 101.44, ×4: 128), so a family
+    of bombs is worth at least SK_JJ_LOG × log2 of the product of its factors."""
+    if mode != SK_MODE_JJ:
+        return sk_contribution(stars, mode)
+    if stars < 6:
+        return 0
+    if stars == 6:
+        return SK_JJ_LOG
+    return 102 if stars == 7 else 2 * SK_JJ_LOG
+
+
 cdef inline uint32_t _held_code(int r, int w, int n, const int* ox, const int* ol) noexcept nogil:
     cdef uint32_t k = <uint32_t>(r | w << 4 | n << 7)
     cdef int i
@@ -698,7 +714,7 @@ cdef inline int _held_step(_HeldCtx* h, int r, int w, int nopen, const int* ox, 
         else:
             if ol[i] < 3:
                 return -1
-            gain[0] += sk_contribution(ox[i] + ol[i], h.mode)
+            gain[0] += _held_gain(ox[i] + ol[i], h.mode)
     if x1:
         nx[k] = x1
         nl[k] = 1
@@ -712,7 +728,7 @@ cdef inline int _held_step(_HeldCtx* h, int r, int w, int nopen, const int* ox, 
     if need > w:
         return -1
     if xb:
-        gain[0] += sk_contribution(xb, h.mode)
+        gain[0] += _held_gain(xb, h.mode)
     nn[0] = k
     return w - need
 
@@ -724,11 +740,11 @@ cdef inline int _held_end(_HeldCtx* h, int w, int nopen, const int* ox,
     for i in range(nopen):
         if ol[i] < 3:
             return -1
-        v += sk_contribution(ox[i] + ol[i], h.mode)
+        v += _held_gain(ox[i] + ol[i], h.mode)
     if jj >= 4:
-        v += sk_contribution(7, h.mode)
+        v += _held_gain(7, h.mode)
     elif jj == 3:
-        v += sk_contribution(6, h.mode)
+        v += _held_gain(6, h.mode)
     return v
 
 
@@ -773,7 +789,7 @@ cdef inline int _held_rank(_HeldCtx* h, int r, int w, int nopen, const int* ox, 
                 if x1 and not _held_chain_ok(h, r, x1 + x2, demand, w):
                     continue
                 for xb in range(0, room - x1 - x2 + 1):
-                    if xb != 0 and (n == 0 or sk_contribution(xb, h.mode) <= 0):
+                    if xb != 0 and (n == 0 or _held_gain(xb, h.mode) <= 0):
                         continue
                     wl = _held_step(h, r, w, nopen, ox, ol, mask, x1, x2, xb, &nn, nx, nl,
                                     &gain)
@@ -801,10 +817,12 @@ cdef inline int _held_rank(_HeldCtx* h, int r, int w, int nopen, const int* ox, 
 
 
 cdef inline int _held_setup(_HeldCtx* h, uint64_t hand, uint32_t flags, int mode) noexcept nogil:
-    """Fill the context; returns the wilds of ``hand`` (-1: nothing can pay, value 0: a mode
-    without contributions, or no stars — no bomb reaches 6★)."""
+    """Fill the context; returns the wilds of ``hand`` (-1: nothing can pay, value 0: classic
+    scoring, or contributions without stars — no bomb reaches 6★). JJ's product bound
+    (``sk_held_jj_log``) runs without stars too: the DP's chain bombs and 三王, which the
+    classic order lacks, only make it bigger, still a bound."""
     cdef int r, sj = nib(hand, 13), bj = nib(hand, 14), w
-    if (mode != SK_MODE_BAIBIAN and mode != SK_MODE_QIANBIAN) or not (flags & FLAG_STARS):
+    if mode == SK_MODE_CLASSIC or (mode != SK_MODE_JJ and not (flags & FLAG_STARS)):
         return -1
     h.mode = mode
     w = (sj if flags & FLAG_WILD_SJ else 0) + (bj if flags & FLAG_WILD_BJ else 0)
@@ -840,7 +858,8 @@ cdef inline int sk_held_split(uint64_t hand, uint32_t flags, int mode, uint64_t*
     ``scoring.best_held_bombs``); its bombs' cards and readings go to ``words``/``tags`` (at
     most ``cap``); returns how many. Cards in no bomb are left over."""
     cdef _HeldCtx h
-    cdef int w = _held_setup(&h, hand, flags, mode), nb = 0, r, i, k, nn = 0, gain, wl
+    cdef int w = _held_setup(&h, hand, flags, mode) if _held_pays(mode) else -1
+    cdef int nb = 0, r, i, k, nn = 0, gain, wl
     cdef int mask, x1, x2, xb, ws, wb, js, jb
     cdef int ox[3]
     cdef int ol[3]
@@ -923,6 +942,25 @@ cdef inline int sk_held_split(uint64_t hand, uint32_t flags, int mode, uint64_t*
 cdef inline int sk_held_best(uint64_t hand, uint32_t flags, int mode) noexcept nogil:
     """R8.4: units a seat holding ``hand`` takes from each other seat by its best split into
     bombs (``sk_held_split``'s value, without the split)."""
+    return _held_most(hand, flags, mode) if _held_pays(mode) else 0
+
+
+cdef inline int sk_held_jj_log(uint64_t hand, uint32_t flags) noexcept nogil:
+    """R8.3: the most that the factors of disjoint bombs of ``hand`` can multiply to, as
+    SK_JJ_LOG × its log2, rounded up per bomb (``_held_gain``): the DP's best split by those
+    weights, so ``2 ** (value / SK_JJ_LOG)`` is at least every such product (the solver's
+    JJ score bounds)."""
+    return _held_most(hand, flags, SK_MODE_JJ)
+
+
+cdef inline bint _held_pays(int mode) noexcept nogil:
+    """Held bombs take contributions (R8.4 by the mode's table): 百变's and 千变's only."""
+    return mode == SK_MODE_BAIBIAN or mode == SK_MODE_QIANBIAN
+
+
+cdef inline int _held_most(uint64_t hand, uint32_t flags, int mode) noexcept nogil:
+    """The DP's best split of ``hand`` into disjoint bombs, each worth ``_held_gain`` of
+    ``mode``: the most they are worth together (0 when none is worth anything)."""
     cdef _HeldCtx h
     cdef int w = _held_setup(&h, hand, flags, mode), v
     cdef uint16_t ch
