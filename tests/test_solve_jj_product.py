@@ -108,3 +108,10 @@ def test_the_power_is_rounded_down_within_one(weight: int) -> None:
         assert floor_power(weight) <= bound <= floor_power(weight) * (1 + 2**-31) + 1
     else:
         assert bound == 1 << 40
+
+
+def test_the_hooks_refuse_what_is_not_a_hand_or_a_weight() -> None:
+    with pytest.raises(ValueError, match="hand must be a cards word"):
+        _solve.jj_log(9, Rules.preset("jj").flags)      # nine 3s: R1 has eight copies
+    with pytest.raises(ValueError, match="w must be >= 0"):
+        _solve.jj_power(-1)

@@ -1434,6 +1434,7 @@ cdef inline int64_t sv_jj_product(int w) noexcept nogil:
 def jj_log(uint64_t hand, uint32_t flags) -> int:
     """``sk_held_jj_log`` (tests): the held-bomb DP's most log weight of disjoint bombs of
     ``hand`` (R8.3), in 64ths of log2."""
+    _check_hand(hand)
     return sk_held_jj_log(hand, flags)
 
 
