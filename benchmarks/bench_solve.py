@@ -151,8 +151,8 @@ def time_to_exact(a: argparse.Namespace) -> None:
             for seed in range(a.positions):     # each position with each count in turn
                 state = position(rules, n, seed)
                 for t in a.threads:
-                    runs[t].append(search(state, a.cap, a.seconds, techniques, threads=t,
-                                          one=a.best == "one"))
+                    runs[t].append(search(state, a.cap, a.seconds, techniques, a.tt_bits,
+                                          threads=t, one=a.best == "one"))
                     if a.each:
                         r = runs[t][-1]
                         print(f"  {preset} {n} cards seed {seed} threads {t}: {r[1]:,} nodes, "
@@ -413,6 +413,9 @@ def main() -> None:
     ap.add_argument("--best", choices=("all", "one"), default="all",
                     help="the time-to-exact tables: every optimal move (solve's default) or one "
                          "(solve(best='one'))")
+    ap.add_argument("--tt-bits", type=int, default=None,
+                    help="the time-to-exact tables: the table's cap, 2^N entries of 16 bytes "
+                         "(default: solve's, default_tt_bits of the position)")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--rich", action="store_true",
                     help="bomb-rich positions (four ranks and the jokers; at most 8 cards a seat)")
