@@ -1,6 +1,6 @@
 """``solve(best="one")`` / ``Searcher.root_values(one=True)``: content with one optimal move,
-the root tests the moves after the first only against passing the best value (docs/solver.md
-"Root"). The value is the one the search of every optimal move finds, every move it calls
+the root's value by MTD(f) over the root as a whole, each test asking whether any move
+reaches a bound (docs/solver.md "Root"). The value is the one the search of every optimal move finds, every move it calls
 optimal is optimal, every other move's value bounds its exact value from above, and a wrong
 argument is refused."""
 
@@ -59,6 +59,65 @@ def test_one_optimal_move_keeps_the_value(preset: str) -> None:
             checked += 1
     assert checked >= 8 and several >= 2
     assert nodes[True] < nodes[False], nodes
+
+
+def _searcher(state: State, techniques: Any = None) -> _solve.Searcher:
+    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+    s.set_position(state)
+    return s
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_one_stopped_root_brackets_the_value(preset: str) -> None:
+    """``root_values(one=True)`` (MTD(f) over the whole root) stopped by node limits below
+    what it needs, on one thread and two: ``bounds`` bracket the root's exact value (from
+    ``all_values``), a move proven to reach ``lower`` (``proven``) does, and every value it
+    reports bounds that move's exact value from above."""
+    rng = random.Random(f"one root limits {preset}")
+    checked = proven = 0
+    for state in _positions(rng, Rules.preset(preset), 6, 8):
+        exact = _root(state, False, all_values=True)[1]
+        value = max(exact)
+        need = _root(state, True)[3]
+        for share in (1, 3, 10, 25):
+            for threads in (1, 2):
+                s = _searcher(state)
+                _, values, optimal, nodes, stopped, _ = s.root_values(
+                    max(1, need * share // 40), 0.0, _solve.EXACT_DEPTH, False, threads,
+                    one=True)
+                lower, upper, pick = s.bounds
+                assert lower <= value <= upper, (str(state), share, threads)
+                for i, v in enumerate(values):
+                    assert v is None or v >= exact[i], (str(state), i, v, exact[i])
+                if stopped:
+                    checked += 1
+                    assert not optimal
+                    if s.proven:
+                        proven += 1
+                        assert exact[pick] >= lower, (str(state), share, threads)
+                else:
+                    assert exact[optimal[0]] == value == lower == upper
+    assert checked > 20 and proven > 5, (checked, proven)
+
+
+@pytest.mark.parametrize("preset", ["classic", "baibian"])
+def test_one_without_mtdf(preset: str) -> None:
+    """With the ``mtdf`` technique off, ``one`` values the first move by a full window and
+    tests the others against passing the best so far (the root's alpha-beta): the same value,
+    its optimal moves exact, the others' values upper bounds."""
+    rng = random.Random(f"one no mtdf {preset}")
+    techniques = [t for t in _solve.TECHNIQUES if t != "mtdf"]
+    for state in _positions(rng, Rules.preset(preset), 5, 6):
+        exact = _root(state, False, all_values=True)[1]
+        for threads in (1, 2):
+            _, values, optimal, _, stopped, _ = _searcher(state, techniques).root_values(
+                0, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)
+            assert not stopped and optimal
+            for i, v in enumerate(values):
+                if i in optimal:
+                    assert v == exact[i] == max(exact), (str(state), i)
+                else:
+                    assert exact[i] <= v <= max(exact), (str(state), i)
 
 
 def test_solve_best_one() -> None:
