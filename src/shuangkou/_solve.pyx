@@ -2715,12 +2715,15 @@ cdef class Searcher:
         moves' trees fill it): compare on fresh searchers.
 
         ``one`` (an exact search without ``all_values`` only, else ArgumentError): one
-        optimal move is enough. After the first move's exact value, each other move is only
-        tested against passing the best value so far (valued exactly if it does), never
-        against reaching it, and none is searched once the best value is the most the static
-        bounds allow: the same value, and ``optimal`` lists the moves proven optimal (at
-        least one, not necessarily all); every other value is an upper bound, which may equal
-        the best value (docs/solver.md "Root")."""
+        optimal move is enough. The root's value by MTD(f) over the root as a whole: null-
+        window tests "does any move reach b?" (split over the threads as the moves are; a
+        move reaching b ends the test) from the table's value, until the bounds meet (with
+        the ``mtdf`` technique off: the first move's exact value, each other move only tested
+        against passing the best value so far): the same value, and ``optimal`` lists the
+        moves proven optimal (at least one, not necessarily all; first the one that reached
+        the value); every other value is the upper bound its tests proved, which may equal
+        the best value, and after a limit ``None`` for a move no test bounded
+        (docs/solver.md "Root")."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
