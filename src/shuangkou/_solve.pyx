@@ -2396,8 +2396,10 @@ cdef void sv_root_helper(Search* s, RootJob* j) noexcept nogil:
     cdef long long r = 0
     while True:
         sv_root_loop(s, j)
-        if s.stopped:   # a limit: the whole call stops (the calling thread waits for no test)
-            sv_cas(&j.shared.stop, SK_RUNNING, s.budget.stop)
+        if s.stopped:   # a limit, or no memory (budget.stop still SK_RUNNING): the whole
+            # call stops (the calling thread waits for no test)
+            sv_cas(&j.shared.stop, SK_RUNNING,
+                   s.budget.stop if s.budget.stop != SK_RUNNING else SK_STOP_WORK)
             return
         if not j.mtd:
             return
