@@ -1,14 +1,17 @@
 """``solve(best="one")`` / ``Searcher.root_values(one=True)``: content with one optimal move,
 the root's value by MTD(f) over the root as a whole, each test asking whether any move
-reaches a bound (docs/solver.md "Root"). The value is the one the search of every optimal move finds, every move it calls
-optimal is optimal, every other move's value bounds its exact value from above, and a wrong
-argument is refused."""
+reaches a bound (docs/solver.md "Root"). The value is the one the search of every optimal
+move finds, every move it calls optimal is optimal, every other move's value bounds its exact
+value from above, also after a limit, and a wrong argument is refused."""
 
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from shuangkou import PASS, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
 from tests.conftest import PRESET_NAMES
 from tests.test_solve_root_only import _positions
+from tests.test_solve_safety import deal
 
 
 def _root(state: State, one: bool, all_values: bool = False,
@@ -118,6 +122,28 @@ def test_one_without_mtdf(preset: str) -> None:
                     assert v == exact[i] == max(exact), (str(state), i)
                 else:
                     assert exact[i] <= v <= max(exact), (str(state), i)
+
+
+@pytest.mark.usefixtures("sigint_raises")  # even when the suite runs with SIGINT ignored
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_the_root_tests(threads: int) -> None:
+    """Ctrl-C during ``root_values(one=True)`` on a 9-card position (far past 0.3 s of tests of
+    the whole root), one thread and two: KeyboardInterrupt within a second, every helper gone
+    (the call returns only then), and the searcher searches again afterwards."""
+    state = deal("qianbian", 9, 5)
+    s = _searcher(state)
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    t = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            s.root_values(0, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t < 1.3
+    assert s.root_values(1000, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)[4]
 
 
 def test_solve_best_one() -> None:
