@@ -139,7 +139,8 @@ def time_to_exact(a: argparse.Namespace) -> None:
     if a.without:
         print(f"techniques off: {', '.join(a.without)}")
     if a.best == "one":
-        print("one optimal move (solve(best='one')): the others only tested against passing it")
+        print("one optimal move (solve(best='one')): MTD(f) over the root, each test "
+              "'does any move reach b?'")
     total_nodes, total_time = 0, 0.0
     walls: dict[int, list[float]] = {t: [] for t in a.threads}
     spans: dict[int, list[int]] = {t: [] for t in a.threads}

@@ -1,14 +1,17 @@
 """``solve(best="one")`` / ``Searcher.root_values(one=True)``: content with one optimal move,
-the root tests the moves after the first only against passing the best value (docs/solver.md
-"Root"). The value is the one the search of every optimal move finds, every move it calls
-optimal is optimal, every other move's value bounds its exact value from above, and a wrong
-argument is refused."""
+the root's value by MTD(f) over the root as a whole, each test asking whether any move
+reaches a bound (docs/solver.md "Root"). The value is the one the search of every optimal
+move finds, every move it calls optimal is optimal, every other move's value bounds its exact
+value from above, also after a limit, and a wrong argument is refused."""
 
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from shuangkou import PASS, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
 from tests.conftest import PRESET_NAMES
 from tests.test_solve_root_only import _positions
+from tests.test_solve_safety import deal
 
 
 def _root(state: State, one: bool, all_values: bool = False,
@@ -59,6 +63,87 @@ def test_one_optimal_move_keeps_the_value(preset: str) -> None:
             checked += 1
     assert checked >= 8 and several >= 2
     assert nodes[True] < nodes[False], nodes
+
+
+def _searcher(state: State, techniques: Any = None) -> _solve.Searcher:
+    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
+    s.set_position(state)
+    return s
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_one_stopped_root_brackets_the_value(preset: str) -> None:
+    """``root_values(one=True)`` (MTD(f) over the whole root) stopped by node limits below
+    what it needs, on one thread and two: ``bounds`` bracket the root's exact value (from
+    ``all_values``), a move proven to reach ``lower`` (``proven``) does, and every value it
+    reports bounds that move's exact value from above."""
+    rng = random.Random(f"one root limits {preset}")
+    checked = proven = 0
+    for state in _positions(rng, Rules.preset(preset), 6, 8):
+        exact = _root(state, False, all_values=True)[1]
+        value = max(exact)
+        need = _root(state, True)[3]
+        for share in (1, 3, 10, 25):
+            for threads in (1, 2):
+                s = _searcher(state)
+                _, values, optimal, nodes, stopped, _ = s.root_values(
+                    max(1, need * share // 40), 0.0, _solve.EXACT_DEPTH, False, threads,
+                    one=True)
+                lower, upper, pick = s.bounds
+                assert lower <= value <= upper, (str(state), share, threads)
+                for i, v in enumerate(values):
+                    assert v is None or v >= exact[i], (str(state), i, v, exact[i])
+                if stopped:
+                    checked += 1
+                    assert not optimal
+                    if s.proven:
+                        proven += 1
+                        assert exact[pick] >= lower, (str(state), share, threads)
+                else:
+                    assert exact[optimal[0]] == value == lower == upper
+    assert checked > 20 and proven > 5, (checked, proven)
+
+
+@pytest.mark.parametrize("preset", ["classic", "baibian"])
+def test_one_without_mtdf(preset: str) -> None:
+    """With the ``mtdf`` technique off, ``one`` values the first move by a full window and
+    tests the others against passing the best so far (the root's alpha-beta): the same value,
+    its optimal moves exact, the others' values upper bounds."""
+    rng = random.Random(f"one no mtdf {preset}")
+    techniques = [t for t in _solve.TECHNIQUES if t != "mtdf"]
+    for state in _positions(rng, Rules.preset(preset), 5, 6):
+        exact = _root(state, False, all_values=True)[1]
+        for threads in (1, 2):
+            _, values, optimal, _, stopped, _ = _searcher(state, techniques).root_values(
+                0, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)
+            assert not stopped and optimal
+            for i, v in enumerate(values):
+                if i in optimal:
+                    assert v == exact[i] == max(exact), (str(state), i)
+                else:
+                    assert exact[i] <= v <= max(exact), (str(state), i)
+
+
+@pytest.mark.usefixtures("sigint_raises")  # even when the suite runs with SIGINT ignored
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_the_root_tests(threads: int) -> None:
+    """Ctrl-C during ``root_values(one=True)`` on a 9-card position (far past 0.3 s of tests of
+    the whole root), one thread and two: KeyboardInterrupt within a second, every helper gone
+    (the call returns only then), and the searcher searches again afterwards."""
+    state = deal("qianbian", 9, 5)
+    s = _searcher(state)
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    t = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            s.root_values(0, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t < 1.3
+    assert s.root_values(1000, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)[4]
 
 
 def test_solve_best_one() -> None:

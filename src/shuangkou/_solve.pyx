@@ -532,7 +532,8 @@ cdef enum:
     SV_FREE = 0                 # a root move's state (``RootJob.state``): not taken yet,
     SV_TAKEN = 1                # being searched,
     SV_WRITING = 2              # valued, its value being written,
-    SV_DONE = 3                 # valued
+    SV_DONE = 3                 # valued,
+    SV_CUT = 4                  # or not needed: another move passed the test (RootJob.mtd)
     SV_MAX_THREADS = 64         # ``threads`` at most
     SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
     SV_DEFER_FROM = 3           # ABDADA defers a busy move from a node's fourth move on (sv_search)
@@ -2164,6 +2165,17 @@ ctypedef struct RootJob:
     int32_t guess               # the first move's MTD(f) guess (the table's value)
     bint all_values
     bint one                    # one optimal move is enough (exact searches only, sv_root_move)
+    bint mtd                    # ``one`` by MTD(f) over the whole root: a sequence of tests,
+                                # each "does a move reach ``window``?" (sv_root_main)
+    int32_t window              # the test under way: its bound,
+    bint expect_high            # whether a move is expected to reach it,
+    int32_t mlo                 # the root's bounds proven so far (``mlo``: by move ``pick``),
+    int32_t mhi
+    int32_t g                   # the last test's fail-soft value (MTD(f)'s next guess)
+    int pick
+    long long round             # tests started (atomic): idle helpers wait for the next,
+    long long idle              # helpers done with the test under way (atomic),
+    long long finished          # no test follows (atomic)
     long long next              # the next index of ``order`` to claim (atomic)
     long long best              # the best exact value so far (atomic; −SV_INF: none yet)
     long long running           # helper threads still searching (atomic)
@@ -2201,6 +2213,12 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     cdef long long* hi = NULL if j.hi == NULL else &j.hi[i]
     sv_apply(&st, j.words[i], j.tags[i], True)
     d = sv_advance(s, &st, j.depth - 1, not sv_hashless(s))
+    if j.mtd:   # the root's test: does this move reach the window? (fail-soft: a bound)
+        sv_expect(s, &st, seat, j.expect_high)
+        v = sv_child(s, &st, seat, j.window - 1, j.window, d)
+        if not s.stopped:
+            sv_bound(lo, hi, v, j.window)
+        return v
     if (j.all_values or first) and s.features & SV_F_MTDF:
         return sv_mtdf(s, &st, seat, guess, d, lo, hi)
     if j.all_values or first:
@@ -2237,6 +2255,7 @@ cdef bint sv_root_task(Search* s, RootJob* j, int i) noexcept nogil:
     dropped (``s.watch``). False when the call stops."""
     cdef int32_t v
     cdef long long b
+    cdef int m
     s.watch = &j.state[i] if s.shared != NULL else NULL
     sv_fetch_add(&j.on[i], 1)
     v = sv_root_move(s, j, i, i == j.order[0],
@@ -2255,6 +2274,11 @@ cdef bint sv_root_task(Search* s, RootJob* j, int i) noexcept nogil:
         while v > b and not sv_cas(&j.best, b, v):
             b = sv_ld(&j.best)
         sv_st(&j.state[i], SV_DONE)     # after ``best``: the others' window is up to date
+        if j.mtd and v >= j.window:     # the root passes the test: no other move is needed
+            sv_st(&j.next, j.n)
+            for m in range(j.n):        # (the threads on one drop it at their next claim)
+                if not sv_cas(&j.state[m], SV_FREE, SV_CUT):
+                    sv_cas(&j.state[m], SV_TAKEN, SV_CUT)
     return True
 
 
@@ -2274,9 +2298,9 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
             k = sv_fetch_add(&j.next, 1)
             if k < j.n:
                 i = j.order[k]
-                sv_st(&j.state[i], SV_TAKEN)
-                if not sv_root_task(s, j, i):
-                    return
+                if sv_cas(&j.state[i], SV_FREE, SV_TAKEN):  # (not if a test passed meanwhile)
+                    if not sv_root_task(s, j, i):
+                        return
                 continue
         busy = False
         fewest = SV_NEVER
@@ -2305,6 +2329,102 @@ cdef void sv_wait(Search* s, RootJob* j) noexcept nogil:
             s.stopped = True
             sv_cas(&j.shared.stop, SK_RUNNING, s.budget.stop)
         sv_pause()
+
+
+cdef bint sv_mtd_next(RootJob* j) noexcept nogil:
+    """MTD(f) over the whole root (``j.mtd``): set up the next test, at the last one's
+    fail-soft value ``j.g`` (one above it when that is the proven lower bound), the moves
+    free again, the first of ``j.order`` taken by the calling thread. False once the bounds
+    meet (the root's value is ``j.mlo``). Only while no helper is searching (before they
+    start, or all idle)."""
+    cdef int i
+    if j.mlo >= j.mhi:
+        return False
+    j.window = j.g + 1 if j.g == j.mlo else j.g
+    j.expect_high = j.window == j.g     # the guess is reached; one above the proven bound not
+    for i in range(j.n):
+        sv_st(&j.state[i], SV_FREE)
+    sv_st(&j.state[j.order[0]], SV_TAKEN)
+    sv_st(&j.best, -SV_INF)
+    sv_st(&j.idle, 0)
+    sv_st(&j.next, 1)
+    return True
+
+
+cdef bint sv_mtd_result(RootJob* j) noexcept nogil:
+    """What the finished test proved: a move reaching the window raises the lower bound to its
+    fail-soft value (the best of them: ``j.pick``, tried first from now on); none, each move's
+    value being below it, lowers the upper bound to the greatest. False when a limit stopped
+    the test first (a move neither valued nor cut)."""
+    cdef int m, i, k, best = -1
+    cdef int32_t most = -SV_INF
+    cdef bint done = True
+    for m in range(j.n):
+        i = j.order[m]
+        if sv_ld(&j.state[i]) == SV_DONE:
+            if j.values[i] > most or best < 0:
+                most = j.values[i]
+                best = m
+        else:
+            done = False
+    if best >= 0 and most >= j.window:
+        j.mlo = most
+        j.pick = j.order[best]
+        for k in range(best, 0, -1):    # the move that passed first in the next tests
+            j.order[k] = j.order[k - 1]
+        j.order[0] = j.pick
+    elif done:
+        j.mhi = most
+    else:
+        return False
+    j.g = most
+    return True
+
+
+cdef void sv_root_main(Search* s, RootJob* j, int helpers) noexcept nogil:
+    """The calling thread's part of the root, ``helpers`` helper threads beside it: the first
+    move, then the others (sv_root_loop); with ``j.mtd`` a test at a time, each opened to the
+    helpers (``j.round``) once every one of them is idle, until the bounds meet or a limit
+    stops the call. Then ``j.finished``: the helpers leave."""
+    while True:
+        if sv_root_task(s, j, j.order[0]):
+            sv_root_loop(s, j)
+        if not j.mtd or s.stopped:
+            break
+        while sv_ld(&j.idle) < helpers and sv_ld(&j.shared.stop) == SK_RUNNING:
+            if budget_poll(&s.budget):  # Ctrl-C and the time limit while the helpers finish
+                s.stopped = True
+                sv_cas(&j.shared.stop, SK_RUNNING, s.budget.stop)
+            sv_pause()
+        if (helpers > 0 and sv_ld(&j.shared.stop) != SK_RUNNING) or not sv_mtd_result(j):
+            break
+        if not sv_mtd_next(j):
+            break
+        sv_st(&j.round, sv_ld(&j.round) + 1)
+    sv_st(&j.finished, 1)
+
+
+cdef void sv_root_helper(Search* s, RootJob* j) noexcept nogil:
+    """A helper thread's part of the root: sv_root_loop over each test of ``j`` (one, unless
+    ``j.mtd``), idle between two (``j.idle``) until the calling thread opens the next, and
+    gone once it is ``j.finished`` or the call stops."""
+    cdef long long r = 0
+    while True:
+        sv_root_loop(s, j)
+        if s.stopped:   # a limit, or no memory (budget.stop still SK_RUNNING): the whole
+            # call stops (the calling thread waits for no test)
+            sv_cas(&j.shared.stop, SK_RUNNING,
+                   s.budget.stop if s.budget.stop != SK_RUNNING else SK_STOP_WORK)
+            return
+        if not j.mtd:
+            return
+        sv_fetch_add(&j.idle, 1)
+        while (sv_ld(&j.round) == r and not sv_ld(&j.finished)
+               and sv_ld(&j.shared.stop) == SK_RUNNING):
+            sv_pause()
+        if sv_ld(&j.finished) or sv_ld(&j.shared.stop) != SK_RUNNING:
+            return
+        r += 1
 
 
 cdef int sv_no_signal_pending() except -1:
@@ -2514,7 +2634,7 @@ cdef class Searcher:
             raise RuntimeError("no parallel search is under way for this helper")
         h = &self.helpers[k]
         with nogil:
-            sv_root_loop(h, j)
+            sv_root_helper(h, j)
             sv_fetch_add(&j.running, -1)    # its last touch of the job
 
     def _ready(self):
@@ -2612,12 +2732,15 @@ cdef class Searcher:
         moves' trees fill it): compare on fresh searchers.
 
         ``one`` (an exact search without ``all_values`` only, else ArgumentError): one
-        optimal move is enough. After the first move's exact value, each other move is only
-        tested against passing the best value so far (valued exactly if it does), never
-        against reaching it, and none is searched once the best value is the most the static
-        bounds allow: the same value, and ``optimal`` lists the moves proven optimal (at
-        least one, not necessarily all); every other value is an upper bound, which may equal
-        the best value (docs/solver.md "Root")."""
+        optimal move is enough. The root's value by MTD(f) over the root as a whole: null-
+        window tests "does any move reach b?" (split over the threads as the moves are; a
+        move reaching b ends the test) from the table's value, until the bounds meet (with
+        the ``mtdf`` technique off: the first move's exact value, each other move only tested
+        against passing the best value so far): the same value, and ``optimal`` lists the
+        moves proven optimal (at least one, not necessarily all; first the one that reached
+        the value); every other value is the upper bound its tests proved, which may equal
+        the best value, and after a limit ``None`` for a move no test bounded
+        (docs/solver.md "Root")."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
@@ -2705,6 +2828,7 @@ cdef class Searcher:
         j.depth = depth
         j.all_values = all_values
         j.one = one
+        j.mtd = one and s.features & SV_F_MTDF
         j.top = SV_INF
         j.best = -SV_INF
         if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
@@ -2734,15 +2858,20 @@ cdef class Searcher:
                     j.lo[i] = -SV_INF
                     j.hi[i] = j.top
             j.guess = guess
-            j.next = 1
-            j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
+            if j.mtd:   # the first test at the guess (the table's value), within the bounds
+                j.mlo = -SV_INF     # (a move must reach it: the static bounds name none)
+                j.mhi = j.top
+                j.g = min(guess, j.top)
+                sv_mtd_next(&j)
+            else:
+                j.next = 1
+                j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
             helpers = threads - 1   # more than the moves: they split a move's tree (sv_search)
             if helpers > 0:
                 self._parallel(&j, helpers, max_nodes)
             else:
                 with nogil:
-                    if sv_root_task(s, &j, j.order[0]):
-                        sv_root_loop(s, &j)
+                    sv_root_main(s, &j, 0)
             budget_raise(&s.budget)
             if helpers > 0:
                 sv_no_signal_pending()
@@ -2755,12 +2884,25 @@ cdef class Searcher:
                 s.budget.work += self.helpers[k].budget.work
             if s.oom:
                 raise MemoryError()
-            values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
-            stopped = not all(j.state[i] == SV_DONE for i in range(n))
-            # (with ``one`` a move's value may be an upper bound equal to the best: optimal
-            # are the moves proven to reach it, lo)
-            optimal = [] if stopped else [i for i in order if j.values[i] == j.best
-                                          and (not one or j.lo[i] >= j.best)]
+            if j.mtd:   # every move's value is the upper bound its tests proved (None: none
+                # yet; once the bounds met, at most the value: the last test failed for
+                # every move, or the value is j.top); the move that reached the value, exact,
+                # is the first optimal one, then any other a test proved to reach it
+                stopped = j.mlo < j.mhi
+                if not stopped:
+                    j.best = j.mlo
+                    j.hi[j.pick] = j.mlo
+                values = [j.hi[i] if j.hi[i] < j.top or not stopped else None
+                          for i in range(n)]
+                optimal = [] if stopped else [j.pick] + [
+                    i for i in order if i != j.pick and j.lo[i] >= j.best]
+            else:
+                values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
+                stopped = not all(j.state[i] == SV_DONE for i in range(n))
+                # (with ``one`` a move's value may be an upper bound equal to the best:
+                # optimal are the moves proven to reach it, lo)
+                optimal = [] if stopped else [i for i in order if j.values[i] == j.best
+                                              and (not one or j.lo[i] >= j.best)]
             # the root's bounds: its value is its best move's, so at least the most any move
             # was proven to reach and at most the most any move may reach, and within the
             # static R8 bounds (sv_score_bounds: ``lo``, ``top``); a depth-limited search
@@ -2854,8 +2996,9 @@ cdef class Searcher:
             raise
         finally:
             with nogil:
-                if not s.stopped and sv_root_task(s, j, j.order[0]):
-                    sv_root_loop(s, j)
+                if not s.stopped:
+                    sv_root_main(s, j, helpers)
+                sv_st(&j.finished, 1)   # (also when this thread never searched)
                 sv_wait(s, j)
             self.job = NULL
             s.shared = NULL

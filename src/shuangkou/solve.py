@@ -533,12 +533,13 @@ def solve(
     then the exact search with the rest, on ``threads`` threads. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
     in ``Solution.values`` (else only the optimal ones are). ``best``: ``"all"`` finds every
-    optimal play (``Solution.best``); ``"one"`` is content with one: after the first play's
-    exact value, each other play is only tested against beating the best value so far, never
-    against reaching it (docs/solver.md "Root"): the same value, often several times fewer
-    nodes where many plays are optimal (8 cards a seat: "Figures"), ``Solution.best`` the
-    plays proven optimal (at least one) and every other value an upper bound that may equal
-    the value; not with ``all_values``. ``tt_bits``: the transposition
+    optimal play (``Solution.best``); ``"one"`` is content with one: the value by MTD(f)
+    over the root as a whole, each test asking whether any play reaches a bound, never
+    proving that a second play reaches the value (docs/solver.md "Root"): the same value,
+    often several times fewer nodes where many plays are optimal (8 cards a seat:
+    "Figures"), ``Solution.best`` the plays proven optimal (at least one; the first the one
+    that reached the value) and every other value an upper bound that may equal the value;
+    not with ``all_values``. ``tt_bits``: the transposition
     table grows (from :data:`START_TT_BITS`) as the search fills it up to ``2**tt_bits``
     entries of 16 bytes (default :func:`default_tt_bits` of the cards in hand): a call takes
     at most that memory, and 32–64 bytes a node stored below it (docs/solver.md "Memory").
