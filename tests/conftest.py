@@ -10,7 +10,9 @@ import os
 import random
 import shutil
 import signal
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -122,3 +124,20 @@ def sigint_raises() -> Iterator[None]:
     """In-process Ctrl-C tests: SIGINT raises KeyboardInterrupt during the test."""
     with sigint_caught():
         yield
+
+
+def interrupted_after(call: Callable[[], object], delay: float = 0.3) -> float:
+    """Ctrl-C ``delay`` seconds into ``call`` (SIGINT to the main thread, as a terminal sends
+    it; the test runs under ``sigint_raises``), which must end in KeyboardInterrupt. Returns
+    the seconds from the start of ``call`` until it did."""
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+    timer = threading.Timer(delay, signal.pthread_kill, (main, signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+    finally:
+        timer.cancel()
+    return time.monotonic() - start

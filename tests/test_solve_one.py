@@ -7,18 +7,15 @@ value from above, also after a limit, and a wrong argument is refused."""
 from __future__ import annotations
 
 import random
-import signal
 import subprocess
 import sys
-import threading
-import time
 from typing import Any
 
 import pytest
 
 from shuangkou import PASS, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
-from tests.conftest import PRESET_NAMES
+from tests.conftest import PRESET_NAMES, interrupted_after
 from tests.test_solve_root_only import _positions
 from tests.test_solve_safety import deal
 
@@ -130,19 +127,9 @@ def test_ctrl_c_stops_the_root_tests(threads: int) -> None:
     """Ctrl-C during ``root_values(one=True)`` on a 9-card position (far past 0.3 s of tests of
     the whole root), one thread and two: KeyboardInterrupt within a second, every helper gone
     (the call returns only then), and the searcher searches again afterwards."""
-    state = deal("qianbian", 9, 5)
-    s = _searcher(state)
-    main = threading.main_thread().ident
-    assert main is not None and threading.get_ident() == main
-    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
-    t = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            s.root_values(0, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)
-    finally:
-        timer.cancel()
-    assert time.monotonic() - t < 1.3
+    s = _searcher(deal("qianbian", 9, 5))
+    assert interrupted_after(
+        lambda: s.root_values(0, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)) < 1.3
     assert s.root_values(1000, 0.0, _solve.EXACT_DEPTH, False, threads, one=True)[4]
 
 
