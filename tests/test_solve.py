@@ -6,7 +6,8 @@ and the set of optimal plays; a principal variation, replayed, scores the value.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
 
@@ -164,22 +165,29 @@ def test_limits_stop_the_search_with_bounds() -> None:
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_a_stopped_search_brackets_the_value(preset: str) -> None:
     """Issue #33: a search stopped by a limit gives bounds that hold and a legal play. Random
-    small positions (mid-trick, after bombs, a seat out) of every preset, each stopped at
-    several node limits below what it needs (one thread and two): ``lower <= value <=
-    upper`` (numbers: the static R8 bounds at worst), and the guess, when proven to reach
-    ``lower`` (``depth`` None), is a play whose exact value does."""
+    small positions (mid-trick, after bombs, a seat out) of every preset (``stopped_brackets``)."""
     rng = random.Random(f"bounds-{preset}")
     rules = Rules.preset(preset)
+    states = (random_position(rng, rules, 5) for _ in range(budget(25, 200)))
+    checked, proven = stopped_brackets(states)
+    assert checked > 20 and proven > 5, (checked, proven)
+
+
+def stopped_brackets(states: Iterable[State | RefState], **options: Any) -> tuple[int, int]:
+    """Each position solved exactly, then by ``solve(**options)`` stopped at four node limits
+    below what that needs (one thread and two): an unstopped search gives the value; a
+    stopped one ``lower <= value <= upper`` (numbers: the static R8 bounds at worst) and a
+    legal guess which, when proven to reach ``lower`` (``depth`` None), is a play whose exact
+    value does. Returns how many searches stopped, and how many of those had a proven guess."""
     checked = proven = 0
-    for _ in range(budget(25, 200)):
-        state = random_position(rng, rules, 5)
+    for state in states:
         full = solve(state, all_values=True, threads=1, time_limit=None)
         assert full.exact and full.value is not None
         exact = dict(full.values)
         for share in (1, 3, 10, 30):
             limit = max(1, full.nodes * share // 40)
             for threads in (1, 2):
-                cut = solve(state, max_nodes=limit, threads=threads, time_limit=None)
+                cut = solve(state, max_nodes=limit, threads=threads, time_limit=None, **options)
                 if cut.exact:
                     assert cut.value == full.value
                     continue
@@ -189,7 +197,7 @@ def test_a_stopped_search_brackets_the_value(preset: str) -> None:
                 if cut.depth is None:
                     proven += 1
                     assert exact[cut.guess or PASS] >= cut.lower, (str(state), limit)
-    assert checked > 20 and proven > 5, (checked, proven)
+    return checked, proven
 
 
 def test_default_limits_answer_a_whole_deal() -> None:

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from shuangkou import PASS, Rules, State, _solve, solve
+from shuangkou import Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
 from tests.conftest import PRESET_NAMES, interrupted_after
+from tests.test_solve import stopped_brackets
 from tests.test_solve_root_only import _positions
 from tests.test_solve_safety import deal
 
@@ -192,23 +193,5 @@ def test_one_stopped_by_a_limit_brackets_the_value(preset: str) -> None:
     (the moves' upper bounds of its tests against passing the best are bounds), and a guess
     proven to reach ``lower`` (``depth`` None) is a play whose exact value does."""
     rng = random.Random(f"one limits {preset}")
-    checked = proven = 0
-    for state in _positions(rng, Rules.preset(preset), 5, 12):
-        full = solve(state, all_values=True, threads=1, time_limit=None)
-        assert full.exact and full.value is not None
-        exact = dict(full.values)
-        for share in (1, 3, 10, 30):
-            limit = max(1, full.nodes * share // 40)
-            for threads in (1, 2):
-                cut = solve(state, max_nodes=limit, threads=threads, time_limit=None,
-                            best="one")
-                if cut.exact:
-                    assert cut.value == full.value
-                    continue
-                checked += 1
-                assert cut.lower <= full.value <= cut.upper, (str(state), limit)
-                if cut.depth is None:
-                    proven += 1
-                    reached = exact[cut.guess or PASS]
-                    assert reached is not None and reached >= cut.lower, (str(state), limit)
+    checked, proven = stopped_brackets(_positions(rng, Rules.preset(preset), 5, 12), best="one")
     assert checked > 10 and proven > 2, (checked, proven)
