@@ -50,16 +50,19 @@ def _play_out(preset: str, seed: int, stop_at: int = 0, policy: Any = greedy_pol
     return st, seen
 
 
-def _records(preset: str, n: int) -> Iterator[tuple[list[Any], list[Any]]]:
-    """The record of the seat to act (its hidden seats' answers) and ``n`` deals sampled from
-    its view, at two points (60 and 30 cards left) of the deals of seeds 0-2."""
-    for seed in range(3):
-        for stop in (60, 30):
-            st, _ = _play_out(preset, seed, stop)
+def _records(preset: str, n: int, seeds: int = 3, stops: tuple[int, ...] = (60, 30),
+             policy: Any = greedy_policy) -> Iterator[tuple[list[Any], list[Any], tuple[Any, ...]]]:
+    """The record of the seat to act (its hidden seats' answers), ``n`` deals sampled from
+    its view and the true hands, at each of ``stops`` cards left of the deals of seeds
+    ``0 .. seeds-1`` that ``policy`` plays (``_play_out``)."""
+    for seed in range(seeds):
+        for stop in stops:
+            st, _ = _play_out(preset, seed, stop, policy)
             if st.to_act is None:
                 continue
             view = st.view(st.to_act)
-            yield answers(view, _hidden(view)), sample_deals(view, view.seat, n, seed)
+            yield (answers(view, _hidden(view)), sample_deals(view, view.seat, n, seed),
+                   tuple(st.hand(s) for s in range(4)))
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -148,7 +151,7 @@ def test_the_vectorised_likelihood_is_the_sum_of_the_answers_probabilities(prese
     each from the hand held then (the current hand plus the seat's later plays), leads too."""
     rules = Rules.preset(preset)
     compared = 0
-    for record, deals in _records(preset, 4):
+    for record, deals, _ in _records(preset, 4):
         for hands, got in zip(deals, MODEL.log_likelihoods(record, deals, rules.flags)):
             held = [h.packed for h in hands]
             want = 0.0
@@ -192,19 +195,11 @@ def test_weighted_worlds_favour_the_truth_on_average() -> None:
     rules = Rules.preset("baibian")
     heuristic = bots.make("heuristic", rules)
     gains = []
-    for seed in range(15):
-        for stop in (40, 24):
-            st, _ = _play_out("baibian", seed, stop, heuristic)
-            if st.to_act is None:
-                continue
-            view = st.view(st.to_act)
-            record = answers(view, _hidden(view))
-            truth = MODEL.log_likelihood(record, tuple(st.hand(s) for s in range(4)),
-                                         rules.flags)
-            lls = [MODEL.log_likelihood(record, h, rules.flags)
-                   for h in sample_deals(view, view.seat, 60, seed)]
-            top = max(lls)
-            gains.append(truth - top - math.log(sum(math.exp(x - top) for x in lls) / 60))
+    for record, deals, hands in _records("baibian", 60, 15, (40, 24), heuristic):
+        truth = MODEL.log_likelihood(record, hands, rules.flags)
+        lls = [MODEL.log_likelihood(record, h, rules.flags) for h in deals]
+        top = max(lls)
+        gains.append(truth - top - math.log(sum(math.exp(x - top) for x in lls) / 60))
     assert sum(gains) / len(gains) > 0.2
 
 
@@ -274,7 +269,7 @@ def test_the_mixture_is_each_seats_prior_weighted_average_of_its_models(preset: 
     rules = Rules.preset(preset)
     uneven = Mixture((MODEL, HEURISTIC, Model(lower=0.0)), (0.2, 0.5, 0.3))
     compared = 0
-    for record, deals in _records(preset, 3):
+    for record, deals, _ in _records(preset, 3):
         for mix in (named_model("default+heuristic"), uneven):
             for hands, got in zip(deals, mix.log_likelihoods(record, deals, rules.flags)):
                 assert got == pytest.approx(_brute_mixture(mix, record, hands, rules.flags),
@@ -330,21 +325,13 @@ def test_the_heuristic_model_reads_the_heuristics_moves_better_than_the_default(
     rules = Rules.preset("classic")
     heuristic = bots.make("heuristic", rules)
     gains: dict[str, list[float]] = {"default": [], "heuristic": []}
-    for seed in range(12):
-        for stop in (40, 28):
-            st, _ = _play_out("classic", seed, stop, heuristic)
-            if st.to_act is None:
-                continue
-            view = st.view(st.to_act)
-            record = answers(view, _hidden(view))
-            truth = tuple(st.hand(s) for s in range(4))
-            deals = sample_deals(view, view.seat, 60, seed)
-            for name in gains:
-                model = MODELS[name]
-                lls = model.log_likelihoods(record, deals, rules.flags)
-                top = lls.max()
-                gains[name].append(model.log_likelihood(record, truth, rules.flags) - top
-                                   - math.log(np.exp(lls - top).mean()))
+    for record, deals, truth in _records("classic", 60, 12, (40, 28), heuristic):
+        for name in gains:
+            model = MODELS[name]
+            lls = model.log_likelihoods(record, deals, rules.flags)
+            top = lls.max()
+            gains[name].append(model.log_likelihood(record, truth, rules.flags) - top
+                               - math.log(np.exp(lls - top).mean()))
     assert len(gains["default"]) >= 16
     assert np.mean(gains["heuristic"]) > np.mean(gains["default"])
 
