@@ -408,6 +408,45 @@ cdef extern from *:
         (void)nat; (void)keep; }
     static int sv_cpu_bmi2(void) { return 0; }
     #endif
+    /* The relative-rank key's mix (sv_tt_key): the 128-bit product of two 64-bit words
+       folded to 64 bits, high half XOR low half (wyhash's "mum"). One multiply where the
+       compiler has a 128-bit product (GCC and Clang on 64-bit targets; MSVC's intrinsics),
+       else four 32x32 products: the same value everywhere. */
+    #if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 sv_u128;
+    static inline uint64_t sv_mum(uint64_t a, uint64_t b) {
+        sv_u128 p = (sv_u128)a * b;
+        return (uint64_t)p ^ (uint64_t)(p >> 64); }
+    #elif defined(_MSC_VER) && defined(_M_X64)
+    #include <intrin.h>
+    static __inline uint64_t sv_mum(uint64_t a, uint64_t b) {
+        uint64_t hi, lo = _umul128(a, b, &hi);
+        return lo ^ hi; }
+    #elif defined(_MSC_VER) && defined(_M_ARM64)
+    #include <intrin.h>
+    static __inline uint64_t sv_mum(uint64_t a, uint64_t b) {
+        return (a * b) ^ __umulh(a, b); }
+    #else
+    static uint64_t sv_mum(uint64_t a, uint64_t b) {
+        uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
+        uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+        uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+        uint64_t lo = (ll & 0xFFFFFFFFu) | (mid << 32);
+        uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+        return lo ^ hi; }
+    #endif
+    /* sv_tt_key's constants: each hand word is XORed with its seat's before the products.
+       A hand word's top nibble is 0 and every other nibble a count of 0..8 (two decks: R1),
+       so each factor keeps its constant's top nibble, 8 or more: no factor is ever zero
+       (a zero would hide the other hand), none is a power of two times another (no shifted
+       hands alike), and the two factors of one product lie in different ranges (top nibble F
+       and 8, D and A), so swapping two seats' hands changes the product (a product alone
+       does not know its order). KEY4 is odd: distinct tables, distinct terms. */
+    #define SV_KEY0 0xF0761D6478BD642FULL
+    #define SV_KEY1 0x87037ED1A0B428DBULL
+    #define SV_KEY2 0xDEBC6AF09C88C6E3ULL
+    #define SV_KEY3 0xA89965CC75374CC3ULL
+    #define SV_KEY4 0x9E3779B97F4A7C15ULL
     /* A big table's memory straight from the system (POSIX mmap): pages that arrive zeroed
        when first touched, so a table is never zero-filled beyond what the search writes
        (calloc clears a block it takes from the heap, and glibc's heap serves blocks up to
@@ -471,6 +510,8 @@ cdef extern from *:
     void* sv_map_zeroed(size_t n) noexcept nogil
     void sv_unmap(void* p, size_t n) noexcept nogil
     void sv_pext4(uint64_t* nat, uint64_t keep) noexcept nogil
+    uint64_t sv_mum(uint64_t a, uint64_t b) noexcept nogil
+    uint64_t SV_KEY0, SV_KEY1, SV_KEY2, SV_KEY3, SV_KEY4
     bint sv_cpu_bmi2() noexcept nogil
     void sv_pause() noexcept nogil
     uint64_t sv_ld64(const uint64_t* p) noexcept nogil
@@ -754,7 +795,12 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     that differ only in the gaps share one entry. It is built like ``sk_rehash`` (seat to act,
     passes, escape, places, bombs played) with the renumbered hands and table reading in place
     of the cards: the future depends on the table's reading and owner, not on which cards
-    made it. Otherwise the engine's Zobrist hash."""
+    made it. The hands and the table are mixed together: the four hand words (60 bits each)
+    two seats a 128-bit product folded to 64 bits (``sv_mum``: two multiplies where five
+    SplitMix finalisers were), plus the table word times an odd constant, under one SplitMix
+    finaliser; ``SV_KEY0..4`` say why no two positions' words collide by construction, and
+    ``tests/test_solve_key.py`` finds no two positions alike in key among many. Otherwise
+    the engine's Zobrist hash."""
     cdef uint64_t nat[4]
     cdef uint64_t occupied = 0, held, gaps, low, tag, h
     cdef int t, r, top
@@ -780,11 +826,13 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
         for t in range(4):
             nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
         gaps &= low
-    h = (_z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
-         + sk_mix((<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) ^ 0x5D1CE0F7A3B2C491ULL))
     for t in range(4):      # the jokers keep their ranks
-        h += sk_mix((nat[t] | (st.hand[t] & ~SK_NAT_MASK)) * 0x9E3779B97F4A7C15ULL
-                    + <uint64_t>t)
+        nat[t] |= st.hand[t] & ~SK_NAT_MASK
+    # the hands two seats a product (sv_mum, SV_KEY0..3), the table by SV_KEY4, one mix
+    h = (sk_mix(sv_mum(nat[0] ^ SV_KEY0, nat[1] ^ SV_KEY1) + sv_mum(nat[2] ^ SV_KEY2,
+                                                                    nat[3] ^ SV_KEY3)
+                + (<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) * SV_KEY4)
+         + _z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1])
     for r in range(st.nplaces):
         h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
     for r in range(st.nbombs):
@@ -3130,6 +3178,16 @@ cdef class Searcher:
         s.top = 0
         return line
 
+
+
+def tt_key(Searcher searcher, State state) -> int:
+    """``sv_tt_key`` (tests): the table key of ``state``: its relative-rank key where no hand
+    can form a chain (technique ``"relative"``), else its Zobrist hash ``state.hash``."""
+    searcher._ready()
+    if state.rules != searcher.rules:
+        raise ArgumentError("state: the position's rules are not the searcher's")
+    with searcher.lock:     # the searcher's features and pext choice
+        return sv_tt_key(&searcher.s, &state.st, sv_all_chainless(&searcher.s, &state.st))
 
 
 def order_bounds(Searcher searcher, State state) -> tuple | None:
