@@ -40,9 +40,10 @@ def _relative(state: State) -> tuple:
 
 
 def _positions(rules: Rules, cards: list[int]) -> list[State]:
-    """Every split of ``cards`` over the four seats (one card or more each, so no hand can
-    form a chain), each seat to lead, and after each single or pair it can lead, then 0–2
-    passes: positions that differ in hands, tables, owners, seat to act and passes."""
+    """Every split of ``cards`` (at most 7) over the four seats, one card or more each (so at
+    most 4 a hand: none can form a chain, R2), each seat to lead, and after each single or
+    pair it can lead, then 0–2 passes: positions that differ in hands, tables, owners, seat
+    to act and passes."""
     out = []
     seen = set()
     for owners in itertools.product(range(4), repeat=len(cards)):
@@ -74,10 +75,10 @@ def _positions(rules: Rules, cards: list[int]) -> list[State]:
 
 def test_relative_keys_collide_only_for_the_same_relative_position() -> None:
     """Over every split of three small card sets over the seats (two of them the same but for
-    the gaps between their ranks; 6 cards, 7 under ``SK_BUDGET=full``), each seat leading or after a lead and passes, and every
-    preset: two positions share a key exactly when they are the same position up to the ranks
-    nobody holds. A scheme that confused two seats' hands, a hand with none, or two tables
-    would fail here."""
+    the gaps between their ranks; 6 cards, 7 under ``SK_BUDGET=full``), each seat leading or
+    after a lead and passes, and every preset: two positions share a key exactly when they are
+    the same position up to the ranks nobody holds. A scheme that confused two seats' hands, a
+    hand with none, or two tables would fail here."""
     from shuangkou import _solve
 
     sets = (    # (rank, suit) and jokers: 3 3 5 9 9 K joker; 4 4 8 Q Q A joker; 3 5 5 9 9 K K
