@@ -368,7 +368,7 @@ from _budget cimport (
 from shuangkou._generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport SK_CTZ64, SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
 from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ, sk_classify
-from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn, sk_mix
+from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn
 
 from shuangkou._check import as_int
 from shuangkou.errors import ArgumentError
@@ -797,8 +797,8 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     of the cards: the future depends on the table's reading and owner, not on which cards
     made it. The hands and the table are mixed together: the four hand words (60 bits each)
     two seats a 128-bit product folded to 64 bits (``sv_mum``: two multiplies where five
-    SplitMix finalisers were), plus the table word times an odd constant, under one SplitMix
-    finaliser; ``SV_KEY0..4`` say why no two positions' words collide by construction, and
+    SplitMix finalisers were), plus the table word times an odd constant with its high half
+    folded onto its low; ``SV_KEY0..4`` say why no two positions' words collide by construction, and
     ``tests/test_solve_key.py`` finds no two positions alike in key among many. Otherwise
     the engine's Zobrist hash."""
     cdef uint64_t nat[4]
@@ -828,11 +828,13 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
         gaps &= low
     for t in range(4):      # the jokers keep their ranks
         nat[t] |= st.hand[t] & ~SK_NAT_MASK
-    # the hands two seats a product (sv_mum, SV_KEY0..3), the table by SV_KEY4, one mix
-    h = (sk_mix(sv_mum(nat[0] ^ SV_KEY0, nat[1] ^ SV_KEY1) + sv_mum(nat[2] ^ SV_KEY2,
-                                                                    nat[3] ^ SV_KEY3)
-                + (<uint64_t>tag << 3 | <uint64_t>(st.owner + 1)) * SV_KEY4)
-         + _z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1])
+    # the hands two seats a product (sv_mum, SV_KEY0..3), the table's word by SV_KEY4, its
+    # high half folded onto its low (both one-to-one: positions that differ in the table's
+    # high fields alone do not share a bucket); no finaliser: each product's high half
+    # already depends on every bit of both factors, and gives the key's low bits (the bucket)
+    tag = (tag << 3 | <uint64_t>(st.owner + 1)) * SV_KEY4
+    h = (sv_mum(nat[0] ^ SV_KEY0, nat[1] ^ SV_KEY1) + sv_mum(nat[2] ^ SV_KEY2, nat[3] ^ SV_KEY3)
+         + (tag ^ tag >> 32) + _z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1])
     for r in range(st.nplaces):
         h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
     for r in range(st.nbombs):
