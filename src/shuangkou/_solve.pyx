@@ -829,8 +829,8 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     for t in range(4):      # the jokers keep their ranks
         nat[t] |= st.hand[t] & ~SK_NAT_MASK
     # the hands two seats a product (sv_mum, SV_KEY0..3), the table's word by SV_KEY4, its
-    # high half folded onto its low (both one-to-one: positions that differ in the table's
-    # high fields alone do not share a bucket); no finaliser: each product's high half
+    # high half folded onto its low (both one-to-one; the fold spreads positions that differ
+    # in the table's high fields alone over the buckets); no finaliser: each product's high half
     # already depends on every bit of both factors, and gives the key's low bits (the bucket)
     tag = (tag << 3 | <uint64_t>(st.owner + 1)) * SV_KEY4
     h = (sv_mum(nat[0] ^ SV_KEY0, nat[1] ^ SV_KEY1) + sv_mum(nat[2] ^ SV_KEY2, nat[3] ^ SV_KEY3)
