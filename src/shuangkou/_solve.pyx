@@ -2172,6 +2172,7 @@ ctypedef struct RootJob:
     bint proving                # (not ``one``) the value known: each move that may reach it
                                 # is tested at it, a move reaching it ending no test
     bint complete               # the tests are over: every result is proven
+    bint first                  # the first test: of ``order[0]`` alone
     int* test                   # the moves of the test under way (``order``'s, in its order;
     int tn                      # ``order`` itself without ``mtd``) and their number
     int32_t window              # the test under way: its bound,
@@ -2344,7 +2345,9 @@ cdef bint sv_mtd_next(RootJob* j) noexcept nogil:
     """MTD(f) over the root (``j.mtd``): set up the next test, its moves free (``j.test``, the
     first taken by the calling thread), the others out of it: at the last one's fail-soft
     value ``j.g`` (one above it when that is the proven lower bound), each move that may
-    reach it (a move whose proven upper bound is below the window is not searched). Once the
+    reach it (a move whose proven upper bound is below the window is not searched); the
+    first test, at the guess, of ``order[0]`` alone (``j.first``: when it fails, the next
+    is at that move's fail-soft bound, where the others are tested once). Once the
     bounds meet, the value is ``j.mlo``; unless ``j.one``, a last test at it of every move
     neither proven to reach it nor bounded below it (``j.proving``). False when no test
     follows: the results are complete (``j.complete``). Only while no helper is searching
@@ -2364,7 +2367,8 @@ cdef bint sv_mtd_next(RootJob* j) noexcept nogil:
     for m in range(j.n):
         i = j.order[m]
         if (sv_ld(&j.hi[i]) >= j.window
-                and not (j.proving and sv_ld(&j.lo[i]) >= j.window)):
+                and not (j.proving and sv_ld(&j.lo[i]) >= j.window)
+                and not (j.first and j.tn > 0)):
             j.test[j.tn] = i
             j.tn += 1
         sv_st(&j.state[i], SV_OUT)
@@ -2385,7 +2389,7 @@ cdef bint sv_mtd_result(RootJob* j) noexcept nogil:
     a move reaching the window raised its lower bound to its fail-soft value, a move below it
     lowered its upper bound), the move of the greatest lower bound (``j.pick``) tried first
     from now on; the next test's guess ``j.g`` (the lower bound after a test that passed, else
-    the upper bound). False when a limit stopped the test first (a move of it neither valued
+    the upper bound, or after the first the bound of its one move). False when a limit stopped the test first (a move of it neither valued
     nor cut)."""
     cdef int m, i, k, best = -1
     cdef long long b, most = -SV_INF
@@ -2415,7 +2419,9 @@ cdef bint sv_mtd_result(RootJob* j) noexcept nogil:
         j.order[0] = j.pick
     elif best == 0:
         j.pick = j.order[0]
-    j.g = j.mlo if reached or j.proving else j.mhi
+    j.g = j.mlo if reached or j.proving else (
+        <int32_t>sv_ld(&j.hi[j.test[0]]) if j.first else j.mhi)
+    j.first = False
     return True
 
 
@@ -2904,6 +2910,7 @@ cdef class Searcher:
                 j.mlo = -SV_INF     # (a move must reach it: the static bounds name none)
                 j.mhi = j.top
                 j.g = min(guess, j.top)
+                j.first = True
                 sv_mtd_next(&j)
             else:
                 j.next = 1
