@@ -2753,7 +2753,10 @@ cdef class Searcher:
 
         Returns ``(moves, values, optimal, nodes, stopped, horizon)``. ``all_values``: each
         move's value is exact. Otherwise the best value is exact and every other move is only
-        tested against it: ``values[i]`` is then an upper bound for a move that is not optimal.
+        tested against it: ``values[i]`` is then an upper bound for a move that is not optimal
+        (an exact search finds the value by MTD(f) over the root as a whole, as with ``one``
+        below, then tests at it each move that may reach it and is not yet proven to;
+        docs/solver.md "Root").
         ``optimal`` lists the indices of the moves reaching the best value. Moves not searched
         when a limit stopped the search have value ``None``; ``horizon`` says whether a
         depth-limited evaluation entered any value.
