@@ -2940,7 +2940,8 @@ cdef class Searcher:
                 # yet; once the bounds met, at most the value: the last test failed for
                 # every move, or the value is j.top); the move that reached the value, exact,
                 # is the first optimal one, then any other a test proved to reach it (without
-                # ``one``, every other one: the last test tried each that might)
+                # ``one``, every other one, the last test having tried each that might, and
+                # all in the order the root tried them, as the root's alpha-beta lists them)
                 stopped = not j.complete
                 if not stopped:
                     j.best = j.mlo
@@ -2949,6 +2950,8 @@ cdef class Searcher:
                           for i in range(n)]
                 optimal = [] if stopped else [j.pick] + [
                     i for i in order if i != j.pick and j.lo[i] >= j.best]
+                if not one and not stopped:     # every optimal move, in the root's order (as
+                    optimal = sorted(optimal, key=order.index)  # the root's alpha-beta)
             else:
                 values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
                 stopped = not all(j.state[i] == SV_DONE for i in range(n))
