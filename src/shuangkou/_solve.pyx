@@ -2389,8 +2389,8 @@ cdef bint sv_mtd_result(RootJob* j) noexcept nogil:
     a move reaching the window raised its lower bound to its fail-soft value, a move below it
     lowered its upper bound), the move of the greatest lower bound (``j.pick``) tried first
     from now on; the next test's guess ``j.g`` (the lower bound after a test that passed, else
-    the upper bound, or after the first the bound of its one move). False when a limit stopped the test first (a move of it neither valued
-    nor cut)."""
+    the upper bound, or after the first test the bound of its one move). False when a limit
+    stopped the test first (a move of it neither valued nor cut)."""
     cdef int m, i, k, best = -1
     cdef long long b, most = -SV_INF
     cdef bint done = True, reached = False
