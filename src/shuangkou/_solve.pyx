@@ -574,7 +574,8 @@ cdef enum:
     SV_TAKEN = 1                # being searched,
     SV_WRITING = 2              # valued, its value being written,
     SV_DONE = 3                 # valued,
-    SV_CUT = 4                  # or not needed: another move passed the test (RootJob.mtd)
+    SV_CUT = 4                  # or not needed: another move passed the test (RootJob.mtd),
+    SV_OUT = 5                  # or in no test under way (RootJob.test)
     SV_MAX_THREADS = 64         # ``threads`` at most
     SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
     SV_DEFER_FROM = 3           # ABDADA defers a busy move from a node's fourth move on (sv_search)
@@ -2215,8 +2216,15 @@ ctypedef struct RootJob:
     int32_t guess               # the first move's MTD(f) guess (the table's value)
     bint all_values
     bint one                    # one optimal move is enough (exact searches only, sv_root_move)
-    bint mtd                    # ``one`` by MTD(f) over the whole root: a sequence of tests,
-                                # each "does a move reach ``window``?" (sv_root_main)
+    bint mtd                    # an exact search without ``all_values`` by MTD(f) over the
+                                # root: a sequence of tests, each "does a move reach
+                                # ``window``?" (sv_root_main, sv_mtd_next)
+    bint proving                # (not ``one``) the value known: each move that may reach it
+                                # is tested at it, a move reaching it ending no test
+    bint complete               # the tests are over: every result is proven
+    bint first                  # the first test: of ``order[0]`` alone
+    int* test                   # the moves of the test under way (``order``'s, in its order;
+    int tn                      # ``order`` itself without ``mtd``) and their number
     int32_t window              # the test under way: its bound,
     bint expect_high            # whether a move is expected to reach it,
     int32_t mlo                 # the root's bounds proven so far (``mlo``: by move ``pick``),
@@ -2230,7 +2238,8 @@ ctypedef struct RootJob:
     long long best              # the best exact value so far (atomic; −SV_INF: none yet)
     long long running           # helper threads still searching (atomic)
     int32_t* values             # per move: exact, or an upper bound below ``best``
-    long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE (atomic)
+    long long* state            # per move: SV_FREE, SV_TAKEN, SV_WRITING, SV_DONE, SV_CUT,
+                                # SV_OUT (atomic)
     long long* on               # per move: the threads searching it (atomic)
     long long* lo               # per move: the bounds its searches proved so far (atomic;
     long long* hi               # ±SV_INF: none), exact searches only (NULL otherwise)
@@ -2324,8 +2333,8 @@ cdef bint sv_root_task(Search* s, RootJob* j, int i) noexcept nogil:
         while v > b and not sv_cas(&j.best, b, v):
             b = sv_ld(&j.best)
         sv_st(&j.state[i], SV_DONE)     # after ``best``: the others' window is up to date
-        if j.mtd and v >= j.window:     # the root passes the test: no other move is needed
-            sv_st(&j.next, j.n)
+        if j.mtd and v >= j.window and not j.proving:   # the root passes the test: no
+            sv_st(&j.next, j.tn)                            # other move is needed
             for m in range(j.n):        # (the threads on one drop it at their next claim)
                 if not sv_cas(&j.state[m], SV_FREE, SV_CUT):
                     sv_cas(&j.state[m], SV_TAKEN, SV_CUT)
@@ -2344,10 +2353,11 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
     cdef bint busy
     while True:
         i = -1
-        if sv_ld(&j.state[j.order[0]]) == SV_DONE and sv_ld(&j.next) < j.n:
+        if ((j.proving or sv_ld(&j.state[j.test[0]]) == SV_DONE)
+                and sv_ld(&j.next) < j.tn):
             k = sv_fetch_add(&j.next, 1)
-            if k < j.n:
-                i = j.order[k]
+            if k < j.tn:
+                i = j.test[k]
                 if sv_cas(&j.state[i], SV_FREE, SV_TAKEN):  # (not if a test passed meanwhile)
                     if not sv_root_task(s, j, i):
                         return
@@ -2365,7 +2375,7 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
         if i >= 0:
             if not sv_root_task(s, j, i):
                 return
-        elif busy or sv_ld(&j.next) < j.n:
+        elif busy or sv_ld(&j.next) < j.tn:
             sv_pause()                  # a value being written, or the first move's
         else:
             return
@@ -2382,19 +2392,42 @@ cdef void sv_wait(Search* s, RootJob* j) noexcept nogil:
 
 
 cdef bint sv_mtd_next(RootJob* j) noexcept nogil:
-    """MTD(f) over the whole root (``j.mtd``): set up the next test, at the last one's
-    fail-soft value ``j.g`` (one above it when that is the proven lower bound), the moves
-    free again, the first of ``j.order`` taken by the calling thread. False once the bounds
-    meet (the root's value is ``j.mlo``). Only while no helper is searching (before they
-    start, or all idle)."""
-    cdef int i
-    if j.mlo >= j.mhi:
+    """MTD(f) over the root (``j.mtd``): set up the next test, its moves free (``j.test``, the
+    first taken by the calling thread), the others out of it: at the last one's fail-soft
+    value ``j.g`` (one above it when that is the proven lower bound), each move that may
+    reach it (a move whose proven upper bound is below the window is not searched); the
+    first test, at the guess, of ``order[0]`` alone (``j.first``: when it fails, the next
+    is at that move's fail-soft bound, where the others are tested once). Once the
+    bounds meet, the value is ``j.mlo``; unless ``j.one``, a last test at it of every move
+    neither proven to reach it nor bounded below it (``j.proving``). False when no test
+    follows: the results are complete (``j.complete``). Only while no helper is searching
+    (before they start, or all idle)."""
+    cdef int i, m
+    if j.mlo >= j.mhi and (j.one or j.proving):
+        j.complete = True
         return False
-    j.window = j.g + 1 if j.g == j.mlo else j.g
-    j.expect_high = j.window == j.g     # the guess is reached; one above the proven bound not
-    for i in range(j.n):
-        sv_st(&j.state[i], SV_FREE)
-    sv_st(&j.state[j.order[0]], SV_TAKEN)
+    j.tn = 0
+    if j.mlo >= j.mhi:          # the value is known: which other moves reach it?
+        j.proving = True
+        j.window = j.mlo
+        j.expect_high = False   # (the moves are tried best first: the later ones fail)
+    else:
+        j.window = j.g + 1 if j.g == j.mlo else j.g
+        j.expect_high = j.window == j.g     # the guess is reached; one above the lower bound not
+    for m in range(j.n):
+        i = j.order[m]
+        if (sv_ld(&j.hi[i]) >= j.window
+                and not (j.proving and sv_ld(&j.lo[i]) >= j.window)
+                and not (j.first and j.tn > 0)):
+            j.test[j.tn] = i
+            j.tn += 1
+        sv_st(&j.state[i], SV_OUT)
+    if j.tn == 0:               # (proving) every move proven or bounded below the value
+        j.complete = True
+        return False
+    for m in range(j.tn):
+        sv_st(&j.state[j.test[m]], SV_FREE)
+    sv_st(&j.state[j.test[0]], SV_TAKEN)
     sv_st(&j.best, -SV_INF)
     sv_st(&j.idle, 0)
     sv_st(&j.next, 1)
@@ -2402,32 +2435,43 @@ cdef bint sv_mtd_next(RootJob* j) noexcept nogil:
 
 
 cdef bint sv_mtd_result(RootJob* j) noexcept nogil:
-    """What the finished test proved: a move reaching the window raises the lower bound to its
-    fail-soft value (the best of them: ``j.pick``, tried first from now on); none, each move's
-    value being below it, lowers the upper bound to the greatest. False when a limit stopped
-    the test first (a move neither valued nor cut)."""
+    """What the finished test proved: the root's bounds from the moves' (``j.lo``, ``j.hi``:
+    a move reaching the window raised its lower bound to its fail-soft value, a move below it
+    lowered its upper bound), the move of the greatest lower bound (``j.pick``) tried first
+    from now on; the next test's guess ``j.g`` (the lower bound after a test that passed, else
+    the upper bound, or after the first test the bound of its one move). False when a limit
+    stopped the test first (a move of it neither valued nor cut)."""
     cdef int m, i, k, best = -1
-    cdef int32_t most = -SV_INF
-    cdef bint done = True
-    for m in range(j.n):
-        i = j.order[m]
+    cdef long long b, most = -SV_INF
+    cdef bint done = True, reached = False
+    for m in range(j.tn):
+        i = j.test[m]
         if sv_ld(&j.state[i]) == SV_DONE:
-            if j.values[i] > most or best < 0:
-                most = j.values[i]
-                best = m
+            reached = reached or j.values[i] >= j.window
         else:
             done = False
-    if best >= 0 and most >= j.window:
-        j.mlo = most
+    if not done and not (reached and not j.proving):
+        return False
+    j.mhi = -SV_INF     # (each move's upper bound is at most j.top)
+    for m in range(j.n):
+        i = j.order[m]
+        b = sv_ld(&j.lo[i])
+        if b > most:            # (the earliest of equal bounds: the pick so far stays first)
+            most = b
+            best = m
+        j.mhi = max(j.mhi, <int32_t>sv_ld(&j.hi[i]))
+    if best >= 0:
+        j.mlo = <int32_t>most
+    if best > 0:                # the move of the greatest lower bound first in the next tests
         j.pick = j.order[best]
-        for k in range(best, 0, -1):    # the move that passed first in the next tests
+        for k in range(best, 0, -1):
             j.order[k] = j.order[k - 1]
         j.order[0] = j.pick
-    elif done:
-        j.mhi = most
-    else:
-        return False
-    j.g = most
+    elif best == 0:
+        j.pick = j.order[0]
+    j.g = j.mlo if reached or j.proving else (
+        <int32_t>sv_ld(&j.hi[j.test[0]]) if j.first else j.mhi)
+    j.first = False
     return True
 
 
@@ -2437,7 +2481,7 @@ cdef void sv_root_main(Search* s, RootJob* j, int helpers) noexcept nogil:
     helpers (``j.round``) once every one of them is idle, until the bounds meet or a limit
     stops the call. Then ``j.finished``: the helpers leave."""
     while True:
-        if sv_root_task(s, j, j.order[0]):
+        if sv_root_task(s, j, j.test[0]):
             sv_root_loop(s, j)
         if not j.mtd or s.stopped:
             break
@@ -2759,7 +2803,10 @@ cdef class Searcher:
 
         Returns ``(moves, values, optimal, nodes, stopped, horizon)``. ``all_values``: each
         move's value is exact. Otherwise the best value is exact and every other move is only
-        tested against it: ``values[i]`` is then an upper bound for a move that is not optimal.
+        tested against it: ``values[i]`` is then an upper bound for a move that is not optimal
+        (an exact search finds the value by MTD(f) over the root as a whole, as with ``one``
+        below, then tests at it each move that may reach it and is not yet proven to;
+        docs/solver.md "Root").
         ``optimal`` lists the indices of the moves reaching the best value. Moves not searched
         when a limit stopped the search have value ``None``; ``horizon`` says whether a
         depth-limited evaluation entered any value.
@@ -2878,7 +2925,8 @@ cdef class Searcher:
         j.depth = depth
         j.all_values = all_values
         j.one = one
-        j.mtd = one and s.features & SV_F_MTDF
+        j.mtd = (depth == SV_EXACT_DEPTH and not all_values
+                 and (s.features & SV_F_MTDF) != 0)
         j.top = SV_INF
         j.best = -SV_INF
         if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
@@ -2889,6 +2937,8 @@ cdef class Searcher:
         j.words = <uint64_t*>malloc(n * sizeof(uint64_t))
         j.tags = <uint32_t*>malloc(n * sizeof(uint32_t))
         j.order = <int*>malloc(n * sizeof(int))
+        j.test = <int*>malloc(n * sizeof(int)) if j.mtd else j.order
+        j.tn = n
         j.values = <int32_t*>calloc(n, sizeof(int32_t))
         j.state = <long long*>calloc(n, sizeof(long long))
         j.on = <long long*>calloc(n, sizeof(long long))
@@ -2896,7 +2946,8 @@ cdef class Searcher:
             j.lo = <long long*>malloc(n * sizeof(long long))
             j.hi = <long long*>malloc(n * sizeof(long long))
         try:
-            if (j.words == NULL or j.tags == NULL or j.order == NULL or j.values == NULL
+            if (j.words == NULL or j.tags == NULL or j.order == NULL or j.test == NULL
+                    or j.values == NULL
                     or j.state == NULL or j.on == NULL
                     or (depth == SV_EXACT_DEPTH and (j.lo == NULL or j.hi == NULL))):
                 raise MemoryError()
@@ -2912,6 +2963,7 @@ cdef class Searcher:
                 j.mlo = -SV_INF     # (a move must reach it: the static bounds name none)
                 j.mhi = j.top
                 j.g = min(guess, j.top)
+                j.first = True
                 sv_mtd_next(&j)
             else:
                 j.next = 1
@@ -2937,8 +2989,10 @@ cdef class Searcher:
             if j.mtd:   # every move's value is the upper bound its tests proved (None: none
                 # yet; once the bounds met, at most the value: the last test failed for
                 # every move, or the value is j.top); the move that reached the value, exact,
-                # is the first optimal one, then any other a test proved to reach it
-                stopped = j.mlo < j.mhi
+                # is the first optimal one, then any other a test proved to reach it (without
+                # ``one``, every other one, the last test having tried each that might, and
+                # all in the order the root tried them, as the root's alpha-beta lists them)
+                stopped = not j.complete
                 if not stopped:
                     j.best = j.mlo
                     j.hi[j.pick] = j.mlo
@@ -2946,6 +3000,8 @@ cdef class Searcher:
                           for i in range(n)]
                 optimal = [] if stopped else [j.pick] + [
                     i for i in order if i != j.pick and j.lo[i] >= j.best]
+                if not one and not stopped:     # every optimal move, in the root's order (as
+                    optimal = sorted(optimal, key=order.index)  # the root's alpha-beta)
             else:
                 values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
                 stopped = not all(j.state[i] == SV_DONE for i in range(n))
@@ -2981,6 +3037,8 @@ cdef class Searcher:
         finally:
             free(j.words)
             free(j.tags)
+            if j.test != j.order:
+                free(j.test)
             free(j.order)
             free(j.values)
             free(j.state)
