@@ -101,6 +101,10 @@ class Searcher:
         self, first: int, value: int, max_length: int = ...
     ) -> list[tuple[int, int]]: ...
 
+def tt_key(searcher: Searcher, state: State) -> int:
+    """The table key of ``state`` (tests): its relative-rank key where no hand can form a
+    chain (technique ``"relative"``), else its Zobrist hash ``state.hash``."""
+
 def order_bounds(searcher: Searcher, state: State) -> tuple[int, int] | None:
     """``(lo, hi)`` bounding the value of ``state`` for its seat to act by the finishing orders
     still possible, or ``None`` when a seat can still play a bomb (the R8 bounds)."""
