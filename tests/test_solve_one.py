@@ -21,12 +21,12 @@ from tests.test_solve_root_only import _positions
 from tests.test_solve_safety import deal
 
 
-def _root(state: State, one: bool, all_values: bool = False,
-          threads: int = 1) -> tuple[Any, ...]:
-    """``root_values`` of an exact search of ``state`` on a fresh table."""
-    s = _solve.Searcher(state, "score", 18, "hand_count")
-    s.set_position(state)
-    return s.root_values(0, 0.0, _solve.EXACT_DEPTH, all_values, threads, one=one)
+def _root(state: State, one: bool, all_values: bool = False, threads: int = 1,
+          techniques: Any = None) -> tuple[Any, ...]:
+    """``root_values`` of an exact search of ``state`` on a fresh table (``techniques``: the
+    searcher's, None for all)."""
+    return _searcher(state, techniques).root_values(0, 0.0, _solve.EXACT_DEPTH, all_values,
+                                                    threads, one=one)
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

@@ -8,12 +8,12 @@ of ``all_values``, on one thread and on two, in every preset."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
-from shuangkou import Rules, State, _solve
+from shuangkou import Rules, _solve
 from tests.conftest import PRESET_NAMES
+from tests.test_solve_one import _root
 from tests.test_solve_root_only import _positions
 
 PLAIN = [t for t in _solve.TECHNIQUES if t != "mtdf"]
@@ -34,7 +34,7 @@ def test_root_mtd_finds_the_plain_roots_optimal_moves(preset: str) -> None:
     nodes = {"mtd": 0, "plain": 0}
     for size in (5, 6):
         for state in _positions(rng, rules, size, 8):
-            exact = _root(state, None, all_values=True)[1]
+            exact = _root(state, False, all_values=True)[1]
             value = max(exact)
             best = {i for i, v in enumerate(exact) if v == value}
             kinds["below"] += value < 0
@@ -42,7 +42,8 @@ def test_root_mtd_finds_the_plain_roots_optimal_moves(preset: str) -> None:
             kinds["several"] += len(best) > 1
             for threads in (1, 2):
                 for techniques, name in ((None, "mtd"), (PLAIN, "plain")):
-                    _, values, optimal, n, stopped, _ = _root(state, techniques, threads=threads)
+                    _, values, optimal, n, stopped, _ = _root(state, False, threads=threads,
+                                                              techniques=techniques)
                     assert not stopped
                     if threads == 1:
                         nodes[name] += n
@@ -51,19 +52,10 @@ def test_root_mtd_finds_the_plain_roots_optimal_moves(preset: str) -> None:
                     for i, v in enumerate(values):
                         if i not in best:
                             assert exact[i] <= v < value, (str(state), name, i, v, exact[i])
-                _, values, optimal, _, stopped, _ = _root(state, None, threads=threads,
-                                                          one=True)
+                _, values, optimal, _, stopped, _ = _root(state, True, threads=threads)
                 assert not stopped and optimal and set(optimal) <= best, str(state)
                 assert values[optimal[0]] == value
     assert min(kinds.values()) >= 2, kinds
     # the root's MTD(f) ran: its nodes are not the plain scheme's (at 5-6 cards they are
     # about as many; it pays from 7, docs/solver.md "Root")
     assert nodes["mtd"] != nodes["plain"], nodes
-
-
-def _root(state: State, techniques: list[str] | None, all_values: bool = False,
-          threads: int = 1, one: bool = False) -> tuple[Any, ...]:
-    """``root_values`` of an exact search of ``state`` on a fresh table."""
-    s = _solve.Searcher(state, "score", 18, "hand_count", techniques)
-    s.set_position(state)
-    return s.root_values(0, 0.0, _solve.EXACT_DEPTH, all_values, threads, one=one)
