@@ -11,7 +11,8 @@ C-level entry points (``noexcept nogil``; the solver's horizon evaluation and th
 wrappers use them). A ``Deco`` is a workspace owned by one call or one object, never shared:
 
 * ``deco_init(d, log2_slots)`` / ``deco_free(d)`` – the memo (grows to ``2**log2_slots``
-  entries, then replaces entries: values stay exact, only speed is lost);
+  entries, then replaces entries: values stay exact, only speed is lost); ``deco_clear(d,
+  log2_slots)`` – ``d`` as ``deco_init`` leaves it, reusing its memory;
 * ``deco_cost(d, hand, flags, mode)`` – the least cost of ``hand``;
 * ``deco_split(d, hand, flags, mode, words, tags, cap)`` – an optimal split, play by play;
 * ``d.limit`` (0: none) – past this many expanded states ``deco_cost`` gives up and returns the
@@ -43,6 +44,7 @@ the kernel-based search of ``_decompose_ref.pxd`` and brute force (tests/test_so
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memset
 
 from _budget cimport SkBudget, budget_tick
 from _packed cimport (
@@ -164,6 +166,28 @@ cdef inline void deco_free(Deco* d) noexcept nogil:
     d.fw_best = NULL
     d.fw_need = NULL
     d.fw_hash = NULL
+
+
+cdef inline bint deco_clear(Deco* d, int log2_slots) noexcept nogil:
+    """``d`` as ``deco_init(d, log2_slots)`` leaves it (an empty memo of its first size, no
+    limit, no budget), over the memory it holds where the memo is still that size: what the
+    memo holds decides which hands a ``limit`` lets ``deco_cost`` solve exactly, so a search
+    that must run as a new one would clears it. False if out of memory (``d.oom``)."""
+    cdef int first = DECO_SLOTS0 if DECO_SLOTS0 < log2_slots else log2_slots
+    if d.table == NULL or d.mask != ((<uint64_t>1) << first) - 1:
+        deco_free(d)
+        return deco_init(d, log2_slots)
+    if d.used:
+        memset(d.table, 0, (d.mask + 1) * sizeof(DecoEntry))
+    d.max_mask = ((<uint64_t>1) << log2_slots) - 1
+    d.used = 0
+    d.top = 0
+    d.nodes = 0
+    d.limit = 0
+    d.budget = NULL
+    d.stopped = False
+    d.oom = False
+    return True
 
 
 cdef inline int deco_plays(int32_t cost) noexcept nogil:

@@ -24,8 +24,8 @@ from _state cimport (
 )
 
 from _decompose cimport (
-    DECO_COUNT, DECO_KEEP_BOMBS, DECO_UNIT, Deco, deco_cost, deco_costs, deco_free, deco_init,
-    deco_plays, deco_split,
+    DECO_COUNT, DECO_KEEP_BOMBS, DECO_UNIT, Deco, deco_clear, deco_cost, deco_costs, deco_free,
+    deco_init, deco_plays, deco_split,
 )
 from _decompose_ref cimport RefDeco, ref_cost, ref_free, ref_init
 
@@ -540,6 +540,7 @@ cdef enum:
     SV_EVAL_HAND_COUNT = 0
     SV_EVAL_ROLLOUT = 1
     SV_EVAL_BUDGET = 400        # decomposition nodes per hand in an evaluation
+    SV_DECO_BITS = 16           # a Search's decomposition memos grow to 2**16 entries
     SV_ETC_CARDS = 10           # SV_F_ETC only at nodes of this many cards in hand or more
     SV_SPLIT_CARDS = 2          # SV_F_SPLIT: plays ordered by 手数 from hands of this many cards
     # the techniques, each a bit (all on by default; the benchmark turns one off at a time)
@@ -900,6 +901,32 @@ cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
     s.bucket_mask = (entries - 1) & ~(<uint64_t>(s.ways - 1))
     s.tt_fill = 0
     s.tt_grow_at = <long long>(entries >> 1) if bits < s.tt_max_bits else SV_NEVER
+    return True
+
+
+cdef bint sv_tt_clear(Search* s, int bits, int max_bits) noexcept nogil:
+    """The table emptied at ``2**bits`` entries, growing up to ``2**max_bits``, as
+    ``sv_tt_alloc`` leaves a new one: in the start of the block it holds where that is a heap
+    block (under SV_HUGE) with room for it (no allocation, no page to fault in again: the cost
+    a fresh searcher's table pays to glibc's allocator, docs/solver.md "The cost of a call"),
+    else in a new block (a mapped table is given back: a warm searcher keeps no big table);
+    False (``s`` unchanged) if out of memory."""
+    cdef size_t size = ((<size_t>1) << bits) * sizeof(TTEntry)
+    cdef void* block = s.tt_block
+    cdef size_t nbytes = s.tt_block_bytes
+    cdef int top = s.tt_max_bits
+    s.tt_max_bits = max_bits
+    if nbytes < SV_HUGE and <size_t>s.tt - <size_t>block + size <= nbytes:
+        memset(s.tt, 0, size)
+        s.tt_bits = bits
+        s.bucket_mask = (((<uint64_t>1) << bits) - 1) & ~(<uint64_t>(s.ways - 1))
+        s.tt_fill = 0
+        s.tt_grow_at = <long long>(((<uint64_t>1) << bits) >> 1) if bits < max_bits else SV_NEVER
+        return True
+    if not sv_tt_alloc(s, bits):
+        s.tt_max_bits = top
+        return False
+    sv_tt_free(block, nbytes)
     return True
 
 
@@ -2574,8 +2601,8 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.mv_n = <int8_t*>malloc(SV_MOVE_SLOTS * sizeof(int8_t))
     s.mv_words = <uint64_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint64_t))
     s.mv_tags = <uint32_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint32_t))
-    return (deco_init(&s.deco, 16) and deco_init(&s.split_deco, 16) and s.words != NULL
-            and s.tags != NULL and s.keys != NULL and s.order != NULL and s.ckeys != NULL
+    return (deco_init(&s.deco, SV_DECO_BITS) and deco_init(&s.split_deco, SV_DECO_BITS)
+            and s.words != NULL and s.tags != NULL and s.keys != NULL and s.order != NULL and s.ckeys != NULL
             and s.known != NULL and s.passes != NULL and s.mv_hand != NULL
             and s.mv_table != NULL and s.mv_n != NULL and s.mv_words != NULL
             and s.mv_tags != NULL)
@@ -2765,6 +2792,33 @@ cdef class Searcher:
         self._ready()
         with self.lock:
             sv_tt_grow(&self.s, bits)
+
+    def reset(self, tt_bits, max_tt_bits):
+        """Search from now on as a new ``Searcher`` of its rules, objective, evaluation and
+        techniques with these table sizes would (the same values, bounds, moves and nodes),
+        over the memory it holds: the table emptied at ``2**tt_bits`` entries, growing up to
+        ``2**max_tt_bits`` (in the block it has where that is a heap block big enough, else
+        a new one), the decomposition memos and their caches emptied (what they hold decides
+        which hands a search's budget lets them solve exactly, and so the move order). Its
+        other caches (move lists, bombs in a hand, bounds by finishing order) hold what
+        depends on the rules alone, and stay; so does the memory of its move stack and
+        helpers. ``solve`` keeps a searcher warm this way on each calling thread
+        (docs/solver.md "Memory")."""
+        self._ready()
+        bits = as_int(tt_bits, "tt_bits", 4, 34)
+        top = as_int(max_tt_bits, "max_tt_bits", bits, 34)
+        with self.lock:
+            if not sv_tt_clear(&self.s, bits, top):
+                raise MemoryError(sv_table_too_big(bits, ((<size_t>1) << bits) * sizeof(TTEntry)))
+            memset(self.s.eval_hand, 0, sizeof(self.s.eval_hand))
+            memset(self.s.split_hand, 0, sizeof(self.s.split_hand))
+            if not (deco_clear(&self.s.deco, SV_DECO_BITS)
+                    and deco_clear(&self.s.split_deco, SV_DECO_BITS)):
+                raise MemoryError("the searcher's decomposition memo could not be allocated")
+            self.lower = self.upper = None
+            self.pick = 0
+            self.proven = False
+            self.has_root = False
 
     @property
     def objective(self) -> str:

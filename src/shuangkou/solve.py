@@ -546,6 +546,9 @@ def solve(
     ``searcher``: a :func:`searcher` of the position's rules and objective to search with
     (``tt_bits`` is then its own): its table stays warm from call to call, so solving many
     positions of one deal reuses what earlier calls stored (``nodes`` then depends on them).
+    Without it, the call searches with the searcher the calling thread kept from its last
+    call, emptied first: the same solution and nodes as a new one, without a new one's
+    buffers (:data:`WARM_TT_BITS`; :func:`release_searcher` frees it).
     ``threads``: the exact search is split over that many threads sharing the table, the
     root's moves and each move's tree (``None``: :data:`THREADS`, read at the call; helpers
     start only past :data:`SOLO_NODES`; docs/solver.md "Threads"): the value, the optimal
@@ -565,18 +568,34 @@ def solve(
             else as_int(tt_bits, "tt_bits", 4, 34))
     workers = as_int(THREADS if threads is None else threads, "threads", 1,
                      _solve.MAX_THREADS)
+    nodes = nodes_left if max_nodes is not None else None
+    if searcher is not None:
+        return _search(_own_searcher(searcher, state, objective), state, objective, nodes,
+                       seconds, all_values, one, workers)
+    if nodes is not None:   # a search stores at most a position a node
+        bits = max(4, min(bits, (2 * nodes).bit_length()))
+    s = _warm_searcher(state, objective, min(START_TT_BITS, bits), bits)
+    keep = True
+    try:
+        return _search(s, state, objective, nodes, seconds, all_values, one, workers)
+    except MemoryError:
+        keep = False    # (a search out of memory stays so: the thread's next call makes a new one)
+        raise
+    finally:    # kept for the thread's next call, after Ctrl-C too (reset makes it as new)
+        if keep and s.table_bits <= WARM_TT_BITS:
+            _warm.searcher = s
+
+
+def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
+            seconds: float | None, all_values: bool, one: bool, workers: int) -> Solution:
+    """:func:`solve`'s search of ``state`` with ``s`` (its arguments checked): ``nodes`` and
+    ``seconds`` the limits (``None``: none)."""
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
-    if searcher is None:
-        if max_nodes is not None:   # a search stores at most a position a node
-            bits = max(4, min(bits, (2 * nodes_left).bit_length()))
-        s = _solve.Searcher(state, objective, min(START_TT_BITS, bits), "hand_count", None, bits)
-    else:
-        s = _own_searcher(searcher, state, objective)
     s.set_position(state)
-    run = _Run(s, nodes_left if max_nodes is not None else None,
-               None if seconds is None else time.monotonic() + seconds, all_values, one)
-    limited = max_nodes is not None or seconds is not None
+    run = _Run(s, nodes, None if seconds is None else time.monotonic() + seconds,
+               all_values, one)
+    limited = nodes is not None or seconds is not None
     # 1. the exact search on one thread: a search that ends within SOLO_NODES is all there is
     # (no helper threads, no anytime stage)
     found = run.exact(SOLO_NODES if workers > 1 or limited else None, 1)
@@ -730,6 +749,39 @@ class _Run:
             self.guess, self.depth = _play(*moves[optimal[0]]), d
             if not horizon:  # the whole tree fitted in d moves: the exact search is as cheap
                 break
+
+
+WARM_TT_BITS = 16
+""":func:`solve` called without ``searcher`` searches with a searcher kept for the calling
+thread from its last call (in a ``threading.local``: one a thread, freed with the thread or by
+:func:`release_searcher`), emptied first (``Searcher.reset``: it searches as a new one would,
+the same nodes), or a new one where the rules or the objective differ: a new searcher's buffers
+cost ~25 µs a call, and up to 0.5 ms where glibc's allocator maps them afresh (docs/solver.md
+"The cost of a call"). It is kept only while its table holds at most ``2**16`` entries (1
+MiB): a call whose table grew past that frees it, so no thread keeps a big table between
+calls (docs/solver.md "Memory")."""
+
+_warm = threading.local()
+
+
+def release_searcher() -> None:
+    """Free the searcher that :func:`solve` keeps for the calling thread between calls
+    (:data:`WARM_TT_BITS`; ~1 MiB); the thread's next call makes a new one."""
+    vars(_warm).pop("searcher", None)
+
+
+def _warm_searcher(state: State, objective: str, bits: int, max_bits: int) -> _solve.Searcher:
+    """The calling thread's searcher for ``state``'s rules and ``objective``, emptied to a
+    table of ``2**bits`` entries growing to ``2**max_bits`` (a new one where it has none of
+    those), taken from the thread's slot until the call puts it back: a solve run inside
+    this one (a signal handler, a callback) finds none there and makes its own."""
+    # taken in one step (no signal handler runs in between)
+    s: _solve.Searcher | None = vars(_warm).pop("searcher", None)
+    if s is None or s.objective != objective or (s.rules is not state.rules
+                                                 and s.rules != state.rules):
+        return _solve.Searcher(state, objective, bits, "hand_count", None, max_bits)
+    s.reset(bits, max_bits)
+    return s
 
 
 def _own_searcher(s: object, state: State, objective: str) -> _solve.Searcher:
