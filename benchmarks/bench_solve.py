@@ -20,13 +20,22 @@ capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``
 so a run stays short; a capped position counts as unsolved and its time as the cap's.
 
 ``--per-call``: what a call costs beyond its search, in one run: the CPU of the default
-``solve`` of small positions against ``solve(tt_bits=12, threads=1)`` (a table that fits,
-one thread) and against the old call (its table fixed at ``default_tt_bits`` of the cards,
-its threads started at once: ``Searcher(state, "score", default_tt_bits(cards))`` searched
-with ``THREADS`` threads) and the same call again with a warm searcher (``solve(state,
-searcher=s)``: each solve of the position after the first), and, each in a fresh process,
+``solve`` of small positions (over the calling thread's searcher, emptied: ``WARM_TT_BITS``)
+against ``solve(tt_bits=12, threads=1)`` (a table that fits, one thread), against the
+default call with a new searcher (``release_searcher()`` before each: the call before the
+thread's searcher was kept), against the old call (its table fixed at ``default_tt_bits`` of
+the cards, its threads started at once: ``Searcher(state, "score", default_tt_bits(cards))``
+searched with ``THREADS`` threads) and the same call again with a warm searcher
+(``solve(state, searcher=s)``, its table kept: each solve of the position after the first
+finds it there), and, each in a fresh process,
 the peak memory and the time that ``solve(max_nodes=1000)`` adds on a whole deal, the same
-two ways (Linux: the peak RSS, ``VmHWM``, reset before the call).
+two ways (Linux: the peak RSS, ``VmHWM``, reset before the call; a new searcher), and the
+memory a thread keeps between calls: what is allocated (glibc's ``mallinfo2``) after small
+solves, after a big one (its table past ``WARM_TT_BITS``: not kept), and after
+``release_searcher()``.
+
+``--per-call --each``: each position's row too (``position(preset, cards, seed)``), above
+the row of medians.
 
 ``--limits``: whole deals (``State.deal(preset, seed)``) solved with the default limits and
 with time limits of 0.5, 1 and 2 s: the wall time against the limit, and what came back (a
@@ -54,7 +63,13 @@ from pathlib import Path
 import instructions  # benchmarks/: this script's folder is on sys.path
 from shuangkou import PASS, Hand, Play, Rules, State, _solve, solve
 from shuangkou._reference_game import RefState
-from shuangkou.solve import DEFAULT_TIME_LIMIT, THREADS, default_tt_bits, searcher
+from shuangkou.solve import (
+    DEFAULT_TIME_LIMIT,
+    THREADS,
+    default_tt_bits,
+    release_searcher,
+    searcher,
+)
 
 SIZES = (5, 6, 7, 8, 9)
 PRESETS = ("classic", "baibian", "jj", "qianbian")
@@ -266,6 +281,13 @@ def old_call(state: State, max_nodes: int) -> None:
     s.root_values(max_nodes, 0.0, _solve.EXACT_DEPTH, False, THREADS)
 
 
+def new_searcher_call(state: State) -> None:
+    """The default call with a new searcher: the thread's kept one freed first (the call as
+    it was before ``solve`` kept a searcher for each thread)."""
+    release_searcher()
+    solve(state)
+
+
 def call_cpu(call, reps: int) -> float:  # type: ignore[no-untyped-def]
     """CPU seconds a call, the best of three rounds of ``reps`` calls (every thread's CPU)."""
     best = float("inf")
@@ -282,6 +304,7 @@ import sys, time
 sys.path.insert(0, {here!r})
 from bench_solve import old_call
 from shuangkou import State, solve
+from shuangkou.solve import release_searcher
 
 def kib(field):
     for line in open("/proc/self/status"):
@@ -290,6 +313,7 @@ def kib(field):
 
 state = State.deal({preset!r}, {seed})
 solve(State.deal({preset!r}, 0), max_nodes=1, threads=1)     # the imports' memory first
+release_searcher()  # the call makes its own searcher, as a thread's first call does
 with open("/proc/self/clear_refs", "w") as f:   # the peak (VmHWM) reset to the RSS now
     f.write("5")
 before = kib("VmRSS")
@@ -302,12 +326,56 @@ print((kib("VmHWM") - before) / 1024, time.perf_counter() - t)
 """
 
 
+KEPT_CODE = """
+import sys
+sys.path.insert(0, {here!r})
+from bench_solve import position
+from shuangkou import Rules, solve
+from shuangkou.solve import release_searcher
+
+import ctypes
+class Info(ctypes.Structure):   # glibc's struct mallinfo2
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+
+def mib():  # the memory malloc has given out and not had back: heap blocks and mapped ones
+    info = libc.mallinfo2()
+    return (info.uordblks + info.hblkhd) / 2**20
+
+rules = Rules.preset("classic")
+small = [position(rules, c, s) for c in (3, 4) for s in range(3)]
+big = position(rules, 6, 0)
+solve(small[0])
+release_searcher()
+before = mib()
+def show(what):
+    print(f"{{what:<58}} {{mib() - before:>6.2f}}", flush=True)
+for s in small:
+    solve(s)
+show("6 small solves (3-4 cards): a searcher kept")
+release_searcher()
+show("release_searcher()")
+nodes = solve(big, threads=2).nodes
+show(f"a 6-card solve, 2 threads ({{nodes:,}} nodes): not kept")
+for s in small:
+    solve(s)
+show("6 small solves")
+solve(big, threads=2, tt_bits=16)
+show("the 6-card solve, 2 threads, tt_bits=16: kept")
+release_searcher()
+show("release_searcher()")
+"""
+
+
 def per_call(a: argparse.Namespace) -> None:
     """Small solves' CPU a call, and the memory and time of a 1,000-node solve of a deal."""
     print(f"CPU a call (ms; best of 3 rounds), median over {a.positions} positions a row; "
           f"threads {THREADS} by default")
     print(f"{'preset':<9} {'cards':>5} {'nodes':>7} {'default':>8} {'2^12,1thr':>9} "
-          f"{'ratio':>6} {'old call':>9} {'old/new':>8} {'warm':>7}")
+          f"{'ratio':>6} {'new srch':>8} {'old call':>9} {'old/new':>8} {'warm':>7}")
     for preset in a.rules:
         rules = Rules.preset(preset)
         for n in [c for c in a.sizes if c <= 5] or [4]:
@@ -318,14 +386,20 @@ def per_call(a: argparse.Namespace) -> None:
                 reps = max(1, min(50, 200_000 // max(nodes, 1)))
                 new = call_cpu(lambda st=state: solve(st), reps)
                 small = call_cpu(lambda st=state: solve(st, tt_bits=12, threads=1), reps)
+                fresh = call_cpu(lambda st=state: new_searcher_call(st), reps)
                 old = call_cpu(lambda st=state: old_call(st, 0), reps)
                 s = searcher(state, tt_bits=12, max_tt_bits=22)
                 warm = call_cpu(lambda st=state, s=s: solve(st, searcher=s), reps)
-                rows.append((nodes, new, small, old, warm))
-            med = [statistics.median(r[k] for r in rows) for k in range(5)]
+                rows.append((nodes, new, small, fresh, old, warm))
+                if a.each:  # the position's own row (the medians below hide an outlier)
+                    print(f"  seed {seed:<3} {nodes:>7,} {new * 1e3:>8.3f} {small * 1e3:>9.3f} "
+                          f"{'':>6} {fresh * 1e3:>8.3f} {old * 1e3:>9.2f} {'':>8} "
+                          f"{warm * 1e3:>7.3f}", flush=True)
+            med = [statistics.median(r[k] for r in rows) for k in range(6)]
             print(f"{preset:<9} {n:>5} {int(med[0]):>7,} {med[1] * 1e3:>8.3f} "
-                  f"{med[2] * 1e3:>9.3f} {med[1] / med[2]:>6.2f} {med[3] * 1e3:>9.2f} "
-                  f"{med[3] / med[1]:>7.1f}x {med[4] * 1e3:>7.3f}", flush=True)
+                  f"{med[2] * 1e3:>9.3f} {med[1] / med[2]:>6.2f} {med[3] * 1e3:>8.3f} "
+                  f"{med[4] * 1e3:>9.2f} {med[4] / med[1]:>7.1f}x {med[5] * 1e3:>7.3f}",
+                  flush=True)
     here = os.path.dirname(os.path.abspath(__file__))
     print("\nsolve(max_nodes=1000) on a whole deal (State.deal(preset, seed)), a fresh process "
           "each: peak RSS added (MiB), wall s")
@@ -340,6 +414,10 @@ def per_call(a: argparse.Namespace) -> None:
                 out += [float(x) for x in run.stdout.split()]
             print(f"{preset:<9} {seed:>4} {out[0]:>6.1f} {out[1]:>6.3f} {out[2]:>8.1f} "
                   f"{out[3]:>6.3f}", flush=True)
+    print("\nwhat a thread keeps between calls (solve.WARM_TT_BITS), a fresh process: the "
+          "memory allocated (glibc's mallinfo2: in use, heap and mapped), over the process's "
+          "after one solve and release_searcher() (MiB)")
+    subprocess.run([sys.executable, "-c", KEPT_CODE.format(here=here)], check=True)
 
 
 def limits(a: argparse.Namespace) -> None:
@@ -410,7 +488,8 @@ def main() -> None:
                     help="threads a search (each position with each count in turn)")
     ap.add_argument("--without", nargs="+", default=[], choices=list(_solve.TECHNIQUES),
                     help="techniques turned off (the time-to-exact tables)")
-    ap.add_argument("--each", action="store_true", help="each position's nodes and value")
+    ap.add_argument("--each", action="store_true",
+                    help="each position's nodes and value (--per-call: its times)")
     ap.add_argument("--best", choices=("all", "one"), default="all",
                     help="the time-to-exact tables: every optimal move (solve's default) or one "
                          "(solve(best='one'))")
