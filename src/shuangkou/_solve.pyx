@@ -2802,7 +2802,8 @@ cdef class Searcher:
         which hands a search's budget lets them solve exactly, and so the move order). Its
         other caches (move lists, bombs in a hand, bounds by finishing order) hold what
         depends on the rules alone, and stay; so does the memory of its move stack and
-        helpers. ``solve`` keeps a searcher warm this way on each calling thread
+        helpers (whose memos are not cleared: a search on several threads varies from run
+        to run anyway). ``solve`` keeps a searcher this way for each calling thread
         (docs/solver.md "Memory")."""
         self._ready()
         bits = as_int(tt_bits, "tt_bits", 4, 34)
