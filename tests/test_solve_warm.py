@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from shuangkou import State, solve
+from shuangkou import State, _solve, solve
 from shuangkou.errors import ArgumentError
 from shuangkou.solve import WARM_TT_BITS, Solution, _warm, release_searcher, searcher
 from tests.conftest import PRESET_NAMES, interrupted_after
@@ -209,6 +209,26 @@ def test_a_solve_inside_a_solve() -> None:
                          timeout=60, check=True)
     want = fresh(deal("jj", 4, 1), threads=1)
     assert run.stdout.split() == ["1", str(want.nodes), str(want.value), "True"], run.stdout
+
+
+def test_reset_empties_the_decomposition_memos() -> None:
+    """Depth-limited searches of whole 千变 deals (the horizon scored by 手数, whose
+    decomposition stops at a budget of nodes on some 27-card hands: what its memo holds
+    decides which it solves exactly): after another deal's search and ``reset``, every value
+    a new searcher's (``solve``'s anytime stage runs these searches)."""
+    deals = [State.deal("qianbian", seed) for seed in range(1, 13)]
+
+    def values(s: _solve.Searcher, state: State, depth: int) -> tuple[object, ...]:
+        s.set_position(state)
+        return s.root_values(0, 0.0, depth, False)[:4]
+
+    for depth in (1, 2):
+        s = searcher(deals[0], tt_bits=12, max_tt_bits=16)
+        for i, state in enumerate(deals):
+            values(s, deals[(i + 5) % len(deals)], depth)
+            s.reset(12, 16)
+            new = searcher(state, tt_bits=12, max_tt_bits=16)
+            assert values(s, state, depth) == values(new, state, depth), (depth, i)
 
 
 def test_reset_arguments() -> None:
