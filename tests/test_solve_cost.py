@@ -4,6 +4,7 @@ passed to solve keeps its table warm from call to call."""
 
 from __future__ import annotations
 
+import importlib
 import random
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from shuangkou import Hand, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
-from shuangkou.solve import SOLO_NODES, searcher
+from shuangkou.solve import ROUND_BITS, SOLO_NODES, searcher
 
 
 def deal(preset: str, cards: int, seed: int) -> State:
@@ -80,6 +81,33 @@ def test_threads_start_only_for_a_big_search() -> None:
         if s.helper_nodes > 0:
             break
     assert max(helped) > 0, helped
+
+
+def test_each_round_grows_the_table_16x(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On threads solve searches in rounds (docs/solver.md "Threads"): after the search on one
+    thread, whose table grows as it fills, each round's table has ROUND_BITS more bits than
+    the last (at most its cap) and does not grow under the threads, the round has at most as
+    many nodes as the table has entries (none past the cap), and the value is one thread's."""
+    module = importlib.import_module("shuangkou.solve")
+    exact = module._Run.exact
+    rounds: list[tuple[int, int | None, int, int]] = []
+
+    def record(run, cap, threads):  # type: ignore[no-untyped-def]
+        bits = run.s.table_bits
+        found = exact(run, cap, threads)
+        rounds.append((bits, cap, threads, run.s.table_bits))
+        return found
+
+    monkeypatch.setattr(module._Run, "exact", record)
+    state = deal("baibian", 7, 2)
+    s = searcher(state, tt_bits=12, max_tt_bits=22)
+    sol = solve(state, max_nodes=None, time_limit=None, threads=2, searcher=s)
+    assert rounds[0][:3] == (12, SOLO_NODES, 1) and len(rounds) > 1, rounds
+    for (_, _, _, last), (bits, cap, threads, after) in zip(rounds, rounds[1:]):
+        assert bits == after == min(last + ROUND_BITS, 22), rounds
+        assert threads == 2 and cap == (None if bits == 22 else 1 << bits), rounds
+    monkeypatch.undo()
+    assert sol.value == solve(state, max_nodes=None, threads=1).value
 
 
 def test_a_searcher_stays_warm_across_calls() -> None:
