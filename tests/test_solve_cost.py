@@ -13,7 +13,7 @@ import pytest
 
 from shuangkou import Hand, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
-from shuangkou.solve import ROUND_BITS, SOLO_NODES, searcher
+from shuangkou.solve import FIRST_ROUND_BITS, SOLO_NODES, searcher
 
 
 def deal(preset: str, cards: int, seed: int) -> State:
@@ -83,11 +83,11 @@ def test_threads_start_only_for_a_big_search() -> None:
     assert max(helped) > 0, helped
 
 
-def test_each_round_grows_the_table_16x(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_rounds_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     """On threads solve searches in rounds (docs/solver.md "Threads"): after the search on one
-    thread, whose table grows as it fills, each round's table has ROUND_BITS more bits than
-    the last (at most its cap) and does not grow under the threads, the round has at most as
-    many nodes as the table has entries (none past the cap), and the value is one thread's."""
+    thread, whose table grows as it fills, the first round's table has FIRST_ROUND_BITS more
+    bits and room for as many nodes as entries, every later round's is the cap (no node
+    limit); no table grows under the threads, and the value is one thread's."""
     module = importlib.import_module("shuangkou.solve")
     exact = module._Run.exact
     rounds: list[tuple[int, int | None, int, int]] = []
@@ -99,13 +99,13 @@ def test_each_round_grows_the_table_16x(monkeypatch: pytest.MonkeyPatch) -> None
         return found
 
     monkeypatch.setattr(module._Run, "exact", record)
-    state = deal("baibian", 7, 2)
-    s = searcher(state, tt_bits=12, max_tt_bits=22)
+    state = deal("baibian", 6, 12)  # 3.2 M nodes on one thread: past the first round's room
+    s = searcher(state, tt_bits=12, max_tt_bits=24)
     sol = solve(state, max_nodes=None, time_limit=None, threads=2, searcher=s)
-    assert rounds[0][:3] == (12, SOLO_NODES, 1) and len(rounds) > 1, rounds
-    for (_, _, _, last), (bits, cap, threads, after) in zip(rounds, rounds[1:]):
-        assert bits == after == min(last + ROUND_BITS, 22), rounds
-        assert threads == 2 and cap == (None if bits == 22 else 1 << bits), rounds
+    assert len(rounds) > 2 and rounds[0][:3] == (12, SOLO_NODES, 1), rounds
+    first = rounds[0][3] + FIRST_ROUND_BITS
+    assert first < 24 and rounds[1] == (first, 1 << first, 2, first), rounds
+    assert all(r == (24, None, 2, 24) for r in rounds[2:]), rounds
     monkeypatch.undo()
     assert sol.value == solve(state, max_nodes=None, threads=1).value
 
