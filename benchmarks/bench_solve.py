@@ -8,7 +8,7 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --ablation --rich --sizes 8            # bomb-rich positions
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
-    python benchmarks/bench_solve.py --sizes 9 --threads 2 --solve       # as solve() calls
+    python benchmarks/bench_solve.py --sizes 9 --positions 3 --threads 2 --solve --cap 0  # solve()
     python benchmarks/bench_solve.py --per-call                          # small solves' cost
     python benchmarks/bench_solve.py --limits                            # answers on deals
     python benchmarks/bench_solve.py --instructions                      # a solve's, a node's
@@ -20,9 +20,10 @@ is noisy; node counts do not depend on load) and, for the search on several thre
 capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``time_limit``)
 so a run stays short; a capped position counts as unsolved and its time as the cap's.
 The search is one root search over a table of its cap from the start; ``--solve`` times
-``solve()`` itself instead (``max_nodes`` the cap, ``time_limit`` ``--seconds`` or none): its
-table grows from ``START_TT_BITS`` and, on several threads, its search runs in rounds
-(docs/solver.md "Threads"); its span is not known (the column shows its nodes).
+``solve()`` itself instead (``max_nodes`` the cap, ``time_limit`` ``--seconds``; ``--cap 0``
+and no ``--seconds``: neither, so no anytime stage runs): its table grows from
+``START_TT_BITS`` and, on several threads, its search runs in rounds (docs/solver.md
+"Threads"); its span is not known (the column shows its nodes).
 
 ``--per-call``: what a call costs beyond its search, in one run: the CPU of the default
 ``solve`` of small positions against ``solve(tt_bits=12, threads=1)`` (a table that fits,
@@ -125,7 +126,7 @@ def search(state: State, cap: int, seconds: float, techniques: list[str] | None 
     bits = tt_bits or default_tt_bits(sum(state.card_counts))
     if via_solve:
         t, w = time.process_time(), time.perf_counter()
-        sol = solve(state, max_nodes=cap, time_limit=seconds or None, threads=threads,
+        sol = solve(state, max_nodes=cap or None, time_limit=seconds or None, threads=threads,
                     best="one" if one else "all", tt_bits=bits)
         dt, dw = time.process_time() - t, time.perf_counter() - w
         return dt, sol.nodes, 0, sol.value, dw, sol.nodes
@@ -142,7 +143,8 @@ def search(state: State, cap: int, seconds: float, techniques: list[str] | None 
 
 
 def time_to_exact(a: argparse.Namespace) -> None:
-    print(f"exact solve, {a.positions} seeded positions a size; each capped at {a.cap:,} nodes "
+    cap = f"{a.cap:,}" if a.cap else "no"
+    print(f"exact solve, {a.positions} seeded positions a size; each capped at {cap} nodes "
           f"and {a.seconds:g} s (a capped one counts as unsolved, at the cap's time)")
     print("times: CPU s with one thread, wall s with more (the search's own clock)")
     print(f"{'preset':<9} {'cards':>5} {'thr':>3} {'exact':>6} {'<=1 s':>6} {'<=10 s':>7} "
@@ -419,7 +421,8 @@ def main() -> None:
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=PRESETS)
     ap.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     ap.add_argument("--positions", type=int, default=10, help="seeded positions a size")
-    ap.add_argument("--cap", type=int, default=200_000_000, help="nodes a solve at most")
+    ap.add_argument("--cap", type=int, default=200_000_000,
+                    help="nodes a solve at most (0: no limit)")
     ap.add_argument("--seconds", type=float, default=0.0,
                     help="wall-clock seconds a solve at most (its time_limit; 0: none; node "
                          "caps are load-free)")
