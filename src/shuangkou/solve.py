@@ -494,7 +494,8 @@ FIRST_ROUND_BITS = 2
 threads; docs/solver.md "Threads"): the first round's table has ``2**FIRST_ROUND_BITS`` (4)
 times the entries the search on one thread grew it to, and room for as many nodes (a node
 stores once at most): a search of up to about a million nodes ends there, in a table of
-16 MiB. A search that outgrows it grows the table to its cap at once and goes on from the
+16 MiB. A search that outgrows it grows the table to its cap at once (under a time limit
+4× a round: zero-filling 512 MiB at once could take past the deadline) and goes on from the
 root over the warm table. The restart itself is cheap (the root's tests pass again in a few
 nodes from the table); what a round stopped by its cap loses is the work its table could
 not keep: the 9-card 百变 positions, the two-thread schedule replayed on one thread, took
@@ -605,14 +606,15 @@ def solve(
         # the table, which cannot grow under them, so each round has room for its nodes (a
         # node stores once at most): the first in a table 4x the one thread's
         # (FIRST_ROUND_BITS), the next at the table's cap, from the root again over the warm
-        # table; the table does not grow in the last quarter of a time limit (growing
-        # zero-fills the new table: 2^24 entries took over a second on a loaded machine, past
-        # the deadline), where the round goes on in the table as it is
+        # table. Growing zero-fills the new table (2^24 entries took over a second on a
+        # loaded machine): under a time limit the table grows 4x a round, and not at all in
+        # the limit's last quarter, where the round goes on in the table as it is
         room = None
         if workers > 1:
             left = run.left()
             if seconds is None or left is None or left[1] > seconds / 4:
-                s.grow(s.table_bits + FIRST_ROUND_BITS if first else s.max_table_bits)
+                s.grow(s.table_bits + FIRST_ROUND_BITS if first or seconds is not None
+                       else s.max_table_bits)
             room = 1 << s.table_bits if s.table_bits < s.max_table_bits else None
             first = False
         found = run.exact(room, workers)
