@@ -8,6 +8,7 @@ the speed-up over a plain minimax (no pruning, no table: the reference engine's,
     python benchmarks/bench_solve.py --ablation --rich --sizes 8            # bomb-rich positions
     python benchmarks/bench_solve.py --minimax 3                         # vs plain minimax
     python benchmarks/bench_solve.py --rules baibian --sizes 7 --threads 1 2   # wall, 1 vs 2
+    python benchmarks/bench_solve.py --sizes 9 --positions 3 --threads 2 --solve --cap 0  # solve()
     python benchmarks/bench_solve.py --per-call                          # small solves' cost
     python benchmarks/bench_solve.py --limits                            # answers on deals
     python benchmarks/bench_solve.py --instructions                      # a solve's, a node's
@@ -18,6 +19,11 @@ is noisy; node counts do not depend on load) and, for the search on several thre
 (``--threads``: each position searched with each count in turn), wall seconds too. Each solve is
 capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``time_limit``)
 so a run stays short; a capped position counts as unsolved and its time as the cap's.
+The search is one root search over a table of its cap from the start; ``--solve`` times
+``solve()`` itself instead (``max_nodes`` the cap, ``time_limit`` ``--seconds``; ``--cap 0``
+and no ``--seconds``: neither, so no anytime stage runs): its table grows from
+``START_TT_BITS`` and, on several threads, its search runs in rounds (docs/solver.md
+"Threads"); its span is not known (the column shows its nodes).
 
 ``--per-call``: what a call costs beyond its search, in one run: the CPU of the default
 ``solve`` of small positions (over the calling thread's searcher, emptied: ``WARM_TT_BITS``)
@@ -127,10 +133,18 @@ busiest thread (its span: the wall time of the search on idle cores, in nodes)."
 
 
 def search(state: State, cap: int, seconds: float, techniques: list[str] | None = None,
-           tt_bits: int | None = None, threads: int = 1, one: bool = False) -> Run:
+           tt_bits: int | None = None, threads: int = 1, one: bool = False,
+           via_solve: bool = False) -> Run:
     """One exact root search (see ``Run``; ``one``: one optimal move is enough,
-    ``solve(best="one")``)."""
+    ``solve(best="one")``; ``via_solve``: a ``solve()`` call, its table growing and its
+    threads' search in rounds, with every technique)."""
     bits = tt_bits or default_tt_bits(sum(state.card_counts))
+    if via_solve:
+        t, w = time.process_time(), time.perf_counter()
+        sol = solve(state, max_nodes=cap or None, time_limit=seconds or None, threads=threads,
+                    best="one" if one else "all", tt_bits=bits)
+        dt, dw = time.process_time() - t, time.perf_counter() - w
+        return dt, sol.nodes, 0, sol.value, dw, sol.nodes
     s = _solve.Searcher(state, "score", bits, "hand_count", techniques)
     s.set_position(state)
     t, w = time.process_time(), time.perf_counter()
@@ -144,7 +158,8 @@ def search(state: State, cap: int, seconds: float, techniques: list[str] | None 
 
 
 def time_to_exact(a: argparse.Namespace) -> None:
-    print(f"exact solve, {a.positions} seeded positions a size; each capped at {a.cap:,} nodes "
+    cap = f"{a.cap:,}" if a.cap else "no"
+    print(f"exact solve, {a.positions} seeded positions a size; each capped at {cap} nodes "
           f"and {a.seconds:g} s (a capped one counts as unsolved, at the cap's time)")
     print("times: CPU s with one thread, wall s with more (the search's own clock)")
     print(f"{'preset':<9} {'cards':>5} {'thr':>3} {'exact':>6} {'<=1 s':>6} {'<=10 s':>7} "
@@ -153,6 +168,9 @@ def time_to_exact(a: argparse.Namespace) -> None:
     techniques = [t for t in _solve.TECHNIQUES if t not in a.without] if a.without else None
     if a.without:
         print(f"techniques off: {', '.join(a.without)}")
+    if a.solve:
+        print("each position by solve() (its table grown from START_TT_BITS, in rounds on "
+              "threads)")
     if a.best == "one":
         print("one optimal move (solve(best='one')): MTD(f) over the root, each test "
               "'does any move reach b?'")
@@ -168,7 +186,8 @@ def time_to_exact(a: argparse.Namespace) -> None:
                 state = position(rules, n, seed)
                 for t in a.threads:
                     runs[t].append(search(state, a.cap, a.seconds, techniques, a.tt_bits,
-                                          threads=t, one=a.best == "one"))
+                                          threads=t, one=a.best == "one",
+                                          via_solve=a.solve))
                     if a.each:
                         r = runs[t][-1]
                         print(f"  {preset} {n} cards seed {seed} threads {t}: {r[1]:,} nodes, "
@@ -480,7 +499,8 @@ def main() -> None:
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), choices=PRESETS)
     ap.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     ap.add_argument("--positions", type=int, default=10, help="seeded positions a size")
-    ap.add_argument("--cap", type=int, default=200_000_000, help="nodes a solve at most")
+    ap.add_argument("--cap", type=int, default=200_000_000,
+                    help="nodes a solve at most (0: no limit)")
     ap.add_argument("--seconds", type=float, default=0.0,
                     help="wall-clock seconds a solve at most (its time_limit; 0: none; node "
                          "caps are load-free)")
@@ -496,6 +516,10 @@ def main() -> None:
     ap.add_argument("--tt-bits", type=int, default=None,
                     help="the time-to-exact tables: the table's cap, 2^N entries of 16 bytes "
                          "(default: solve's, default_tt_bits of the position)")
+    ap.add_argument("--solve", action="store_true",
+                    help="the time-to-exact tables: each position by solve() (max_nodes the "
+                         "cap; its table grown as solve grows it, in rounds on threads) "
+                         "rather than one root search over a table of the cap")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--rich", action="store_true",
                     help="bomb-rich positions (four ranks and the jokers; at most 8 cards a seat)")
@@ -510,6 +534,8 @@ def main() -> None:
     a = ap.parse_args()
     global RICH
     RICH = a.rich
+    if a.solve and a.without:
+        ap.error("--solve: solve() searches with every technique (drop --without)")
     if a.rich and max(a.sizes) > 8:
         ap.error("--rich: at most 8 cards a seat (the pool holds 36 cards)")
     if a.instructions:

@@ -4,6 +4,7 @@ passed to solve keeps its table warm from call to call."""
 
 from __future__ import annotations
 
+import importlib
 import random
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from shuangkou import Hand, Rules, State, _solve, solve
 from shuangkou.errors import ArgumentError
-from shuangkou.solve import SOLO_NODES, searcher
+from shuangkou.solve import FIRST_ROUND_BITS, SOLO_NODES, searcher
 
 
 def deal(preset: str, cards: int, seed: int) -> State:
@@ -80,6 +81,38 @@ def test_threads_start_only_for_a_big_search() -> None:
         if s.helper_nodes > 0:
             break
     assert max(helped) > 0, helped
+
+
+@pytest.mark.parametrize("seconds", [None, 1000.0])
+def test_the_rounds_tables(monkeypatch: pytest.MonkeyPatch, seconds: float | None) -> None:
+    """On threads solve searches in rounds (docs/solver.md "Threads"): after the search on one
+    thread, whose table grows as it fills, the first round's table has FIRST_ROUND_BITS more
+    bits and room for as many nodes as entries, every later round's is the cap (no node
+    limit) — under a time limit 4x the last round's; no table grows under the threads, and
+    the value is one thread's."""
+    module = importlib.import_module("shuangkou.solve")
+    exact = module._Run.exact
+    rounds: list[tuple[int, int | None, int, int]] = []
+
+    def record(run, cap, threads):  # type: ignore[no-untyped-def]
+        bits = run.s.table_bits
+        found = exact(run, cap, threads)
+        rounds.append((bits, cap, threads, run.s.table_bits))
+        return found
+
+    monkeypatch.setattr(module._Run, "exact", record)
+    state = deal("baibian", 6, 12)  # 3.2 M nodes on one thread: past the first round's room
+    s = searcher(state, tt_bits=12, max_tt_bits=24)
+    sol = solve(state, max_nodes=None, time_limit=seconds, threads=2, searcher=s)
+    assert len(rounds) > 2 and rounds[0][:3] == (12, SOLO_NODES, 1), rounds
+    first = rounds[0][3] + FIRST_ROUND_BITS
+    assert first < 22 and rounds[1] == (first, 1 << first, 2, first), rounds
+    for (_, _, _, last), (bits, cap, threads, after) in zip(rounds[1:], rounds[2:]):
+        grown = 24 if seconds is None else min(last + 2, 24)
+        assert (bits, cap, threads, after) == (
+            grown, None if grown == 24 else 1 << grown, 2, grown), rounds
+    monkeypatch.undo()
+    assert sol.value == solve(state, max_nodes=None, threads=1).value
 
 
 def test_a_searcher_stays_warm_across_calls() -> None:

@@ -489,6 +489,19 @@ Small positions, most of them below 6 cards a seat, never pay for threads (docs/
 "Threads"); a big one starts them after ~30 ms on one thread (100,000 nodes at ~3 M a
 second), whose results the table keeps."""
 
+FIRST_ROUND_BITS = 2
+"""With several threads :func:`solve` searches in rounds (the table cannot grow under the
+threads; docs/solver.md "Threads"): the first round's table has ``2**FIRST_ROUND_BITS`` (4)
+times the entries the search on one thread grew it to, and room for as many nodes (a node
+stores once at most): a search of up to about a million nodes ends there, in a table of
+16 MiB. A search that outgrows it grows the table to its cap at once (under a time limit
+4× a round: zero-filling 512 MiB at once could take past the deadline) and goes on from the
+root over the warm table. The restart itself is cheap (the root's tests pass again in a few
+nodes from the table); what a round stopped by its cap loses is the work its table could
+not keep: the 9-card 百变 positions, the two-thread schedule replayed on one thread, took
+120.0 M nodes this way, 130.5 M growing the table 4× a round, 123.2 M 16× a round (and
+growing to the cap for the first round zero-fills 512 MiB, ~0.5 s, for searches of a few
+hundred thousand nodes)."""
 
 PROBE_NODES = 20_000
 """Nodes of each of :func:`solve`'s null-window probes at the bounds (at most
@@ -606,19 +619,23 @@ def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
         # 3. a guess: deepening by moves left with an eighth of what is left, so that a
         # limit stopping the exact search leaves a play (when none was proven)
         run.deepen(8)
+    first = True
     while found is None and run.left():
         # 4. the exact search with what is left; on several threads in rounds: they share
         # the table, which cannot grow under them, so each round has room for its nodes (a
-        # node stores once at most) in a table 4x the last one's and starts from the root
-        # again over the warm table; not in the last quarter of a time limit (growing
-        # zero-fills the new table: 2^24 entries took over a second on a loaded machine, past
-        # the deadline), where the round goes on in the table as it is
+        # node stores once at most): the first in a table 4x the one thread's
+        # (FIRST_ROUND_BITS), the next at the table's cap, from the root again over the warm
+        # table. Growing zero-fills the new table (2^24 entries took over a second on a
+        # loaded machine): under a time limit the table grows 4x a round, and not at all in
+        # the limit's last quarter, where the round goes on in the table as it is
         room = None
         if workers > 1:
             left = run.left()
             if seconds is None or left is None or left[1] > seconds / 4:
-                s.grow(s.table_bits + 2)
+                s.grow(s.table_bits + FIRST_ROUND_BITS if first or seconds is not None
+                       else s.max_table_bits)
             room = 1 << s.table_bits if s.table_bits < s.max_table_bits else None
+            first = False
         found = run.exact(room, workers)
         if workers == 1:
             break
