@@ -564,6 +564,7 @@ cdef enum:
     SV_CLASS_SLOTS = 2048       # the readings of the rest of a hand, for the quick tricks
     SV_MOVE_SLOTS = 1024        # move lists cached by hand and table (sv_moves; direct-mapped)
     SV_MOVE_MAX = 16            # of at most this many plays
+    SV_MOVE_HEAD = 4            # copied first (sv_moves): the rest only for longer lists
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
@@ -1699,13 +1700,20 @@ cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
         slot = <int>((((hand ^ (<uint64_t>st.table * 0xD6E8FEB86659FD93ULL))
                        * 0x9E3779B97F4A7C15ULL) >> 54) & (SV_MOVE_SLOTS - 1))
         cached = s.mv_hand[slot] == hand + 1 and s.mv_table[slot] == st.table
-    if cached:      # the whole slot copied (a fixed size: a few vector moves, no loop; the
-                    # entries past ``n``, stale or never written, land where nothing reads them)
+    if cached:      # the slot copied in fixed sizes (a few vector moves, no loop; the entries
+                    # past ``n``, stale or never written, land where nothing reads them): its
+                    # first SV_MOVE_HEAD plays, then the rest of the slot only where there are
+                    # more (most lists are answers of a few plays: half the copying, or less)
         n = s.mv_n[slot]
         if SV_MOVE_MAX + 1 > s.cap - start - 1 and not sv_grow(s, SV_MOVE_MAX + 2):
             return -1
-        memcpy(&s.words[start], &s.mv_words[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint64_t))
-        memcpy(&s.tags[start], &s.mv_tags[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint32_t))
+        memcpy(&s.words[start], &s.mv_words[slot * SV_MOVE_MAX], SV_MOVE_HEAD * sizeof(uint64_t))
+        memcpy(&s.tags[start], &s.mv_tags[slot * SV_MOVE_MAX], SV_MOVE_HEAD * sizeof(uint32_t))
+        if n > SV_MOVE_HEAD:
+            memcpy(&s.words[start + SV_MOVE_HEAD], &s.mv_words[slot * SV_MOVE_MAX + SV_MOVE_HEAD],
+                   (SV_MOVE_MAX - SV_MOVE_HEAD) * sizeof(uint64_t))
+            memcpy(&s.tags[start + SV_MOVE_HEAD], &s.mv_tags[slot * SV_MOVE_MAX + SV_MOVE_HEAD],
+                   (SV_MOVE_MAX - SV_MOVE_HEAD) * sizeof(uint32_t))
     else:
         n = sk_legal(&s.p, st, False, s.words + start, s.tags + start, <int>(s.cap - start - 1))
         if n + 1 > s.cap - start - 1:
