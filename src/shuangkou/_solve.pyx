@@ -2092,6 +2092,10 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
+    # the 手数 damage and the wilds order plays among themselves only (an answer's stays
+    # within its band, above the pass or below it: at most 2^12 a play of damage, far less
+    # than 2^20): with one play or none the order is the same without them
+    split = split and n - (st.table != 0) > 1
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
