@@ -1296,8 +1296,9 @@ cdef inline int32_t sv_etc_probe(Search* s, int32_t alpha, int32_t beta, int dep
                 v = -ce.value
             if flag != SV_UPPER:
                 up = -ce.value
-        if up <= alpha:
+        if up <= alpha:     # searched last (its move key), if at all
             s.known[start + i] = (<int64_t>up) * 2 + (ce.depth != SV_TT_EXACT)
+            s.keys[start + i] = -(1 << 30)
         if v >= beta:
             code[0] = i + 1
             exact[0] = ce.depth == SV_TT_EXACT
@@ -2116,9 +2117,6 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
-        for i in range(n):
-            if s.known[start + i] != SV_UNKNOWN:
-                s.keys[start + i] = -(1 << 30)     # known not to raise alpha: last
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
