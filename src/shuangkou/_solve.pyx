@@ -1075,6 +1075,19 @@ cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept 
     return s.class_n[slot]
 
 
+cdef inline int32_t sv_over(Search* s, SkState* st, int seat) noexcept nogil:
+    """``sv_units`` of a finished deal ``st`` (over) reached in the bomb-free subtree being
+    searched: there the score is fixed by the finishing order alone, so where every order
+    that extends its places scores alike (``sv_order_bounds``' bounds meet: the outcome is
+    decided, R7, R8) that value, read from their cache, not scored again."""
+    cdef int32_t lo, hi
+    if s.bombfree:
+        sv_order_bounds(s, st, seat, &lo, &hi)
+        if lo == hi:
+            return lo
+    return sv_units(s, st, seat)
+
+
 cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
                             long long start, int i, int j, uint64_t rest, const uint32_t* tags,
                             int nr, int32_t lb) noexcept nogil:
@@ -1100,7 +1113,7 @@ cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
             sk_restore(st, &line)
         sk_play_unhashed(st, rest, tags[r])
         if st.over:
-            v = sv_units(s, st, seat)
+            v = sv_over(s, st, seat)
         elif s.bombfree:    # the worst finishing order left after the seat is out
             sv_order_bounds(s, st, seat, &v, &hi)
         elif s.features & SV_F_SCORE:   # the least the R8 bounds leave, bombs in hand
@@ -1149,7 +1162,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
             sk_restore(fin, &relay)
         sk_play_unhashed(fin, hand, tags[r])
         if fin.over:
-            v = sv_units(s, fin, seat)
+            v = sv_over(s, fin, seat)
             if v > lb:
                 lb = v
     if nr:
@@ -1184,7 +1197,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
                 sk_restore(fin, &out)
             sk_play_unhashed(fin, rest, tags[r])
             if fin.over:
-                v = sv_units(s, fin, seat)
+                v = sv_over(s, fin, seat)
                 if v > lb:
                     lb = v
     return lb
@@ -1249,7 +1262,7 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
         if over:
-            v = sv_units(s, st, seat)
+            v = sv_over(s, st, seat)
             s.ckeys[start + i] = 0
         else:
             s.ckeys[start + i] = sv_tt_key(s, st, s.chainfree or (
@@ -1922,7 +1935,7 @@ cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, in
                              int depth) noexcept nogil:
     """Value for ``seat`` of the position ``st`` reached by ``seat``'s move."""
     if st.over:
-        return sv_units(s, st, seat)
+        return sv_over(s, st, seat)
     if ((st.to_act ^ seat) & 1) == 0:
         return sv_search(s, st, alpha, beta, depth)
     return -sv_search(s, st, -beta, -alpha, depth)
