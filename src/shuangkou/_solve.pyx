@@ -565,6 +565,7 @@ cdef enum:
     SV_CLASS_SLOTS = 2048       # the readings of the rest of a hand, for the quick tricks
     SV_MOVE_SLOTS = 1024        # move lists cached by hand and table (sv_moves; direct-mapped)
     SV_MOVE_MAX = 16            # of at most this many plays
+    SV_MOVE_HEAD = 4            # copied first (sv_moves): the rest only for longer lists
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
@@ -1101,6 +1102,19 @@ cdef inline int sv_classify(Search* s, uint64_t cards, uint32_t* tags) noexcept 
     return s.class_n[slot]
 
 
+cdef inline int32_t sv_over(Search* s, SkState* st, int seat) noexcept nogil:
+    """``sv_units`` of a finished deal ``st`` (over) reached in the bomb-free subtree being
+    searched: there the score is fixed by the finishing order alone, so where every order
+    that extends its places scores alike (``sv_order_bounds``' bounds meet: the outcome is
+    decided, R7, R8) that value, read from their cache, not scored again."""
+    cdef int32_t lo, hi
+    if s.bombfree:
+        sv_order_bounds(s, st, seat, &lo, &hi)
+        if lo == hi:
+            return lo
+    return sv_units(s, st, seat)
+
+
 cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
                             long long start, int i, int j, uint64_t rest, const uint32_t* tags,
                             int nr, int32_t lb) noexcept nogil:
@@ -1126,7 +1140,7 @@ cdef inline int32_t sv_line(Search* s, SkState* st, const SkUndo* u, int seat,
             sk_restore(st, &line)
         sk_play_unhashed(st, rest, tags[r])
         if st.over:
-            v = sv_units(s, st, seat)
+            v = sv_over(s, st, seat)
         elif s.bombfree:    # the worst finishing order left after the seat is out
             sv_order_bounds(s, st, seat, &v, &hi)
         elif s.features & SV_F_SCORE:   # the least the R8 bounds leave, bombs in hand
@@ -1175,7 +1189,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
             sk_restore(fin, &relay)
         sk_play_unhashed(fin, hand, tags[r])
         if fin.over:
-            v = sv_units(s, fin, seat)
+            v = sv_over(s, fin, seat)
             if v > lb:
                 lb = v
     if nr:
@@ -1210,7 +1224,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
                 sk_restore(fin, &out)
             sk_play_unhashed(fin, rest, tags[r])
             if fin.over:
-                v = sv_units(s, fin, seat)
+                v = sv_over(s, fin, seat)
                 if v > lb:
                     lb = v
     return lb
@@ -1275,7 +1289,7 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
         over = st.over != 0
         if over:
-            v = sv_units(s, st, seat)
+            v = sv_over(s, st, seat)
             s.ckeys[start + i] = 0
         else:
             s.ckeys[start + i] = sv_tt_key(s, st, s.chainfree or (
@@ -1322,8 +1336,9 @@ cdef inline int32_t sv_etc_probe(Search* s, int32_t alpha, int32_t beta, int dep
                 v = -ce.value
             if flag != SV_UPPER:
                 up = -ce.value
-        if up <= alpha:
+        if up <= alpha:     # searched last (its move key), if at all
             s.known[start + i] = (<int64_t>up) * 2 + (ce.depth != SV_TT_EXACT)
+            s.keys[start + i] = -(1 << 30)
         if v >= beta:
             code[0] = i + 1
             exact[0] = ce.depth == SV_TT_EXACT
@@ -1726,13 +1741,20 @@ cdef inline int sv_moves(Search* s, const SkState* st) noexcept nogil:
         slot = <int>((((hand ^ (<uint64_t>st.table * 0xD6E8FEB86659FD93ULL))
                        * 0x9E3779B97F4A7C15ULL) >> 54) & (SV_MOVE_SLOTS - 1))
         cached = s.mv_hand[slot] == hand + 1 and s.mv_table[slot] == st.table
-    if cached:      # the whole slot copied (a fixed size: a few vector moves, no loop; the
-                    # entries past ``n``, stale or never written, land where nothing reads them)
+    if cached:      # the slot copied in fixed sizes (a few vector moves, no loop; the entries
+                    # past ``n``, stale or never written, land where nothing reads them): its
+                    # first SV_MOVE_HEAD plays, then the rest of the slot only where there are
+                    # more (most lists are answers of a few plays: half the copying, or less)
         n = s.mv_n[slot]
         if SV_MOVE_MAX + 1 > s.cap - start - 1 and not sv_grow(s, SV_MOVE_MAX + 2):
             return -1
-        memcpy(&s.words[start], &s.mv_words[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint64_t))
-        memcpy(&s.tags[start], &s.mv_tags[slot * SV_MOVE_MAX], SV_MOVE_MAX * sizeof(uint32_t))
+        memcpy(&s.words[start], &s.mv_words[slot * SV_MOVE_MAX], SV_MOVE_HEAD * sizeof(uint64_t))
+        memcpy(&s.tags[start], &s.mv_tags[slot * SV_MOVE_MAX], SV_MOVE_HEAD * sizeof(uint32_t))
+        if n > SV_MOVE_HEAD:
+            memcpy(&s.words[start + SV_MOVE_HEAD], &s.mv_words[slot * SV_MOVE_MAX + SV_MOVE_HEAD],
+                   (SV_MOVE_MAX - SV_MOVE_HEAD) * sizeof(uint64_t))
+            memcpy(&s.tags[start + SV_MOVE_HEAD], &s.mv_tags[slot * SV_MOVE_MAX + SV_MOVE_HEAD],
+                   (SV_MOVE_MAX - SV_MOVE_HEAD) * sizeof(uint32_t))
     else:
         n = sk_legal(&s.p, st, False, s.words + start, s.tags + start, <int>(s.cap - start - 1))
         if n + 1 > s.cap - start - 1:
@@ -1940,7 +1962,7 @@ cdef inline int32_t sv_child(Search* s, SkState* st, int seat, int32_t alpha, in
                              int depth) noexcept nogil:
     """Value for ``seat`` of the position ``st`` reached by ``seat``'s move."""
     if st.over:
-        return sv_units(s, st, seat)
+        return sv_over(s, st, seat)
     if ((st.to_act ^ seat) & 1) == 0:
         return sv_search(s, st, alpha, beta, depth)
     return -sv_search(s, st, -beta, -alpha, depth)
@@ -2111,6 +2133,10 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
+    # the 手数 damage and the wilds order plays among themselves only (an answer's stays
+    # within its band, above the pass or below it: at most 2^12 a play of damage, far less
+    # than 2^20): with one play or none the order is the same without them
+    split = split and n - (st.table != 0) > 1
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
@@ -2131,9 +2157,6 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return v
-        for i in range(n):
-            if s.known[start + i] != SV_UNKNOWN:
-                s.keys[start + i] = -(1 << 30)     # known not to raise alpha: last
     outer_horizon = s.horizon
     s.horizon = False
     work0 = s.budget.work
