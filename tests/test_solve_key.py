@@ -139,3 +139,65 @@ def test_chain_capable_positions_keep_the_zobrist_hash() -> None:
             assert _solve.tt_key(_solve.Searcher(state, "score", 12), state) == state.hash
             checked += 1
     assert checked >= 20  # most 9-card hands of 百变 can form a chain
+
+
+def _held(state: State) -> frozenset:
+    """The natural ranks the relative-rank key renumbers: those held, and the table's top."""
+    hands = [state.hand(seat).packed for seat in range(4)]
+    held = {r for r in range(13) for h in hands if h >> 4 * r & 15}
+    if state.table is not None and state.table.top < 13:
+        held.add(state.table.top)
+    return frozenset(held)
+
+
+def _bombs(state: State) -> int:
+    return sum(len(state.bombs_played(seat)) for seat in range(4))
+
+
+def test_child_keys_derived_from_the_parent_are_the_keys_built_whole() -> None:
+    """The transposition cut-off keys each child from the parts it shares with its parent
+    (``sv_child_key``): the key must be bit for bit ``sv_tt_key``'s of the child, or the table
+    answers for the wrong position. Over random play-outs of dealt hands in every preset, with
+    and without ``pext``, every child of every chain-free position (each move and its forced
+    passes) is keyed both ways; the play-outs meet every case the derivation distinguishes,
+    counted here from the public positions: a play that empties a rank or leaves it only on
+    the table, a new table top, a pass, a trick's end, a seat going out, a bomb played."""
+    from shuangkou import _solve
+
+    rng = random.Random("child keys")
+    for preset in PRESET_NAMES:
+        rules = Rules.preset(preset)
+        cases = dict.fromkeys(("same ranks", "other ranks", "pass", "trick ends", "goes out",
+                               "bomb"), 0)
+        compared = 0
+        for deal in range(budget(12, 60)):
+            # every other deal from the ranks 3, 7, J, 2 and the jokers alone: bombs in
+            # chain-free hands (no two of those ranks are near enough to chain, R2)
+            deck = [c for c in range(108) if deal % 2 or c >= 104 or (c % 52) // 4 % 4 == 0]
+            rng.shuffle(deck)
+            hands = [Hand.from_cards(deck[8 * s : 8 * (s + 1)]) for s in range(4)]
+            state = State.from_position(rules, hands, deal % 4)
+            with_pext = _solve.Searcher(state, "score", 12)
+            without = _solve.Searcher(state, "score", 12, "hand_count",
+                                      [t for t in _solve.TECHNIQUES if t != "pext"])
+            while not state.is_over:
+                moves = [*state.legal(), *([PASS] if state.can_pass() else [])]
+                if all(len(state.hand(t)) <= 4 or _solve.chainless(state.hand(t).packed,
+                                                                      rules.flags)
+                       for t in range(4)):
+                    for searcher in (with_pext, without):
+                        for derived, whole in _solve.child_keys(searcher, state):
+                            assert derived == whole, (preset, str(state))
+                            compared += 1
+                    for play in moves:
+                        child = state.copy()
+                        child.play(play)
+                        cases["same ranks" if _held(child) == _held(state) else
+                              "other ranks"] += 1
+                        cases["pass"] += play == PASS
+                        cases["trick ends"] += child.table is None and play == PASS
+                        cases["goes out"] += len(child.places) > len(state.places)
+                        cases["bomb"] += _bombs(child) > _bombs(state)
+                state.play(rng.choice(moves))
+        assert compared > budget(1_000, 5_000), (preset, compared)
+        assert min(cases.values()) > 0, (preset, cases)
