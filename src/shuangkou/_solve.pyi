@@ -115,10 +115,6 @@ def score_bounds(searcher: Searcher, state: State, seat: int | None = ...) -> tu
     seat to act) by the finishing orders still possible and what the bombs in hand can add
     (the static R8 bounds; a finished deal's: its value)."""
 
-def child_keys(searcher: Searcher, state: State) -> list[tuple[int, int]]:
-    """For each move of the chain-free ``state`` (with its forced passes), ``(derived, whole)``:
-    the child's key from the parts it shares with ``state`` and built whole (tests)."""
-
 def quick_bound(searcher: Searcher, state: State) -> int | None:
     """The quick tricks' lower bound on the value of ``state`` for its seat to act, or
     ``None`` when no line gives one."""

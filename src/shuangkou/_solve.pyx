@@ -398,8 +398,6 @@ cdef extern from *:
         nat[2] = _pext_u64(nat[2], keep);
         nat[3] = _pext_u64(nat[3], keep);
     }
-    __attribute__((target("bmi2")))
-    static uint64_t sv_pext1(uint64_t word, uint64_t keep) { return _pext_u64(word, keep); }
     /* AMD family 17h (Zen 1 and 2) has pext in microcode, tens of times slower than the loop's
        shifts: there the loop is kept. */
     static int sv_cpu_bmi2(void) {
@@ -408,7 +406,6 @@ cdef extern from *:
     #else
     static void sv_pext4(uint64_t* nat, uint64_t keep) {
         (void)nat; (void)keep; }
-    static uint64_t sv_pext1(uint64_t word, uint64_t keep) { (void)keep; return word; }
     static int sv_cpu_bmi2(void) { return 0; }
     #endif
     /* The relative-rank key's mix (sv_tt_key): the 128-bit product of two 64-bit words
@@ -513,7 +510,6 @@ cdef extern from *:
     void* sv_map_zeroed(size_t n) noexcept nogil
     void sv_unmap(void* p, size_t n) noexcept nogil
     void sv_pext4(uint64_t* nat, uint64_t keep) noexcept nogil
-    uint64_t sv_pext1(uint64_t word, uint64_t keep) noexcept nogil
     uint64_t sv_mum(uint64_t a, uint64_t b) noexcept nogil
     uint64_t SV_KEY0, SV_KEY1, SV_KEY2, SV_KEY3, SV_KEY4
     bint sv_cpu_bmi2() noexcept nogil
@@ -613,18 +609,6 @@ ctypedef struct Shared:
     long long claimed           # nodes handed out to the threads, in chunks of SV_CHUNK
     long long max_work          # the call's node limit (0: none)
     long long stop              # SK_RUNNING, or why a thread stopped: every thread stops
-
-
-ctypedef struct SvKeyParts:
-    # a position's relative-rank key in parts its children share (sv_key_parts)
-    uint64_t held               # the natural ranks held, the table's top included (sv_held)
-    uint64_t gaps               # the natural ranks not held
-    uint64_t others             # the natural cards of the seats other than the mover, ORed
-    uint64_t word[4]            # each hand squeezed, its jokers, XORed with its seat's SV_KEY
-    uint64_t pair               # the product (sv_mum) of the two seats other than the mover's pair
-    uint64_t tail               # the places' and bombs' terms (sv_key_tail), summed
-    int nplaces                 # how many places and bombs played the tail holds
-    int nbombs
 
 
 ctypedef struct Search:
@@ -803,56 +787,6 @@ cdef inline bint sv_all_chainless(Search* s, const SkState* st) noexcept nogil:
     return True
 
 
-cdef inline uint64_t sv_held(uint64_t occupied, int top) noexcept nogil:
-    """The relative-rank key's held ranks (one bit a natural rank, SK_NIB1's): those of
-    ``occupied`` (the hands' natural cards, ORed) and the table's ``top`` (15: no table)."""
-    cdef uint64_t held = (occupied | occupied >> 1 | occupied >> 2 | occupied >> 3) & SK_NIB1 & SK_NAT_MASK
-    if top < 13:
-        held |= (<uint64_t>1) << (4 * top)
-    return held
-
-
-cdef inline void sv_squeeze(Search* s, uint64_t* nat, int count, uint64_t held,
-                            uint64_t gaps) noexcept nogil:
-    """The relative-rank key's squeeze of ``count`` (1 or 4) natural hand words in place: the
-    ranks of ``gaps`` (none of them ``held``) cut out, the held ranks packed down in order."""
-    cdef uint64_t low
-    cdef int t, r
-    if s.pext and gaps:     # the held ranks' nibbles, packed down in order
-        if count == 4:
-            sv_pext4(nat, held * 15)
-        else:
-            nat[0] = sv_pext1(nat[0], held * 15)
-        return
-    while gaps:     # squeeze each gap out, the highest first (no hand holds its rank)
-        r = high_rank(gaps)
-        low = ((<uint64_t>1) << (4 * r)) - 1
-        for t in range(count):
-            nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
-        gaps &= low
-
-
-cdef inline uint64_t sv_key_rest(const SkState* st, uint64_t tag) noexcept nogil:
-    """The relative-rank key's terms of the table (``tag``: its reading, top renumbered) and
-    its owner, the seat to act, the passes and the escape, as ``sk_rehash`` keys them: the
-    table's word by SV_KEY4, its high half folded onto its low (both one-to-one; the fold
-    spreads positions that differ in the table's high fields alone over the buckets)."""
-    tag = (tag << 3 | <uint64_t>(st.owner + 1)) * SV_KEY4
-    return (tag ^ tag >> 32) + _z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1]
-
-
-cdef inline uint64_t sv_key_tail(const SkState* st, int places, int bombs) noexcept nogil:
-    """The relative-rank key's terms of the places from the ``places``-th and of the bombs
-    played from the ``bombs``-th (both lists only grow: a child's are its parent's and more)."""
-    cdef uint64_t h = 0
-    cdef int r
-    for r in range(places, st.nplaces):
-        h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
-    for r in range(bombs, st.nbombs):
-        h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
-    return h
-
-
 cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noexcept nogil:
     """The table key of ``st``. ``chainfree``: ``sv_all_chainless(s, st)`` (known from the
     parent or tested).
@@ -871,8 +805,8 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
     ``tests/test_solve_key.py`` finds no two positions alike in key among many. Otherwise
     the engine's Zobrist hash."""
     cdef uint64_t nat[4]
-    cdef uint64_t occupied = 0, held, gaps, tag
-    cdef int t, top
+    cdef uint64_t occupied = 0, held, gaps, low, tag, h
+    cdef int t, r, top
     if not (s.features & SV_F_RELATIVE and chainfree):
         return st.hash
     for t in range(4):
@@ -880,68 +814,35 @@ cdef inline uint64_t sv_tt_key(Search* s, const SkState* st, bint chainfree) noe
         occupied |= nat[t]
     tag = st.table
     top = tag_top(tag) if tag else 15
-    held = sv_held(occupied, top)
+    held = (occupied | occupied >> 1 | occupied >> 2 | occupied >> 3) & SK_NIB1 & SK_NAT_MASK
+    if top < 13:
+        held |= (<uint64_t>1) << (4 * top)
     gaps = ~held & SK_NIB1 & SK_NAT_MASK
     if top < 13:    # the table's top, renumbered: less the gaps below it
         tag -= <uint32_t>nib_sum(gaps & (((<uint64_t>1) << (4 * top)) - 1)) << 4
-    sv_squeeze(s, nat, 4, held, gaps)
+    if s.pext and gaps:
+        sv_pext4(nat, held * 15)    # the held ranks' nibbles, packed down in order
+        gaps = 0
+    while gaps:     # squeeze each gap out, the highest first (no hand holds its rank)
+        r = high_rank(gaps)
+        low = ((<uint64_t>1) << (4 * r)) - 1
+        for t in range(4):
+            nat[t] = (nat[t] & low) | ((nat[t] >> 4) & ~low)
+        gaps &= low
     for t in range(4):      # the jokers keep their ranks
         nat[t] |= st.hand[t] & ~SK_NAT_MASK
-    # the hands two seats a product (sv_mum, SV_KEY0..3), then the rest (sv_key_rest): no
-    # finaliser: each product's high half already depends on every bit of both factors, and
-    # gives the key's low bits (the bucket)
-    return (sv_mum(nat[0] ^ SV_KEY0, nat[1] ^ SV_KEY1) + sv_mum(nat[2] ^ SV_KEY2, nat[3] ^ SV_KEY3)
-            + sv_key_rest(st, tag) + sv_key_tail(st, 0, 0))
-
-
-cdef inline void sv_key_parts(Search* s, const SkState* st, int seat,
-                              SvKeyParts* k) noexcept nogil:
-    """The parts of the relative-rank key (``sv_tt_key``) of ``st`` that its children by a
-    move of ``seat`` (its seat to act) share while the ranks held stay the same: the other
-    hands squeezed, their pair's product, the places' and bombs' terms (``sv_child_key``).
-    ``st`` is chain-free (so are its children) and the technique "relative" on."""
-    cdef uint64_t nat[4]
-    cdef uint64_t tag = st.table
-    cdef int t, top = tag_top(st.table) if st.table else 15
-    k.others = 0
-    for t in range(4):
-        nat[t] = st.hand[t] & SK_NAT_MASK
-        if t != seat:
-            k.others |= nat[t]
-    k.held = sv_held(k.others | nat[seat], top)
-    k.gaps = ~k.held & SK_NIB1 & SK_NAT_MASK
-    sv_squeeze(s, nat, 4, k.held, k.gaps)
-    k.word[0] = (nat[0] | st.hand[0] & ~SK_NAT_MASK) ^ SV_KEY0
-    k.word[1] = (nat[1] | st.hand[1] & ~SK_NAT_MASK) ^ SV_KEY1
-    k.word[2] = (nat[2] | st.hand[2] & ~SK_NAT_MASK) ^ SV_KEY2
-    k.word[3] = (nat[3] | st.hand[3] & ~SK_NAT_MASK) ^ SV_KEY3
-    k.pair = sv_mum(k.word[2], k.word[3]) if seat < 2 else sv_mum(k.word[0], k.word[1])
-    k.tail = sv_key_tail(st, 0, 0)
-    k.nplaces = st.nplaces
-    k.nbombs = st.nbombs
-
-
-cdef inline uint64_t sv_child_key(Search* s, const SkState* st, int seat,
-                                  const SvKeyParts* k) noexcept nogil:
-    """``sv_tt_key(s, st, True)`` of a child of the position of ``k`` (``sv_key_parts``) by a
-    move of ``seat`` and the forced passes after it: the same value. Where the ranks held
-    (with the table's top) are the parent's, only ``seat``'s hand is squeezed and its pair's
-    product taken; the rest of the hands' terms and the places' and bombs' (both lists grow
-    only) are the parent's. Otherwise (a play emptied a rank, the table's top changed which
-    ranks count) the key is built whole."""
-    cdef uint64_t mine[1]
-    cdef uint64_t tag = st.table
-    cdef int top = tag_top(st.table) if st.table else 15
-    mine[0] = st.hand[seat] & SK_NAT_MASK
-    if sv_held(k.others | mine[0], top) != k.held:
-        return sv_tt_key(s, st, True)
-    if top < 13:    # the table's top, renumbered: less the gaps below it
-        tag -= <uint32_t>nib_sum(k.gaps & (((<uint64_t>1) << (4 * top)) - 1)) << 4
-    sv_squeeze(s, mine, 1, k.held, k.gaps)
-    mine[0] = (mine[0] | st.hand[seat] & ~SK_NAT_MASK) ^ (
-        SV_KEY0 if seat == 0 else SV_KEY1 if seat == 1 else SV_KEY2 if seat == 2 else SV_KEY3)
-    return ((sv_mum(mine[0], k.word[seat | 1]) if (seat & 1) == 0 else sv_mum(k.word[seat & 2], mine[0]))
-            + k.pair + sv_key_rest(st, tag) + k.tail + sv_key_tail(st, k.nplaces, k.nbombs))
+    # the hands two seats a product (sv_mum, SV_KEY0..3), the table's word by SV_KEY4, its
+    # high half folded onto its low (both one-to-one; the fold spreads positions that differ
+    # in the table's high fields alone over the buckets); no finaliser: each product's high half
+    # already depends on every bit of both factors, and gives the key's low bits (the bucket)
+    tag = (tag << 3 | <uint64_t>(st.owner + 1)) * SV_KEY4
+    h = (sv_mum(nat[0] ^ SV_KEY0, nat[1] ^ SV_KEY1) + sv_mum(nat[2] ^ SV_KEY2, nat[3] ^ SV_KEY3)
+         + (tag ^ tag >> 32) + _z_turn(st) + SK_ZOBRIST[_Z_ESCAPE + st.escape + 1])
+    for r in range(st.nplaces):
+        h += SK_ZOBRIST[_Z_PLACE + (r << 2 | st.places[r])]
+    for r in range(st.nbombs):
+        h += _z_bomb(st.bomb_seat[r], st.bomb_tag[r])
+    return h
 
 
 cdef inline bint sv_usable(const TTData* e, int depth) noexcept nogil:
@@ -1380,12 +1281,7 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
     value (``code``: 1 + the move's index), else −SV_INF. ``hashed``: not ``sv_hashless(s)``."""
     cdef int i, d
     cdef int32_t v = 0
-    cdef bint over, parts = s.features & SV_F_RELATIVE and s.chainfree
-    cdef SvKeyParts k
-    if parts:   # the children's keys from the parts they share with this position's
-        sv_key_parts(s, st, seat, &k)
-    else:       # unread (for the compiler's flow analysis)
-        memset(&k, 0, sizeof(k))
+    cdef bint over
     for i in range(n):
         s.known[start + i] = SV_UNKNOWN
         sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
@@ -1396,8 +1292,8 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
             v = sv_over(s, st, seat)
             s.ckeys[start + i] = 0
         else:
-            s.ckeys[start + i] = sv_child_key(s, st, seat, &k) if parts else sv_tt_key(
-                s, st, s.features & SV_F_RELATIVE and sv_all_chainless(s, st))
+            s.ckeys[start + i] = sv_tt_key(s, st, s.chainfree or (
+                s.features & SV_F_RELATIVE and sv_all_chainless(s, st)))
             sv_prefetch(sv_bucket(s, s.ckeys[start + i]))
             if ((st.to_act ^ seat) & 1) == 0:
                 s.passes[start + i] |= SV_PARTNER
@@ -3430,51 +3326,6 @@ def tt_key(Searcher searcher, State state) -> int:
         raise ArgumentError("state: the position's rules are not the searcher's")
     with searcher.lock:     # the searcher's features and pext choice
         return sv_tt_key(&searcher.s, &state.st, sv_all_chainless(&searcher.s, &state.st))
-
-
-def child_keys(Searcher searcher, State state) -> list:
-    """``sv_child_key`` (tests): for each move of ``state`` (the search's moves, each followed
-    by its forced passes, as ``sv_etc_keys`` makes them), ``(derived, whole)``: the child's
-    key from the parts it shares with ``state`` (``sv_key_parts``) and ``sv_tt_key`` of the
-    child built whole; a child that ends the deal is left out. ``state`` must be chain-free
-    (``sv_all_chainless``) and the searcher's technique "relative" on: elsewhere the
-    cut-off keys a child whole."""
-    cdef Search* s = &searcher.s
-    cdef SkState st
-    cdef SkUndo u
-    cdef SvKeyParts k
-    cdef int i, n, seat
-    cdef uint64_t derived, whole
-    searcher._ready()
-    if state.rules != searcher.rules:
-        raise ArgumentError("state: the position's rules are not the searcher's")
-    if state.st.over:
-        raise ArgumentError("state: the deal is over, so it has no children: pass one in play")
-    if not (s.features & SV_F_RELATIVE and sv_all_chainless(s, &state.st)):
-        raise ArgumentError("state: a hand can still form a chain (or the technique "
-                            "\"relative\" is off), so no key is derived: pass a chain-free one")
-    st = state.st
-    seat = st.to_act
-    out = []
-    with searcher.lock:     # the searcher's caches, move stack and flags
-        sv_fresh(s)
-        n = sv_moves(s, &st)
-        if n < 0:
-            raise MemoryError()
-        s.top = n
-        s.chainfree = True
-        sv_key_parts(s, &st, seat, &k)
-        sk_save(&st, &u)
-        for i in range(n):
-            sv_apply(&st, s.words[i], s.tags[i], False)
-            sv_advance(s, &st, SV_EXACT_DEPTH, False)
-            if not st.over:
-                derived = sv_child_key(s, &st, seat, &k)
-                whole = sv_tt_key(s, &st, True)
-                out.append((derived, whole))
-            sk_restore(&st, &u)
-        sv_fresh(s)
-    return out
 
 
 def order_bounds(Searcher searcher, State state) -> tuple | None:
