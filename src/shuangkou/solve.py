@@ -513,7 +513,7 @@ with whatever is left (docs/solver.md "Search", *Limits*)."""
 
 PROBE_NODES = 20_000
 """Nodes of each of :func:`solve`'s null-window probes at the bounds (at most
-:data:`PROBE_STEPS` a side, within a quarter of the reserve, :data:`GUESS_SHARE`), made once
+:data:`PROBE_STEPS` a side, within half of the reserve, :data:`GUESS_SHARE`), made once
 the exact search has not finished: a probe that finishes narrows the bounds (docs/solver.md
 "Search", *Limits*)."""
 
@@ -629,13 +629,13 @@ def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
         found = run.rounds(workers)
     if found is None and limited:
         # 3. a limit stopped the exact search: the reserve makes its answer. Null-window
-        # probes at the bounds with a quarter of it (cheap where a bomb or the finishing
+        # probes at the bounds with half of it (cheap where a bomb or the finishing
         # orders settle a side soon, and over the exact search's warm table); then, unless a
         # move is proven to reach ``lower`` (the play returned), a guess by deepening over the
         # moves left (over that table often done in milliseconds); then the exact search
         # again with whatever is left (from the root over the warm table: it may yet end)
         run.hold(None)
-        run.probe(4)
+        run.probe(2)
         if not run.proven:
             run.deepen(1)
         found = run.rounds(workers)
