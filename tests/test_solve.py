@@ -162,6 +162,26 @@ def test_limits_stop_the_search_with_bounds() -> None:
     assert timed.exact and timed.value == 8
 
 
+@pytest.mark.parametrize("best", ["all", "one"])
+def test_a_limit_the_search_fits_in_costs_nothing(best: str) -> None:
+    """Issue #33: a limited call runs the exact search first, with all but GUESS_SHARE of its
+    budget, and spends nothing on probes or the deepening when that search ends: on one
+    thread (deterministic node counts) its nodes are the unlimited call's. The position (6
+    cards a seat) needs ~280,000 nodes, past SOLO_NODES, where the order before (probes and
+    deepening after SOLO_NODES, then the exact search again) added nodes."""
+    deck = list(range(108))
+    random.Random(8).shuffle(deck)
+    hands = [Hand.from_cards(deck[6 * s : 6 * (s + 1)]) for s in range(4)]
+    state = State.from_position(Rules.preset("baibian"), hands, 0)
+    free = solve(state, max_nodes=None, time_limit=None, threads=1, best=best)
+    assert free.exact and free.nodes > 100_000
+    for limits in ({"max_nodes": 2 * free.nodes, "time_limit": None},
+                   {"max_nodes": None, "time_limit": 600.0}, {}):    # {}: the defaults
+        cut = solve(state, threads=1, best=best, **limits)
+        assert cut.exact and (cut.value, cut.best) == (free.value, free.best), limits
+        assert cut.nodes == free.nodes, (limits, cut.nodes, free.nodes)
+
+
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_a_stopped_search_brackets_the_value(preset: str) -> None:
     """Issue #33: a search stopped by a limit gives bounds that hold and a legal play. Random

@@ -242,15 +242,12 @@ def test_probe_answers_the_null_window() -> None:
     assert answered == 4 * len(PRESET_NAMES) * budget(ci=8, full=80)
 
 
-def test_solve_probes_keep_the_bounds_sound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the first, one-thread search cut to a node (``SOLO_NODES``), a limited ``solve``
-    runs its probes at the bounds before the deepening and the exact search: on bomb-rich
-    positions of every preset stopped at several node limits, ``lower <= value <= upper``,
-    the guess proven to reach ``lower`` (``depth`` None) does, and the bounds are narrower
-    than the static ones somewhere (the probes and searches prove something)."""
-    import sys
-
-    monkeypatch.setattr(sys.modules["shuangkou.solve"], "SOLO_NODES", 1)
+def test_solve_probes_keep_the_bounds_sound() -> None:
+    """A limited ``solve`` whose exact search a limit stopped runs its probes at the bounds
+    (then, unless a play is proven, the deepening) with the reserve it held back: on
+    bomb-rich positions of every preset stopped at several node limits, ``lower <= value <=
+    upper``, the guess proven to reach ``lower`` (``depth`` None) does, and the bounds are
+    narrower than the static ones somewhere (the probes and searches prove something)."""
     checked = narrowed = 0
     for state, full in solved_bomb_positions("probes-in-solve", budget(ci=6, full=60), 7):
         exact = dict(full.values)

@@ -100,10 +100,10 @@ def test_threads_give_the_solution_of_one_thread(threads: int) -> None:
         assert (many.value, many.best, many.values) == (one.value, one.best, one.values)
         assert many.value is not None and replays_to(state, many.pv, many.seat, many.value)
         # without all_values: the same value and optimal plays (listed in the root's order,
-        # which puts the table's move first: after a first round stopped at SOLO_NODES, the
-        # deepening's, which follows what that round left in the table, so the order of
-        # equal plays may differ from all_values'); a non-optimal play's value is an upper
-        # bound below the best (which bound depends on the threads' timing)
+        # which puts the table's move first: what the rounds and the helper threads left in
+        # the table, so the order of equal plays may differ from all_values'); a non-optimal
+        # play's value is an upper bound below the best (which bound depends on the threads'
+        # timing)
         fast = solve(state, threads=threads)
         assert (fast.value, set(fast.best)) == (one.value, set(one.best))
         assert fast.value is not None

@@ -503,16 +503,25 @@ not keep: the 9-card 百变 positions, the two-thread schedule replayed on one t
 growing to the cap for the first round zero-fills 512 MiB, ~0.5 s, for searches of a few
 hundred thousand nodes)."""
 
+GUESS_SHARE = 8
+"""A limited :func:`solve` holds an eighth of its nodes and of its time back from the exact
+search, which runs first with the rest: a search that ends within that pays nothing for a
+guess. Only one that a limit stopped spends the reserve on its answer: probes at the bounds
+(:data:`PROBE_NODES`), then, unless a play is proven to reach the lower bound, the deepening
+(:data:`ANYTIME_DEPTHS`) over the exact search's warm table, then the exact search again
+with whatever is left (docs/solver.md "Search", *Limits*)."""
+
 PROBE_NODES = 20_000
 """Nodes of each of :func:`solve`'s null-window probes at the bounds (at most
-:data:`PROBE_STEPS` a side, within a 32nd of what is left), made once the first search has
-not finished: a probe that finishes narrows the bounds (docs/solver.md "Limits")."""
+:data:`PROBE_STEPS` a side, within half of the reserve, :data:`GUESS_SHARE`), made once
+the exact search has not finished: a probe that finishes narrows the bounds (docs/solver.md
+"Search", *Limits*)."""
 
 PROBE_STEPS = 8
 
 ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
-"""The depths of :func:`solve`'s anytime stage (moves, passes included), searched before the
-exact search when a time limit is given."""
+"""The depths of :func:`solve`'s anytime guess (moves, passes included), searched with the
+rest of the reserve (:data:`GUESS_SHARE`) after a limit stopped the exact search."""
 
 
 def solve(
@@ -541,9 +550,11 @@ def solve(
     ``exact=False`` with bounds on the value (``lower``, ``upper``: the static R8 bounds,
     narrowed by what the search proved) and a play
     (``Solution.guess``). The search runs in stages: the exact search on one thread for
-    :data:`SOLO_NODES` nodes (most small positions end there); then, under a limit, a guess
-    by deepening over the moves left (:data:`ANYTIME_DEPTHS`) with an eighth of what is left;
-    then the exact search with the rest, on ``threads`` threads. Ctrl-C raises
+    :data:`SOLO_NODES` nodes (most small positions end there), then on ``threads`` threads;
+    under a limit it has all but an eighth of the nodes and time (:data:`GUESS_SHARE`), and
+    only when it stopped does the call spend that reserve on its answer: probes at the bounds,
+    then, unless a play is proven to reach ``lower``, a guess by deepening over the moves
+    left (:data:`ANYTIME_DEPTHS`), then the exact search again with whatever is left. Ctrl-C raises
     :class:`KeyboardInterrupt` within milliseconds. ``all_values``: every move's value exact
     in ``Solution.values`` (else only the optimal ones are). ``best``: ``"all"`` finds every
     optimal play (``Solution.best``); ``"one"`` is content with one: the value by MTD(f)
@@ -609,36 +620,25 @@ def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
     run = _Run(s, nodes, None if seconds is None else time.monotonic() + seconds,
                all_values, one)
     limited = nodes is not None or seconds is not None
-    # 1. the exact search on one thread: a search that ends within SOLO_NODES is all there is
-    # (no helper threads, no anytime stage)
-    found = run.exact(SOLO_NODES if workers > 1 or limited else None, 1)
-    if found is None and limited and run.left():
-        # 2. null-window probes at the bounds (the static R8 ones at first) with a 32nd of
-        # what is left: cheap where a bomb or the finishing orders settle a side soon
-        run.probe(32)
-        # 3. a guess: deepening by moves left with an eighth of what is left, so that a
-        # limit stopping the exact search leaves a play (when none was proven)
-        run.deepen(8)
-    first = True
-    while found is None and run.left():
-        # 4. the exact search with what is left; on several threads in rounds: they share
-        # the table, which cannot grow under them, so each round has room for its nodes (a
-        # node stores once at most): the first in a table 4x the one thread's
-        # (FIRST_ROUND_BITS), the next at the table's cap, from the root again over the warm
-        # table. Growing zero-fills the new table (2^24 entries took over a second on a
-        # loaded machine): under a time limit the table grows 4x a round, and not at all in
-        # the limit's last quarter, where the round goes on in the table as it is
-        room = None
-        if workers > 1:
-            left = run.left()
-            if seconds is None or left is None or left[1] > seconds / 4:
-                s.grow(s.table_bits + FIRST_ROUND_BITS if first or seconds is not None
-                       else s.max_table_bits)
-            room = 1 << s.table_bits if s.table_bits < s.max_table_bits else None
-            first = False
-        found = run.exact(room, workers)
-        if workers == 1:
-            break
+    if limited:     # the guess's reserve, held back from the exact search (GUESS_SHARE)
+        run.hold(GUESS_SHARE)
+    # 1. the exact search on one thread; 2. on several (in rounds) only once SOLO_NODES did
+    # not end it: a small search never starts a helper thread
+    found = run.exact(SOLO_NODES if workers > 1 else None, 1)
+    if found is None:
+        found = run.rounds(workers)
+    if found is None and limited:
+        # 3. a limit stopped the exact search: the reserve makes its answer. Null-window
+        # probes at the bounds with half of it (cheap where a bomb or the finishing
+        # orders settle a side soon, and over the exact search's warm table); then, unless a
+        # move is proven to reach ``lower`` (the play returned), a guess by deepening over the
+        # moves left (over that table often done in milliseconds); then the exact search
+        # again with whatever is left (from the root over the warm table: it may yet end)
+        run.hold(None)
+        run.probe(2)
+        if not run.proven:
+            run.deepen(1)
+        found = run.rounds(workers)
     moves, values, optimal = run.last
     plays = [_play(w, t) for w, t in moves]
     vals = tuple(zip(plays, values))
@@ -673,12 +673,26 @@ class _Run:
         self.guess: Play | None = None
         self.depth: int | None = None
         self.last: tuple[list[tuple[int, int]], list[int | None], list[int]] = ([], [], [])
+        self.held = (0, 0.0)    # nodes and seconds that ``left`` keeps back (``hold``)
+        self.first = True       # no round on several threads yet (``rounds``)
+        self.seconds = None if deadline is None else deadline - time.monotonic()
+
+    def hold(self, share: int | None) -> None:
+        """Keep a ``1/share`` of the call's nodes and time back from every later search
+        (``None``: release it)."""
+        if share is None:
+            self.held = (0, 0.0)
+        else:
+            self.held = (0 if self.budget is None else self.budget // share,
+                         0.0 if self.seconds is None else self.seconds / share)
 
     def left(self, share: int = 1) -> tuple[int, float] | None:
         """``root_values``' limits for a ``1/share`` of what is left (0: none), or ``None``
         when nothing is."""
-        nodes = 0 if self.budget is None else (self.budget - self.nodes) // share
-        seconds = 0.0 if self.deadline is None else (self.deadline - time.monotonic()) / share
+        held_nodes, held_seconds = self.held
+        nodes = 0 if self.budget is None else (self.budget - held_nodes - self.nodes) // share
+        seconds = 0.0 if self.deadline is None else (
+            self.deadline - held_seconds - time.monotonic()) / share
         if (self.budget is not None and nodes <= 0) or (self.deadline is not None
                                                          and seconds <= 0):
             return None
@@ -708,6 +722,29 @@ class _Run:
         if self.upper is None or upper < self.upper:
             self.upper = upper
         return None if stopped else optimal[0]
+
+    def rounds(self, workers: int) -> int | None:
+        """The exact search on ``workers`` threads with what is left, after a search that
+        stopped (:meth:`exact`'s result). On one thread one search; on several in rounds: they
+        share the table, which cannot grow under them, so each round has room for its nodes
+        (a node stores once at most): the first in a table 4x the one thread's
+        (:data:`FIRST_ROUND_BITS`), the next at the table's cap, from the root again over the
+        warm table. Growing zero-fills the new table (2^24 entries took over a second on a
+        loaded machine): under a time limit the table grows 4x a round, and not at all once
+        under a quarter of the limit is left to the search, where the round goes on in the
+        table as it is."""
+        found = None
+        while found is None and self.left():
+            if workers == 1:
+                return self.exact(None, 1)
+            s, seconds, left = self.s, self.seconds, self.left()
+            if seconds is None or left is None or left[1] > seconds / 4:
+                s.grow(s.table_bits + FIRST_ROUND_BITS if self.first or seconds is not None
+                       else s.max_table_bits)
+            self.first = False
+            found = self.exact(1 << s.table_bits if s.table_bits < s.max_table_bits else None,
+                               workers)
+        return found
 
     def probe(self, share: int) -> None:
         """Null-window tests of the root at the bounds (:meth:`_solve.Searcher.probe`,
