@@ -898,11 +898,18 @@ cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
     s.tt = <TTEntry*>((<size_t>block + align - 1) & ~(<size_t>(align - 1)))
     if size >= SV_HUGE:
         sv_huge_pages(s.tt, size)
+    sv_tt_empty(s, bits)
+    return True
+
+
+cdef inline void sv_tt_empty(Search* s, int bits) noexcept nogil:
+    """``s``'s table (zeroed, ``s.tt``) taken as an empty one of ``2**bits`` entries, growing
+    at half full up to ``2**s.tt_max_bits``."""
+    cdef uint64_t entries = (<uint64_t>1) << bits
     s.tt_bits = bits
     s.bucket_mask = (entries - 1) & ~(<uint64_t>(s.ways - 1))
     s.tt_fill = 0
     s.tt_grow_at = <long long>(entries >> 1) if bits < s.tt_max_bits else SV_NEVER
-    return True
 
 
 cdef bint sv_tt_clear(Search* s, int bits, int max_bits) noexcept nogil:
@@ -919,10 +926,7 @@ cdef bint sv_tt_clear(Search* s, int bits, int max_bits) noexcept nogil:
     s.tt_max_bits = max_bits
     if nbytes < SV_HUGE and <size_t>s.tt - <size_t>block + size <= nbytes:
         memset(s.tt, 0, size)
-        s.tt_bits = bits
-        s.bucket_mask = (((<uint64_t>1) << bits) - 1) & ~(<uint64_t>(s.ways - 1))
-        s.tt_fill = 0
-        s.tt_grow_at = <long long>(((<uint64_t>1) << bits) >> 1) if bits < max_bits else SV_NEVER
+        sv_tt_empty(s, bits)
         return True
     if not sv_tt_alloc(s, bits):
         s.tt_max_bits = top
@@ -2625,8 +2629,8 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.mv_words = <uint64_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint64_t))
     s.mv_tags = <uint32_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint32_t))
     return (deco_init(&s.deco, SV_DECO_BITS) and deco_init(&s.split_deco, SV_DECO_BITS)
-            and s.words != NULL and s.tags != NULL and s.keys != NULL and s.order != NULL and s.ckeys != NULL
-            and s.known != NULL and s.passes != NULL and s.mv_hand != NULL
+            and s.words != NULL and s.tags != NULL and s.keys != NULL and s.order != NULL
+            and s.ckeys != NULL and s.known != NULL and s.passes != NULL and s.mv_hand != NULL
             and s.mv_table != NULL and s.mv_n != NULL and s.mv_words != NULL
             and s.mv_tags != NULL)
 
