@@ -107,6 +107,17 @@ def test_the_midgame_bot_is_legal_reproducible_and_refuses_other_rules() -> None
         bots.make("pimc", "baibian", fallback="fast", mid_worlds=4, mid_cards=109)
 
 
+def test_a_decision_does_not_depend_on_the_decisions_before_it() -> None:
+    """One ``pimc`` object plays seeded deals the same the second time: each decision empties
+    its thread's exact searcher first, whose table and memos, warm from the decisions before,
+    would decide which worlds finish within ``max_nodes`` (here the third deal took 117
+    decisions instead of 115 the second time before they were emptied)."""
+    bot = bots.make("pimc", "jj", fallback="fast", tt_bits=12, max_nodes=2000, mid_worlds=4)
+    a = simulate(3, "jj", (bot, "greedy"), seed=9).arrays
+    b = simulate(3, "jj", (bot, "greedy"), seed=9).arrays
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
 def test_mid_cards_holds_the_midgame_search_back() -> None:
     """``mid_cards=0``: the midgame never searches, so the bot plays as the one without it;
     ``mid_cards=108`` (every decision) plays as the midgame bot, which differs here."""

@@ -1046,12 +1046,17 @@ def pimc_policy(
     exact_misses = as_int(exact_misses, "exact_misses", 0, worlds)
     local = threading.local()
 
-    def search(world: State) -> _solve.Searcher:
-        """This thread's searcher for the world's rules, the world loaded."""
+    def search(world: State, first: bool) -> _solve.Searcher:
+        """This thread's searcher for the world's rules, the world loaded; emptied for a
+        decision's ``first`` world: what an earlier decision left in its table and memos
+        would decide which worlds finish within ``max_nodes`` (and a depth-limited value), so
+        a decision would depend on the decisions played before it on this thread."""
         searchers: dict[Rules, _solve.Searcher] = local.__dict__.setdefault("searchers", {})
         s = searchers.get(world.rules)
         if s is None:
             s = searchers[world.rules] = searcher(world, objective, tt_bits, evaluation)
+        elif first:
+            s.reset(tt_bits, tt_bits)
         s.set_position(world)
         return s
 
@@ -1060,8 +1065,8 @@ def pimc_policy(
         """The moves' summed values over the worlds, and whether every world was exact."""
         total: dict[tuple[int, int], float] = {}
         misses = 0
-        for world in draw(game, seat, worlds, seed):
-            s = search(world)
+        for i, world in enumerate(draw(game, seat, worlds, seed)):
+            s = search(world, i == 0)
             if fallback is not None:
                 found = _exact_values(s, max_nodes, deadline)
                 if found is None:
