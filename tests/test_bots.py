@@ -628,3 +628,70 @@ def test_train_dmc_plays_on_vecenv_the_arenas_deals() -> None:
     want = duel("heuristic", "greedy", "classic", 7, seed=5, processes=1)
     assert got["margin"] == pytest.approx(float(want.margins.mean()))
     assert got["first"] == pytest.approx(float(want.first.mean()))
+
+
+# -- the critic at the midgame's horizon -------------------------------------------------------
+def _critic_positions(preset: str) -> tuple[list[object], int]:
+    """Positions of a greedy deal of ``preset`` — some answering, some leading, one finished —
+    and a seat to value them for."""
+    from shuangkou import State
+
+    st = State.deal(preset, 3)
+    out: list[object] = []
+    while not st.is_over:
+        if len(out) < 40:
+            out.append(st.copy())
+        plays = list(st.legal("fewest"))
+        move = greedy_policy(st.view(st.to_act), plays, SplitMix64(1))
+        st.pass_() if move is None else st.play(move)
+    return out[::3] + [st], 1
+
+
+@pytest.mark.parametrize("preset", ["classic", "jj"])
+def test_the_critic_is_the_best_q_of_the_seat_to_act(preset: str) -> None:
+    """:class:`learned.Critic`: a position's value is the network's best ``Q`` among the
+    candidates of the seat to act (its own view, the ``fewest`` list), times VALUE_SCALE, for
+    the seat's team and negated for the other; a finished deal its result's team units less
+    the opponents'; a seat without a legal play passes first. One batch equals one call a
+    position."""
+    rules = Rules.preset(preset)
+    bot = bots.make("learned", rules)
+    critic = learned.Critic(rules, bot.net, bot.heuristic)
+    states, seat = _critic_positions(preset)
+    values = critic(states, seat)
+    assert values.shape == (len(states),)
+    for st, v in zip(states, values):
+        assert critic([st], seat)[0] == pytest.approx(v, abs=1e-4)
+        if st.is_over:
+            u = st.result.units
+            assert v == u[seat] + u[seat ^ 2] - u[seat ^ 1] - u[seat ^ 3]
+            continue
+        legal = list(st.legal("fewest"))
+        if not legal:
+            st = st.copy()
+            st.pass_()
+            assert v == pytest.approx(critic([st], seat)[0], abs=1e-4)
+            continue
+        x, _, _ = learned.table_features([st.view(st.to_act)], [legal], rules, bot.heuristic,
+                                         None)
+        sign = 1 if (st.to_act - seat) % 2 == 0 else -1
+        assert v == pytest.approx(sign * learned.VALUE_SCALE * bot.net.q(x).max(), abs=1e-4)
+    assert any(not st.is_over and not st.legal("fewest") for st in states)  # a forced pass
+    assert len({(st.to_act - seat) % 2 for st in states if not st.is_over}) == 2  # both teams
+
+
+def test_the_network_midgame_bot_is_reproducible_and_checks_its_options() -> None:
+    """``mid_eval="network"``: legal, reproducible deals for a seed (the critic is a pure
+    function of the worlds), other plays than the searched midgame's; bad options refused."""
+    kw = {"fallback": "fast", "tt_bits": 12, "max_nodes": 2000, "mid_worlds": 4, "margin": 0,
+          "shortlist": 3}
+    net = bots.make("pimc", "jj", **kw, mid_eval="network")
+    a = simulate(3, "jj", (net, "greedy"), seed=9).arrays
+    b = simulate(3, "jj", (net, "greedy"), seed=9).arrays
+    searched = simulate(3, "jj", (bots.make("pimc", "jj", **kw), "greedy"), seed=9).arrays
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not all(np.array_equal(a[k], searched[k]) for k in a)
+    with pytest.raises(ValueError, match="mid_eval must be 'search' or 'network'"):
+        bots.make("pimc", "jj", **kw, mid_eval="rollout")
+    with pytest.raises(ValueError, match="pass mid_worlds"):
+        bots.make("pimc", "jj", fallback="fast", mid_eval="network")

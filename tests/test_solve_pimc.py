@@ -315,3 +315,43 @@ def test_exact_misses_lets_the_search_decide_with_worlds_unsolved() -> None:
     for bad in (-1, 5):
         with pytest.raises(ValueError, match="exact_misses must be in 0..4"):
             pimc(exact_misses=bad)
+
+
+def test_a_critic_values_the_midgame_one_move_deep_and_overrides_only_by_the_margin() -> None:
+    """``critic``: the midgame's positions — each world (:func:`sample_worlds`, the policy's
+    seed) after each of the fallback's move, the shortlist and pass — valued in one call; the
+    fallback's move stands unless another's mean value beats it by more than ``margin``."""
+    game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
+    plays = game.legal_plays()
+    worse, better = plays[0], plays[-1]
+    calls: list[tuple[list[Any], int]] = []
+    gain = 7.0
+
+    def critic(states: list[Any], seat: int) -> list[float]:
+        calls.append((states, seat))
+        return [gain if s.history()[-1][1] == better else 0.0 for s in states]
+
+    def fallback(view: object, legal: list[Play], rng: object) -> Play:
+        return worse
+
+    def choose(margin: float) -> Play | None:
+        pol = pimc_policy(4, fallback=fallback, max_cards=0, midgame=(4, 1, 1), margin=margin,
+                          critic=critic)
+        return pol(game, plays, SplitMix64(1))  # type: ignore[no-any-return]
+
+    assert choose(gain - 0.5) == better and choose(gain) == worse
+    states, seat = calls[0]
+    worlds = sample_worlds(game, 0, 4, seed=SplitMix64(1).next())
+    assert seat == 0 and len(states) == 4 * len(plays) and len(calls) == 2
+    for i, world in enumerate(worlds):  # the worlds in order, the fallback's move first
+        made = states[i * len(plays):(i + 1) * len(plays)]
+        assert [s.history()[-1][1] for s in made][0] == worse
+        assert {s.history()[-1][1] for s in made} == set(plays)
+        for s in made:
+            s.undo()
+            assert s == world
+    for kwargs, name in [({"critic": 1, "midgame": (2, 1, 1)}, "critic must be a callable"),
+                         ({"critic": critic}, "pass midgame"),
+                         ({"critic": critic, "midgame": (2, 1, 2)}, "pass midgame")]:
+        with pytest.raises(ArgumentError, match=name):
+            pimc_policy(2, fallback=fallback, **kwargs)  # type: ignore[arg-type]

@@ -38,9 +38,10 @@ from .batch import OBS_OFFSETS, OBS_SIZE
 from .errors import DocumentError
 from .rules import PRESETS, Rules
 
-__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "WEIGHTS_FILE",
-           "Judgement", "bundle", "features", "greedy_rows", "judge", "load", "metadata",
-           "play_arrays", "shortlist", "table_features", "unbundle", "view_observation"]
+__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "VALUE_SCALE",
+           "WEIGHTS_FILE", "Critic", "Judgement", "bundle", "features", "greedy_rows", "judge",
+           "load", "metadata", "play_arrays", "shortlist", "table_features", "unbundle",
+           "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -262,6 +263,64 @@ def best_rows(q: np.ndarray, env: np.ndarray, n: int) -> np.ndarray:
     return _first_per_env(env, [-q], n)
 
 
+# -- the critic --------------------------------------------------------------------------------
+VALUE_SCALE = 32.0
+"""The network's units in the solver's: ``Q`` estimates the acting team's final R8 units / 16
+(the training targets of ``examples/train_dmc.py``), the solver's value is the team's units
+less the opponents' (docs/solver.md, "Value"), twice the team's in a zero-sum deal."""
+
+
+class Critic:
+    """A position's value by the network, the horizon of the searched midgame
+    (:func:`shuangkou.pimc_policy`'s ``critic``; docs/bots.md, "A critic at the midgame's
+    horizon"): the best ``Q`` among the candidates of the seat to act there — as the learned bot
+    would value its own decision, from that seat's view of the position — in the solver's units
+    (:data:`VALUE_SCALE`), negated for the other team.
+
+    ``net``: a network (:func:`load`); ``heuristic``: the heuristic bot of ``rules`` (its
+    judgement is among the inputs). A call scores every position's candidates in one batch,
+    its products on the calling thread. It holds nothing a call changes: one critic serves
+    several threads."""
+
+    def __init__(self, rules: Rules, net: MLP, heuristic: Any, max_plays: int = 240) -> None:
+        self.rules = rules
+        self.net = net
+        self.heuristic = heuristic
+        self.max_plays = max_plays
+
+    def __call__(self, states: list[Any], seat: int) -> np.ndarray:
+        """Each of ``states``' value (:class:`~shuangkou.State`, of :attr:`rules`) for
+        ``seat``'s team. A finished deal is valued by its result (the solver's value exactly);
+        a seat with no legal play passes first (a forced move: the value is its successor's)."""
+        values = np.zeros(len(states))
+        views: list[Any] = []
+        plays: list[list[Any]] = []
+        sign: list[float] = []
+        live: list[int] = []
+        for i, state in enumerate(states):
+            legal = [] if state.is_over else list(state.legal("fewest"))
+            if not legal and not state.is_over:  # the seat cannot beat the table: it passes
+                state = state.copy()
+                while not legal and not state.is_over:
+                    state.pass_()
+                    legal = [] if state.is_over else list(state.legal("fewest"))
+            if state.is_over:
+                u = state.result.units
+                values[i] = u[seat] + u[seat ^ 2] - u[seat ^ 1] - u[seat ^ 3]
+                continue
+            actor = state.to_act
+            views.append(state.view(actor))
+            plays.append(shortlist(legal, self.max_plays))
+            sign.append(VALUE_SCALE if (actor ^ seat) & 1 == 0 else -VALUE_SCALE)
+            live.append(i)
+        if live:
+            x, env, _ = table_features(views, plays, self.rules, self.heuristic, None)
+            best = np.full(len(live), -np.inf)
+            np.maximum.at(best, env, self.net.q(x, one_thread=True))
+            values[live] = best * np.array(sign)
+        return values
+
+
 # -- the network -------------------------------------------------------------------------------
 ONE_THREAD_MACS = 1 << 18
 """Most multiply-adds of one BLAS product while deciding (:func:`_one_thread_product`):
@@ -305,12 +364,14 @@ class MLP:
                     for a, b in zip(sizes[:-1], sizes[1:])],
                    [np.zeros(b, np.float32) for b in sizes[1:]])
 
-    def forward(self, x: np.ndarray) -> list[np.ndarray]:
+    def forward(self, x: np.ndarray, one_thread: bool | None = None) -> list[np.ndarray]:
+        """Every layer's output for the rows of ``x`` (the input first). ``one_thread``: the
+        products sliced to run on this thread (:func:`_one_thread_product`); by default only
+        below 256 rows (one decision), else whole (training's batches)."""
         acts = [x]
         h = x
         last = len(self.w) - 1
-        # few rows (one decision): in products BLAS runs on this thread; many (training): whole
-        small = x.shape[0] < 256
+        small = x.shape[0] < 256 if one_thread is None else one_thread
         for i, (w, b) in enumerate(zip(self.w, self.b)):
             h = (_one_thread_product(h, w) if small else h @ w) + b
             if i < last:
@@ -318,9 +379,10 @@ class MLP:
             acts.append(h)
         return acts
 
-    def q(self, x: np.ndarray) -> np.ndarray:
-        """The network's value of each candidate row of ``x``."""
-        return self.forward(x)[-1][:, 0]
+    def q(self, x: np.ndarray, one_thread: bool | None = None) -> np.ndarray:
+        """The network's value of each candidate row of ``x`` (``one_thread``: as
+        :meth:`forward`)."""
+        return self.forward(x, one_thread)[-1][:, 0]
 
     def score(self, x: np.ndarray) -> np.ndarray:
         """What the bot maximises: :meth:`q` plus :attr:`bonus` on the heuristic's candidate."""
