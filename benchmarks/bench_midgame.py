@@ -36,28 +36,52 @@ import numpy as np
 
 from shuangkou import _solve, bots
 from shuangkou.inference import weighted_worlds
+from shuangkou.learned import Critic
 from shuangkou.sim import play_deal, with_game
 from shuangkou.solve import _MIDGAME_TT_BITS, _shortlist, sample_worlds, searcher
 
 MARGINS = (0, 5, 10, 20, 40)
+REPLY: Any = None
 
 
-def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any
+def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any, critic: Any = None
           ) -> tuple[dict[tuple[int, int], list[float]], tuple[int, int], list[tuple[int, int]]]:
-    """Each move's depth-1 rollout value in each world, the fallback's move's key and the
-    shortlist's keys (the midgame's: pimc_policy's ``midgame_move``)."""
+    """Each move's depth-1 value in each world — by greedy rollouts, or with a ``critic``
+    (``--judge network``: :class:`shuangkou.learned.Critic`) the network's value of the
+    position after the move (the shortlist's moves, pass and the fallback's alone) — the
+    fallback's move's key and the shortlist's keys (the midgame's: pimc_policy's
+    ``midgame_move``)."""
     seat = view.to_act
     values: dict[tuple[int, int], list[float]] = {}
-    s = searcher(worlds[0], "score", _MIDGAME_TT_BITS, "rollout")
-    for w in worlds:
-        s.set_position(w)
-        moves, vals, *_ = s.root_values(2000, 10.0, 1, True)
-        for m, v in zip(moves, vals):
-            values.setdefault(m, []).append(v)
-    keys = [(p.packed, p.tag) for p in _shortlist(view, seat, plays, 3)]
+    short = _shortlist(view, seat, plays, 3)
+    keys = [(p.packed, p.tag) for p in short]
     if view.table is not None:
         keys.append((0, 0))
     mine = (0, 0) if prior is None else (prior.packed, prior.tag)
+    if critic is not None:
+        moves = {(p.packed, p.tag): p for p in short}
+        if view.table is not None:
+            moves[(0, 0)] = None
+        moves[mine] = prior
+        after = []
+        for w in worlds:
+            for move in moves.values():
+                state = w.copy()
+                state.pass_() if move is None else state.play(move)
+                while REPLY and state.to_act is not None and state.to_act != seat:
+                    reply = REPLY(state.view(state.to_act), list(state.legal(REPLY.wilds)), None)
+                    state.pass_() if reply is None else state.play(reply)
+                after.append(state)
+        # a sampled world starts its record afresh: the critic is handed the cards played
+        played = None if worlds[0].history() else [view.cards_played(s) for s in range(4)]
+        got = critic(after, seat, played).reshape(len(worlds), len(moves))
+        return ({m: list(got[:, i]) for i, m in enumerate(moves)}, mine, keys)
+    s = searcher(worlds[0], "score", _MIDGAME_TT_BITS, "rollout")
+    for w in worlds:
+        s.set_position(w)
+        moves_, vals, *_ = s.root_values(2000, 10.0, 1, True)
+        for m, v in zip(moves_, vals):
+            values.setdefault(m, []).append(v)
     n = len(worlds)
     return ({m: v for m, v in values.items() if len(v) == n}, mine,
             [k for k in keys if k in values and len(values[k]) == n])
@@ -70,12 +94,21 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--mode", choices=("rates", "regret"), default="rates")
     ap.add_argument("--sampler", choices=("uniform", "weighted"), default="uniform",
-                    help="rates: the worlds' sampler")
+                    help="the worlds' sampler")
     ap.add_argument("--worlds", type=int, default=0, help="regret: 0, the true position")
     ap.add_argument("--lo", type=int, default=20, help="regret: the fewest cards left")
     ap.add_argument("--hi", type=int, default=28, help="regret: the most cards left")
+    ap.add_argument("--judge", choices=("rollout", "network"), default="rollout",
+                    help="the horizon: greedy rollouts (the solver's) or the learned network")
+    ap.add_argument("--reply", default="", help="network: the others' moves by this bot "
+                    "until the seat is to act again, then the critic (from the seat's view)")
     args = ap.parse_args()
+    global REPLY
+    REPLY = bots.make(args.reply, args.rules) if args.reply else None
     fast = bots.make("fast", args.rules)
+    learned = bots.make("learned", args.rules)
+    critic = (Critic(learned.rules, learned.net, learned.heuristic)
+              if args.judge == "network" else None)
     default = bots.make("default", args.rules, mid_worlds=0)
     rows: list[list[float]] = []
     exact: list[Any] = []  # the exact searcher, made once
@@ -83,7 +116,7 @@ def main() -> None:
     def rates(game: Any, view: Any, plays: list[Any], prior: Any) -> None:
         draw = weighted_worlds if args.sampler == "weighted" else sample_worlds
         worlds = draw(view, view.to_act, 8, 12345 + len(rows))
-        values, mine, keys = judge(view, worlds, plays, prior)
+        values, mine, keys = judge(view, worlds, plays, prior, critic)
         if mine in values and keys:
             best = max(keys, key=lambda k: np.mean(values[k]))
             rows.append([float(np.mean(values[best]) - np.mean(values[mine])),
@@ -99,9 +132,10 @@ def main() -> None:
         if stopped:
             return
         ex = {m: v for m, v in zip(moves, vals) if v is not None}
+        draw = weighted_worlds if args.sampler == "weighted" else sample_worlds
         worlds = ([truth] if args.worlds == 0 else
-                  sample_worlds(view, view.to_act, args.worlds, 77 + len(rows)))
-        values, mine, keys = judge(view, worlds, plays, prior)
+                  draw(view, view.to_act, args.worlds, 77 + len(rows)))
+        values, mine, keys = judge(view, worlds, plays, prior, critic)
         keys = [k for k in keys if k in ex]
         if mine not in values or mine not in ex or not keys:
             return

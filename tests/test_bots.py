@@ -680,14 +680,46 @@ def test_the_critic_is_the_best_q_of_the_seat_to_act(preset: str) -> None:
     assert len({(st.to_act - seat) % 2 for st in states if not st.is_over}) == 2  # both teams
 
 
+@pytest.mark.parametrize("preset", ["classic", "jj"])
+def test_the_critic_reads_a_worlds_missing_record_from_played(preset: str) -> None:
+    """A sampled world is set up without the deal's record (``sample_worlds``: no cards
+    played); handed the cards played (``played``), the critic values the true hands set up
+    that way as it values the true position itself, after every move — and without them
+    otherwise (the network reads the unseen cards)."""
+    from shuangkou import State
+
+    rules = Rules.preset(preset)
+    bot = bots.make("learned", rules)
+    critic = learned.Critic(rules, bot.net, bot.heuristic)
+    truth = _critic_positions(preset)[0][6]
+    assert isinstance(truth, State) and truth.history()
+    seat = truth.to_act
+    bombs = [truth.bombs_played(s) for s in range(4)]
+    world = State.from_position(rules, [truth.hand(s) for s in range(4)], seat,
+                                table=truth.table, table_owner=truth.table_owner,
+                                passes=truth.passes, places=truth.places, bombs=bombs,
+                                leader=truth.leader, trick=truth.trick, hand_size=None)
+    played = [truth.cards_played(s) for s in range(4)]
+    pairs = []
+    for move in [*truth.legal("fewest"), *([None] if truth.can_pass() else [])]:
+        pair = [truth.copy(), world.copy()]
+        for st in pair:
+            st.pass_() if move is None else st.play(move)
+        pairs.append(pair)
+    true = critic([t for t, _ in pairs], seat)
+    assert np.allclose(critic([w for _, w in pairs], seat, played), true, atol=1e-4)
+    assert not np.allclose(critic([w for _, w in pairs], seat), true, atol=1e-4)
+
+
 def test_the_network_midgame_bot_is_reproducible_and_checks_its_options() -> None:
     """``mid_eval="network"``: legal, reproducible deals for a seed (the critic is a pure
-    function of the worlds), other plays than the searched midgame's; bad options refused."""
+    function of the worlds; two bots made alike: one object's exact search keeps its table
+    warm from deal to deal, which moves which worlds it solves within its nodes), other plays
+    than the searched midgame's; bad options refused."""
     kw = {"fallback": "fast", "tt_bits": 12, "max_nodes": 2000, "mid_worlds": 4, "margin": 0,
           "shortlist": 3}
-    net = bots.make("pimc", "jj", **kw, mid_eval="network")
-    a = simulate(3, "jj", (net, "greedy"), seed=9).arrays
-    b = simulate(3, "jj", (net, "greedy"), seed=9).arrays
+    a, b = (simulate(3, "jj", (bots.make("pimc", "jj", **kw, mid_eval="network"), "greedy"),
+                     seed=9).arrays for _ in range(2))
     searched = simulate(3, "jj", (bots.make("pimc", "jj", **kw), "greedy"), seed=9).arrays
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert not all(np.array_equal(a[k], searched[k]) for k in a)

@@ -319,15 +319,16 @@ def test_exact_misses_lets_the_search_decide_with_worlds_unsolved() -> None:
 
 def test_a_critic_values_the_midgame_one_move_deep_and_overrides_only_by_the_margin() -> None:
     """``critic``: the midgame's positions — each world (:func:`sample_worlds`, the policy's
-    seed) after each of the fallback's move, the shortlist and pass — valued in one call; the
-    fallback's move stands unless another's mean value beats it by more than ``margin``."""
+    seed) after each of the fallback's move, the shortlist and pass — valued in one call with
+    the cards played before (the record a world lacks); the fallback's move stands unless another's mean value beats it by more than ``margin``."""
     game = Game.from_deal(Rules.preset("jj"), ["3s 3h 9d", "4s 5s", "6s 7s", "8s Ts"], leader=0)
     plays = game.legal_plays()
     worse, better = plays[0], plays[-1]
     calls: list[tuple[list[Any], int]] = []
     gain = 7.0
 
-    def critic(states: list[Any], seat: int) -> list[float]:
+    def critic(states: list[Any], seat: int, played: list[Any]) -> list[float]:
+        assert played == [game.view(0).cards_played(s) for s in range(4)]
         calls.append((states, seat))
         return [gain if s.history()[-1][1] == better else 0.0 for s in states]
 

@@ -229,11 +229,17 @@ def greedy_index(view: Any, plays: list[Any]) -> int:
 
 
 def table_features(views: list[Any], plays: list[list[Any]], rules: Rules, heuristic: Any,
-                   rng: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   rng: Any, played: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`features` of decisions at the table: ``views[i]`` a seat's view
     (``State.view(seat)``), ``plays[i]`` its legal list (a list of :class:`Play`, non-empty),
-    ``heuristic`` the heuristic bot of ``rules`` (its choices are the hint column)."""
+    ``heuristic`` the heuristic bot of ``rules`` (its choices are the hint column).
+    ``played``: ``(len(views), 60)`` card counts added to the cards each view's record says
+    were played (:data:`~shuangkou.batch.OBS_FIELDS`' ``played``, by relative seat): what
+    positions set up without their history (:func:`shuangkou.sample_worlds`) leave out."""
     obs = np.stack([view_observation(v) for v in views])
+    if played is not None:
+        obs[:, _PLAYED] += played
     arrays = [play_arrays(ps) for ps in plays]
     cards = np.concatenate([a[0] for a in arrays])
     feat = np.concatenate([a[1] for a in arrays])
@@ -288,10 +294,18 @@ class Critic:
         self.heuristic = heuristic
         self.max_plays = max_plays
 
-    def __call__(self, states: list[Any], seat: int) -> np.ndarray:
+    def __call__(self, states: list[Any], seat: int, played: Any = None) -> np.ndarray:
         """Each of ``states``' value (:class:`~shuangkou.State`, of :attr:`rules`) for
         ``seat``'s team. A finished deal is valued by its result (the solver's value exactly);
-        a seat with no legal play passes first (a forced move: the value is its successor's)."""
+        a seat with no legal play passes first (a forced move: the value is its successor's).
+        ``played``: the cards each seat (0–3) played before the states' own record begins
+        (:class:`~shuangkou.Hand`), the public record a sampled world
+        (:func:`shuangkou.sample_worlds`) does not carry: the network reads it (the unseen
+        cards)."""
+        counts = None
+        if played is not None:
+            words = np.array([h.packed for h in played], np.uint64)
+            counts = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.float32)
         values = np.zeros(len(states))
         views: list[Any] = []
         plays: list[list[Any]] = []
@@ -314,7 +328,9 @@ class Critic:
             sign.append(VALUE_SCALE if (actor ^ seat) & 1 == 0 else -VALUE_SCALE)
             live.append(i)
         if live:
-            x, env, _ = table_features(views, plays, self.rules, self.heuristic, None)
+            before = None if counts is None else np.stack(
+                [counts[[(v.seat + k) & 3 for k in range(4)]].ravel() for v in views])
+            x, env, _ = table_features(views, plays, self.rules, self.heuristic, None, before)
             best = np.full(len(live), -np.inf)
             np.maximum.at(best, env, self.net.q(x, one_thread=True))
             values[live] = best * np.array(sign)

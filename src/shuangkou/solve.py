@@ -984,7 +984,7 @@ def pimc_policy(
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
     mid_cards: int = 108, exact_misses: int = 0,
-    critic: Callable[[list[State], int], Any] | None = None,
+    critic: Callable[[list[State], int, list[Hand]], Any] | None = None,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -1027,10 +1027,11 @@ def pimc_policy(
     (mean value over the worlds, in the objective's units) in the mean over every world; a
     world the limits stop leaves the fallback's move standing. ``mid_cards``: the midgame
     searches only once at most that many cards are left in the four hands (108: from the
-    first trick); before that the fallback's move stands. ``critic(states, seat)`` (with a
-    midgame of depth 1): the positions after each candidate in each world valued by it
-    instead of searched — one call a decision, ``seat``'s team's value of each state in the
-    objective's units (:class:`shuangkou.learned.Critic`: the learned network's)."""
+    first trick); before that the fallback's move stands. ``critic(states, seat, played)``
+    (with a midgame of depth 1): the positions after each candidate in each world valued by
+    it instead of searched — one call a decision, ``seat``'s team's value of each state in
+    the objective's units, ``played`` the cards each seat played before (the record a world
+    does not carry) (:class:`shuangkou.learned.Critic`: the learned network's)."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -1153,7 +1154,10 @@ def pimc_policy(
         mine = keys[0]
         if _seconds_left(deadline) is None:
             return moves[mine]
-        total = np.asarray(critic(after, seat), np.float64).reshape(n, len(keys)).sum(axis=0)
+        record: Any = game.view(seat) if isinstance(game, Game) else game
+        played = [record.cards_played(s) for s in range(4)]  # the record the worlds lack
+        total = np.asarray(critic(after, seat, played), np.float64).reshape(n, len(keys)
+                                                                            ).sum(axis=0)
         best = int(np.argmax(total))
         if total[best] - total[0] > margin * n:
             return moves[keys[best]]
