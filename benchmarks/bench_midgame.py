@@ -7,6 +7,7 @@ and JJ gain nothing from the midgame"): a measurement of the midgame's judge, no
     python benchmarks/bench_midgame.py --rules jj --deals 30 --mode rates --sampler weighted
     python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 0
     python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 8
+    python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 8 --judge network
 
 Self-play deals of ``default:mid_worlds=0`` (deals of the run seeded ``--seed``); at the
 decisions it sees, the midgame's judge — ``bots.DEFAULT``'s midgame settings for 百变: worlds
@@ -22,8 +23,13 @@ move — is run beside it (the deal goes on with the default's own move):
   true position solves within 400,000 nodes, the exact regret (the best move's exact value
   less the move's) of the fallback's move and of the midgame rule's move at each margin,
   the judge run on the true position (``--worlds 0``: no sampling error) or on ``--worlds``
-  sampled worlds (what the bot sees). Values are the solver's: the team's units less the
+  sampled worlds (what the bot sees; ``--sampler``), with the change against the fallback on
+  the same decisions and its 95% CI. Values are the solver's: the team's units less the
   opponents' (docs/solver.md, "Value").
+
+``--judge network``: the judge values the position after each move by the learned network
+(:class:`shuangkou.learned.Critic`, the bot option ``mid_eval="network"``) instead of a
+rollout (docs/bots.md, "A critic at the midgame's horizon").
 """
 
 from __future__ import annotations
@@ -41,7 +47,6 @@ from shuangkou.sim import play_deal, with_game
 from shuangkou.solve import _MIDGAME_TT_BITS, _shortlist, sample_worlds, searcher
 
 MARGINS = (0, 5, 10, 20, 40)
-REPLY: Any = None
 
 
 def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any, critic: Any = None
@@ -68,9 +73,6 @@ def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any, critic: An
             for move in moves.values():
                 state = w.copy()
                 state.pass_() if move is None else state.play(move)
-                while REPLY and state.to_act is not None and state.to_act != seat:
-                    reply = REPLY(state.view(state.to_act), list(state.legal(REPLY.wilds)), None)
-                    state.pass_() if reply is None else state.play(reply)
                 after.append(state)
         # a sampled world starts its record afresh: the critic is handed the cards played
         played = None if worlds[0].history() else [view.cards_played(s) for s in range(4)]
@@ -100,11 +102,7 @@ def main() -> None:
     ap.add_argument("--hi", type=int, default=28, help="regret: the most cards left")
     ap.add_argument("--judge", choices=("rollout", "network"), default="rollout",
                     help="the horizon: greedy rollouts (the solver's) or the learned network")
-    ap.add_argument("--reply", default="", help="network: the others' moves by this bot "
-                    "until the seat is to act again, then the critic (from the seat's view)")
     args = ap.parse_args()
-    global REPLY
-    REPLY = bots.make(args.reply, args.rules) if args.reply else None
     fast = bots.make("fast", args.rules)
     learned = bots.make("learned", args.rules)
     critic = (Critic(learned.rules, learned.net, learned.heuristic)
@@ -168,10 +166,16 @@ def main() -> None:
         print("  override rate at margin " + ", ".join(
             f"{m}: {np.mean(a[:, 0] > m):.3f}" for m in MARGINS))
     else:
-        judged = "the true position" if args.worlds == 0 else f"{args.worlds} uniform worlds"
-        print(f"  cards {args.lo}-{args.hi}, the judge on {judged}: mean exact regret a "
-              f"decision, the fallback {a[:, 0].mean():.2f}; the midgame rule at margin " +
-              ", ".join(f"{m}: {a[:, i + 1].mean():.2f}" for i, m in enumerate(MARGINS)))
+        judged = ("the true position" if args.worlds == 0 else
+                  f"{args.worlds} {args.sampler} worlds")
+        # the change against the fallback on the same decisions, with its 95% CI
+        change = a[:, 1:] - a[:, :1]
+        half = 1.96 * change.std(axis=0, ddof=1) / np.sqrt(len(a)) if len(a) > 1 else 0 * a[0, 1:]
+        print(f"  cards {args.lo}-{args.hi}, the judge ({args.judge}) on {judged}: mean exact "
+              f"regret a decision, the fallback {a[:, 0].mean():.2f}; the midgame rule at "
+              "margin " + ", ".join(
+                  f"{m}: {a[:, i + 1].mean():.2f} ({change[:, i].mean():+.2f} "
+                  f"± {half[i]:.2f})" for i, m in enumerate(MARGINS)))
 
 
 if __name__ == "__main__":
