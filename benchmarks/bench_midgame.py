@@ -7,7 +7,6 @@ and JJ gain nothing from the midgame"): a measurement of the midgame's judge, no
     python benchmarks/bench_midgame.py --rules jj --deals 30 --mode rates --sampler weighted
     python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 0
     python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 8
-    python benchmarks/bench_midgame.py --rules jj --deals 80 --mode regret --worlds 8 --judge network
 
 Self-play deals of ``default:mid_worlds=0`` (deals of the run seeded ``--seed``); at the
 decisions it sees, the midgame's judge — ``bots.DEFAULT``'s midgame settings for 百变: worlds
@@ -23,13 +22,9 @@ move — is run beside it (the deal goes on with the default's own move):
   true position solves within 400,000 nodes, the exact regret (the best move's exact value
   less the move's) of the fallback's move and of the midgame rule's move at each margin,
   the judge run on the true position (``--worlds 0``: no sampling error) or on ``--worlds``
-  sampled worlds (what the bot sees; ``--sampler``), with the change against the fallback on
-  the same decisions and its 95% CI. Values are the solver's: the team's units less the
-  opponents' (docs/solver.md, "Value").
-
-``--judge network``: the judge values the position after each move by the learned network
-(:class:`shuangkou.learned.Critic`, the bot option ``mid_eval="network"``) instead of a
-rollout (docs/bots.md, "A critic at the midgame's horizon").
+  sampled worlds (what the bot sees; ``--sampler``), each with its change against the
+  fallback on the same decisions and that change's 95% CI. Values are the solver's: the
+  team's units less the opponents' (docs/solver.md, "Value").
 """
 
 from __future__ import annotations
@@ -42,48 +37,28 @@ import numpy as np
 
 from shuangkou import _solve, bots
 from shuangkou.inference import weighted_worlds
-from shuangkou.learned import Critic
 from shuangkou.sim import play_deal, with_game
 from shuangkou.solve import _MIDGAME_TT_BITS, _shortlist, sample_worlds, searcher
 
 MARGINS = (0, 5, 10, 20, 40)
 
 
-def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any, critic: Any = None
+def judge(view: Any, worlds: list[Any], plays: list[Any], prior: Any
           ) -> tuple[dict[tuple[int, int], list[float]], tuple[int, int], list[tuple[int, int]]]:
-    """Each move's depth-1 value in each world — by greedy rollouts, or with a ``critic``
-    (``--judge network``: :class:`shuangkou.learned.Critic`) the network's value of the
-    position after the move (the shortlist's moves, pass and the fallback's alone) — the
-    fallback's move's key and the shortlist's keys (the midgame's: pimc_policy's
-    ``midgame_move``)."""
+    """Each move's depth-1 rollout value in each world, the fallback's move's key and the
+    shortlist's keys (the midgame's: pimc_policy's ``midgame_move``)."""
     seat = view.to_act
     values: dict[tuple[int, int], list[float]] = {}
-    short = _shortlist(view, seat, plays, 3)
-    keys = [(p.packed, p.tag) for p in short]
-    if view.table is not None:
-        keys.append((0, 0))
-    mine = (0, 0) if prior is None else (prior.packed, prior.tag)
-    if critic is not None:
-        moves = {(p.packed, p.tag): p for p in short}
-        if view.table is not None:
-            moves[(0, 0)] = None
-        moves[mine] = prior
-        after = []
-        for w in worlds:
-            for move in moves.values():
-                state = w.copy()
-                state.pass_() if move is None else state.play(move)
-                after.append(state)
-        # a sampled world starts its record afresh: the critic is handed the cards played
-        played = None if worlds[0].history() else [view.cards_played(s) for s in range(4)]
-        got = critic(after, seat, played).reshape(len(worlds), len(moves))
-        return ({m: list(got[:, i]) for i, m in enumerate(moves)}, mine, keys)
     s = searcher(worlds[0], "score", _MIDGAME_TT_BITS, "rollout")
     for w in worlds:
         s.set_position(w)
-        moves_, vals, *_ = s.root_values(2000, 10.0, 1, True)
-        for m, v in zip(moves_, vals):
+        moves, vals, *_ = s.root_values(2000, 10.0, 1, True)
+        for m, v in zip(moves, vals):
             values.setdefault(m, []).append(v)
+    keys = [(p.packed, p.tag) for p in _shortlist(view, seat, plays, 3)]
+    if view.table is not None:
+        keys.append((0, 0))
+    mine = (0, 0) if prior is None else (prior.packed, prior.tag)
     n = len(worlds)
     return ({m: v for m, v in values.items() if len(v) == n}, mine,
             [k for k in keys if k in values and len(values[k]) == n])
@@ -100,13 +75,8 @@ def main() -> None:
     ap.add_argument("--worlds", type=int, default=0, help="regret: 0, the true position")
     ap.add_argument("--lo", type=int, default=20, help="regret: the fewest cards left")
     ap.add_argument("--hi", type=int, default=28, help="regret: the most cards left")
-    ap.add_argument("--judge", choices=("rollout", "network"), default="rollout",
-                    help="the horizon: greedy rollouts (the solver's) or the learned network")
     args = ap.parse_args()
     fast = bots.make("fast", args.rules)
-    learned = bots.make("learned", args.rules)
-    critic = (Critic(learned.rules, learned.net, learned.heuristic)
-              if args.judge == "network" else None)
     default = bots.make("default", args.rules, mid_worlds=0)
     rows: list[list[float]] = []
     exact: list[Any] = []  # the exact searcher, made once
@@ -114,7 +84,7 @@ def main() -> None:
     def rates(game: Any, view: Any, plays: list[Any], prior: Any) -> None:
         draw = weighted_worlds if args.sampler == "weighted" else sample_worlds
         worlds = draw(view, view.to_act, 8, 12345 + len(rows))
-        values, mine, keys = judge(view, worlds, plays, prior, critic)
+        values, mine, keys = judge(view, worlds, plays, prior)
         if mine in values and keys:
             best = max(keys, key=lambda k: np.mean(values[k]))
             rows.append([float(np.mean(values[best]) - np.mean(values[mine])),
@@ -133,7 +103,7 @@ def main() -> None:
         draw = weighted_worlds if args.sampler == "weighted" else sample_worlds
         worlds = ([truth] if args.worlds == 0 else
                   draw(view, view.to_act, args.worlds, 77 + len(rows)))
-        values, mine, keys = judge(view, worlds, plays, prior, critic)
+        values, mine, keys = judge(view, worlds, plays, prior)
         keys = [k for k in keys if k in ex]
         if mine not in values or mine not in ex or not keys:
             return
@@ -170,12 +140,12 @@ def main() -> None:
                   f"{args.worlds} {args.sampler} worlds")
         # the change against the fallback on the same decisions, with its 95% CI
         change = a[:, 1:] - a[:, :1]
-        half = 1.96 * change.std(axis=0, ddof=1) / np.sqrt(len(a)) if len(a) > 1 else 0 * a[0, 1:]
-        print(f"  cards {args.lo}-{args.hi}, the judge ({args.judge}) on {judged}: mean exact "
-              f"regret a decision, the fallback {a[:, 0].mean():.2f}; the midgame rule at "
-              "margin " + ", ".join(
-                  f"{m}: {a[:, i + 1].mean():.2f} ({change[:, i].mean():+.2f} "
-                  f"± {half[i]:.2f})" for i, m in enumerate(MARGINS)))
+        half = (1.96 * change.std(axis=0, ddof=1) / np.sqrt(len(a)) if len(a) > 1
+                else np.zeros(len(MARGINS)))
+        print(f"  cards {args.lo}-{args.hi}, the judge on {judged}: mean exact regret a "
+              f"decision, the fallback {a[:, 0].mean():.2f}; the midgame rule at margin " +
+              ", ".join(f"{m}: {a[:, i + 1].mean():.2f} ({change[:, i].mean():+.2f} "
+                        f"± {half[i]:.2f})" for i, m in enumerate(MARGINS)))
 
 
 if __name__ == "__main__":

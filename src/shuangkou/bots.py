@@ -68,16 +68,7 @@ import numpy as np
 from . import _solve
 from ._check import as_int
 from .errors import ArgumentError
-from .learned import (
-    HEURISTIC_COLUMN,
-    MLP,
-    Critic,
-    best_rows,
-    greedy_index,
-    load,
-    shortlist,
-    table_features,
-)
+from .learned import HEURISTIC_COLUMN, MLP, best_rows, greedy_index, load, shortlist, table_features
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -395,7 +386,7 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
           model: str = "default", mid_worlds: int = 0, mid_nodes: int = 1000,
-          mid_depth: int = 1, mid_eval: str = "search", **options: Any) -> Bot:
+          mid_depth: int = 1, **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
@@ -417,19 +408,9 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
     ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
     the fallback are searched too, and the fallback's move overridden only by a clear
-    margin. ``mid_eval="network"``: the positions one move deep valued by the learned network
-    (:class:`shuangkou.learned.Critic`, ``pimc_policy``'s ``critic``) instead of searched
-    (``"search"``: within ``mid_nodes``, the horizon by ``evaluation``)."""
+    margin."""
     if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
-    if mid_eval not in ("search", "network"):
-        raise ValueError(f"mid_eval must be 'search' or 'network', not {mid_eval!r}")
-    if mid_eval == "network":
-        if not mid_worlds:
-            raise ValueError("mid_eval='network' values the midgame's positions: pass "
-                             "mid_worlds too")
-        learned = LearnedBot("learned", rules)
-        options["critic"] = Critic(rules, learned.net, learned.heuristic)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
     from .inference import named_model, weighted_worlds  # inference builds on solve, as this

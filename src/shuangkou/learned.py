@@ -38,10 +38,9 @@ from .batch import OBS_OFFSETS, OBS_SIZE
 from .errors import DocumentError
 from .rules import PRESETS, Rules
 
-__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "VALUE_SCALE",
-           "WEIGHTS_FILE", "Critic", "Judgement", "bundle", "features", "greedy_rows", "judge",
-           "load", "metadata", "play_arrays", "shortlist", "table_features", "unbundle",
-           "view_observation"]
+__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "WEIGHTS_FILE",
+           "Judgement", "bundle", "features", "greedy_rows", "judge", "load", "metadata",
+           "play_arrays", "shortlist", "table_features", "unbundle", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
@@ -229,17 +228,11 @@ def greedy_index(view: Any, plays: list[Any]) -> int:
 
 
 def table_features(views: list[Any], plays: list[list[Any]], rules: Rules, heuristic: Any,
-                   rng: Any, played: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   rng: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`features` of decisions at the table: ``views[i]`` a seat's view
     (``State.view(seat)``), ``plays[i]`` its legal list (a list of :class:`Play`, non-empty),
-    ``heuristic`` the heuristic bot of ``rules`` (its choices are the hint column).
-    ``played``: ``(len(views), 60)`` card counts added to the cards each view's record says
-    were played (:data:`~shuangkou.batch.OBS_FIELDS`' ``played``, by relative seat): what
-    positions set up without their history (:func:`shuangkou.sample_worlds`) leave out."""
+    ``heuristic`` the heuristic bot of ``rules`` (its choices are the hint column)."""
     obs = np.stack([view_observation(v) for v in views])
-    if played is not None:
-        obs[:, _PLAYED] += played
     arrays = [play_arrays(ps) for ps in plays]
     cards = np.concatenate([a[0] for a in arrays])
     feat = np.concatenate([a[1] for a in arrays])
@@ -267,74 +260,6 @@ def best_rows(q: np.ndarray, env: np.ndarray, n: int) -> np.ndarray:
     if n == 1 and q.shape[0]:  # one decision (the bot at a table): no sort
         return np.array([int(np.argmax(q))], np.int64)
     return _first_per_env(env, [-q], n)
-
-
-# -- the critic --------------------------------------------------------------------------------
-VALUE_SCALE = 32.0
-"""The network's units in the solver's: ``Q`` estimates the acting team's final R8 units / 16
-(the training targets of ``examples/train_dmc.py``), the solver's value is the team's units
-less the opponents' (docs/solver.md, "Value"), twice the team's in a zero-sum deal."""
-
-
-class Critic:
-    """A position's value by the network, the horizon of the searched midgame
-    (:func:`shuangkou.pimc_policy`'s ``critic``; docs/bots.md, "A critic at the midgame's
-    horizon"): the best ``Q`` among the candidates of the seat to act there — as the learned bot
-    would value its own decision, from that seat's view of the position — in the solver's units
-    (:data:`VALUE_SCALE`), negated for the other team.
-
-    ``net``: a network (:func:`load`); ``heuristic``: the heuristic bot of ``rules`` (its
-    judgement is among the inputs). A call scores every position's candidates in one batch,
-    its products on the calling thread. It holds nothing a call changes: one critic serves
-    several threads."""
-
-    def __init__(self, rules: Rules, net: MLP, heuristic: Any, max_plays: int = 240) -> None:
-        self.rules = rules
-        self.net = net
-        self.heuristic = heuristic
-        self.max_plays = max_plays
-
-    def __call__(self, states: list[Any], seat: int, played: Any = None) -> np.ndarray:
-        """Each of ``states``' value (:class:`~shuangkou.State`, of :attr:`rules`) for
-        ``seat``'s team. A finished deal is valued by its result (the solver's value exactly);
-        a seat with no legal play passes first (a forced move: the value is its successor's).
-        ``played``: the cards each seat (0–3) played before the states' own record begins
-        (:class:`~shuangkou.Hand`), the public record a sampled world
-        (:func:`shuangkou.sample_worlds`) does not carry: the network reads it (the unseen
-        cards)."""
-        counts = None
-        if played is not None:
-            words = np.array([h.packed for h in played], np.uint64)
-            counts = ((words[:, None] >> _NIBBLES) & np.uint64(15)).astype(np.float32)
-        values = np.zeros(len(states))
-        views: list[Any] = []
-        plays: list[list[Any]] = []
-        sign: list[float] = []
-        live: list[int] = []
-        for i, state in enumerate(states):
-            legal = [] if state.is_over else list(state.legal("fewest"))
-            if not legal and not state.is_over:  # the seat cannot beat the table: it passes
-                state = state.copy()
-                while not legal and not state.is_over:
-                    state.pass_()
-                    legal = [] if state.is_over else list(state.legal("fewest"))
-            if state.is_over:
-                u = state.result.units
-                values[i] = u[seat] + u[seat ^ 2] - u[seat ^ 1] - u[seat ^ 3]
-                continue
-            actor = state.to_act
-            views.append(state.view(actor))
-            plays.append(shortlist(legal, self.max_plays))
-            sign.append(VALUE_SCALE if (actor ^ seat) & 1 == 0 else -VALUE_SCALE)
-            live.append(i)
-        if live:
-            before = None if counts is None else np.stack(
-                [counts[[(v.seat + k) & 3 for k in range(4)]].ravel() for v in views])
-            x, env, _ = table_features(views, plays, self.rules, self.heuristic, None, before)
-            best = np.full(len(live), -np.inf)
-            np.maximum.at(best, env, self.net.q(x, one_thread=True))
-            values[live] = best * np.array(sign)
-        return values
 
 
 # -- the network -------------------------------------------------------------------------------
@@ -380,14 +305,12 @@ class MLP:
                     for a, b in zip(sizes[:-1], sizes[1:])],
                    [np.zeros(b, np.float32) for b in sizes[1:]])
 
-    def forward(self, x: np.ndarray, one_thread: bool | None = None) -> list[np.ndarray]:
-        """Every layer's output for the rows of ``x`` (the input first). ``one_thread``: the
-        products sliced to run on this thread (:func:`_one_thread_product`); by default only
-        below 256 rows (one decision), else whole (training's batches)."""
+    def forward(self, x: np.ndarray) -> list[np.ndarray]:
         acts = [x]
         h = x
         last = len(self.w) - 1
-        small = x.shape[0] < 256 if one_thread is None else one_thread
+        # few rows (one decision): in products BLAS runs on this thread; many (training): whole
+        small = x.shape[0] < 256
         for i, (w, b) in enumerate(zip(self.w, self.b)):
             h = (_one_thread_product(h, w) if small else h @ w) + b
             if i < last:
@@ -395,10 +318,9 @@ class MLP:
             acts.append(h)
         return acts
 
-    def q(self, x: np.ndarray, one_thread: bool | None = None) -> np.ndarray:
-        """The network's value of each candidate row of ``x`` (``one_thread``: as
-        :meth:`forward`)."""
-        return self.forward(x, one_thread)[-1][:, 0]
+    def q(self, x: np.ndarray) -> np.ndarray:
+        """The network's value of each candidate row of ``x``."""
+        return self.forward(x)[-1][:, 0]
 
     def score(self, x: np.ndarray) -> np.ndarray:
         """What the bot maximises: :meth:`q` plus :attr:`bonus` on the heuristic's candidate."""

@@ -984,7 +984,6 @@ def pimc_policy(
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
     mid_cards: int = 108, exact_misses: int = 0,
-    critic: Callable[[list[State], int, list[Hand]], Any] | None = None,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -1027,11 +1026,7 @@ def pimc_policy(
     (mean value over the worlds, in the objective's units) in the mean over every world; a
     world the limits stop leaves the fallback's move standing. ``mid_cards``: the midgame
     searches only once at most that many cards are left in the four hands (108: from the
-    first trick); before that the fallback's move stands. ``critic(states, seat, played)``
-    (with a midgame of depth 1): the positions after each candidate in each world valued by
-    it instead of searched — one call a decision, ``seat``'s team's value of each state in
-    the objective's units, ``played`` the cards each seat played before (the record a world
-    does not carry) (:class:`shuangkou.learned.Critic`: the learned network's)."""
+    first trick); before that the fallback's move stands."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -1048,12 +1043,6 @@ def pimc_policy(
                             f"{type(sampler).__name__}")
     draw = sample_worlds if sampler is None else sampler
     mid = _midgame(midgame, margin, shortlist, mid_cards, fallback)
-    if critic is not None and not callable(critic):
-        raise ArgumentError(f"critic must be a callable (states, seat) or None, not "
-                            f"{type(critic).__name__}")
-    if critic is not None and (mid is None or mid.depth != 1):
-        raise ArgumentError("critic: it values the positions one move deep of a midgame "
-                            "search: pass midgame=(worlds, nodes, 1) too")
     exact_misses = as_int(exact_misses, "exact_misses", 0, worlds)
     local = threading.local()
 
@@ -1108,8 +1097,6 @@ def pimc_policy(
         # only these moves can decide: the search values them alone (a depth-1 value is the
         # same as among every move; the ~100 other root moves' rollouts were most of the cost)
         only = None if candidates is plays else [mine, *options]
-        if critic is not None:
-            return judged(n, game, seat, seed, deadline, {mine: prior, **options}, mid.margin)
         total: dict[tuple[int, int], float] = {}
         s: _solve.Searcher | None = None
         for world in sample_worlds(game, seat, n, seed):
@@ -1133,35 +1120,6 @@ def pimc_policy(
         if total[best] - total[mine] > mid.margin * n:
             return options[best]
         return prior
-
-    def judged(n: int, game: Game | SeatKnowledge, seat: int, seed: int,
-               deadline: float | None, moves: dict[tuple[int, int], Play | None], margin: float
-               ) -> Play | None:
-        """The midgame's choice by the critic: the first of ``moves`` (the fallback's) unless
-        another's mean value over ``n`` worlds, each position after it valued by ``critic``,
-        beats it by more than ``margin``."""
-        assert critic is not None
-        after: list[State] = []
-        for world in sample_worlds(game, seat, n, seed):
-            for move in moves.values():
-                state = world.copy()
-                if move is None:
-                    state.pass_()
-                else:
-                    state.play(move)
-                after.append(state)
-        keys = list(moves)
-        mine = keys[0]
-        if _seconds_left(deadline) is None:
-            return moves[mine]
-        record: Any = game.view(seat) if isinstance(game, Game) else game
-        played = [record.cards_played(s) for s in range(4)]  # the record the worlds lack
-        total = np.asarray(critic(after, seat, played), np.float64).reshape(n, len(keys)
-                                                                            ).sum(axis=0)
-        best = int(np.argmax(total))
-        if total[best] - total[0] > margin * n:
-            return moves[keys[best]]
-        return moves[mine]
 
     def policy(game: Game | SeatKnowledge, plays: list[Play], rng: object) -> Play | None:
         deadline = None if limit is None else time.monotonic() + limit
