@@ -22,8 +22,9 @@ move — is run beside it (the deal goes on with the default's own move):
   true position solves within 400,000 nodes, the exact regret (the best move's exact value
   less the move's) of the fallback's move and of the midgame rule's move at each margin,
   the judge run on the true position (``--worlds 0``: no sampling error) or on ``--worlds``
-  sampled worlds (what the bot sees). Values are the solver's: the team's units less the
-  opponents' (docs/solver.md, "Value").
+  sampled worlds (what the bot sees; ``--sampler``), each with its change against the
+  fallback on the same decisions and that change's 95% CI. Values are the solver's: the
+  team's units less the opponents' (docs/solver.md, "Value").
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--mode", choices=("rates", "regret"), default="rates")
     ap.add_argument("--sampler", choices=("uniform", "weighted"), default="uniform",
-                    help="rates: the worlds' sampler")
+                    help="the worlds' sampler")
     ap.add_argument("--worlds", type=int, default=0, help="regret: 0, the true position")
     ap.add_argument("--lo", type=int, default=20, help="regret: the fewest cards left")
     ap.add_argument("--hi", type=int, default=28, help="regret: the most cards left")
@@ -99,8 +100,9 @@ def main() -> None:
         if stopped:
             return
         ex = {m: v for m, v in zip(moves, vals) if v is not None}
+        draw = weighted_worlds if args.sampler == "weighted" else sample_worlds
         worlds = ([truth] if args.worlds == 0 else
-                  sample_worlds(view, view.to_act, args.worlds, 77 + len(rows)))
+                  draw(view, view.to_act, args.worlds, 77 + len(rows)))
         values, mine, keys = judge(view, worlds, plays, prior)
         keys = [k for k in keys if k in ex]
         if mine not in values or mine not in ex or not keys:
@@ -134,10 +136,16 @@ def main() -> None:
         print("  override rate at margin " + ", ".join(
             f"{m}: {np.mean(a[:, 0] > m):.3f}" for m in MARGINS))
     else:
-        judged = "the true position" if args.worlds == 0 else f"{args.worlds} uniform worlds"
+        judged = ("the true position" if args.worlds == 0 else
+                  f"{args.worlds} {args.sampler} worlds")
+        # the change against the fallback on the same decisions, with its 95% CI
+        change = a[:, 1:] - a[:, :1]
+        half = (1.96 * change.std(axis=0, ddof=1) / np.sqrt(len(a)) if len(a) > 1
+                else np.zeros(len(MARGINS)))
         print(f"  cards {args.lo}-{args.hi}, the judge on {judged}: mean exact regret a "
               f"decision, the fallback {a[:, 0].mean():.2f}; the midgame rule at margin " +
-              ", ".join(f"{m}: {a[:, i + 1].mean():.2f}" for i, m in enumerate(MARGINS)))
+              ", ".join(f"{m}: {a[:, i + 1].mean():.2f} ({change[:, i].mean():+.2f} "
+                        f"± {half[i]:.2f})" for i, m in enumerate(MARGINS)))
 
 
 if __name__ == "__main__":
