@@ -304,7 +304,7 @@ def test_exact_misses_lets_the_search_decide_with_worlds_unsolved() -> None:
     rules = Rules.preset("classic")
 
     def pimc(**kw: Any) -> Any:
-        return bots.make("pimc", rules, worlds=4, max_nodes=3_000, max_cards=28, **kw)
+        return bots.make("pimc", rules, worlds=4, max_nodes=1_000, max_cards=28, **kw)
 
     def games(bot: Any) -> dict[str, np.ndarray]:
         return simulate(10, rules, (bot, "greedy"), seed=4).arrays
