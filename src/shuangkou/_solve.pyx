@@ -731,12 +731,17 @@ cdef inline void sv_unpack(uint64_t d, TTData* e) noexcept nogil:
 
 cdef inline bint sv_probe(Search* s, TTEntry* b, uint64_t key, TTData* e) noexcept nogil:
     """The entry of ``key`` in bucket ``b`` read into ``e`` (a copy: another thread may
-    overwrite the slot meanwhile); False if there is none."""
+    overwrite the slot meanwhile); False if there is none. A bucket's entries fill its ways
+    in order and are never emptied (``sv_store`` and ``sv_tt_grow`` take the first empty
+    way), so an empty way (``data`` 0: a stored one has its flag) ends the search: a miss in
+    a sparse table reads one way, not all."""
     cdef int i
     cdef uint64_t d
     for i in range(s.ways):
         d = sv_ld64(&b[i].data)
-        if (sv_ld64(&b[i].check) ^ d) == key and (d >> 56) & 3:
+        if d == 0:
+            return False
+        if (sv_ld64(&b[i].check) ^ d) == key:
             sv_unpack(d, e)
             return True
     return False
@@ -854,7 +859,8 @@ cdef inline bint sv_usable(const TTData* e, int depth) noexcept nogil:
 cdef inline void sv_store(Search* s, uint64_t key, int32_t value, long long best,
                           int depth, int flag, long long work) noexcept nogil:
     """Store a bound in the bucket of ``key``: over the entry of ``key`` if there is one, else
-    an empty entry, else the one whose subtree took the least work (depth-preferred
+    the first empty entry (so a bucket's filled ways come first: ``sv_probe`` stops at an
+    empty one), else the one whose subtree took the least work (depth-preferred
     replacement: the costly results stay; with one way, always replace). ``depth``
     SV_TT_EXACT: no horizon. A growing table doubles once half its entries are filled
     (sv_tt_grow): the bucket is found here, from the key, never kept across a store."""
