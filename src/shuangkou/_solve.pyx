@@ -2086,7 +2086,6 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         key = sv_tt_key(s, st, s.chainfree)     # probe waits for memory: the moves meanwhile
         b = sv_bucket(s, key)
         sv_prefetch(b)
-        n = sv_moves(s, st)
     if sv_probe(s, b, key, &e):
         if sv_usable(&e, depth) and (
                 (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
@@ -2098,8 +2097,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             return e.value
         hint = e.best
         cut = (e.meta & 3) == SV_LOWER      # an earlier search cut it off: a CUT node
-    if has_key:         # the parent prefetched the bucket: the moves only if no cut-off
-        n = sv_moves(s, st)
+    n = sv_moves(s, st)
     if n < 0:
         s.stopped = True
         s.chainfree = cf0
