@@ -2082,10 +2082,11 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return hi if hi <= alpha else lo
     start = s.top
-    if not has_key:     # keyed only past the bounds (a node they settle needs no key); the
-        key = sv_tt_key(s, st, s.chainfree)     # probe waits for memory: the moves meanwhile
+    if not has_key:     # keyed only past the bounds (a node they settle needs no key)
+        key = sv_tt_key(s, st, s.chainfree)
         b = sv_bucket(s, key)
-        sv_prefetch(b)
+    # the moves only past the probe: a node it settles lists none (listing them first, while
+    # the bucket is fetched, cost more instructions than the wait saved: docs/solver.md)
     if sv_probe(s, b, key, &e):
         if sv_usable(&e, depth) and (
                 (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
