@@ -180,3 +180,45 @@ def test_split_search_gives_the_values_of_one_thread(threads: int) -> None:
         assert 0 <= sr.helper_nodes <= nodes
         helped += sr.helper_nodes > 0
     assert helped > 0      # the helpers took part
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_portfolio_gives_the_values_of_one_thread(threads: int) -> None:
+    # the portfolio (docs/solver.md "Threads", *A portfolio*): one helper searches by
+    # depth-limited passes, then an exact search of its own, beside the exact search (on 3
+    # threads split over two); whichever finishes first gives the results. The passes store
+    # heuristic bounds (a horizon's 手数 evaluation) in the shared table: a pass's bound taken
+    # by an exact search would show here as another value or optimal set than one thread's.
+    # Shallow passes (1, 2, 3 moves) meet horizons in these small trees; the rival must give
+    # some of the results, or this proves nothing about its answers
+    won = 0
+    for state in positions(4, 4) + positions(5, 3):
+        moves, exact, optimal, *_ = root(state, 1, True)
+        best = max(v for v in exact if v is not None)
+        for all_values, one in ((True, False), (False, False), (False, True)):
+            sr = searcher(state, tt_bits=16)
+            sr.set_position(state)
+            got, values, fast, nodes, stopped, horizon = sr.root_values(
+                0, 0.0, all_values=all_values, threads=threads, one=one, rival=(1, 2, 3)
+            )
+            assert got == moves and not stopped and not horizon
+            won += sr.rival_won
+            if all_values:
+                assert (values, fast) == (exact, optimal)
+            elif one:   # one optimal move at least, each proven: optimal ones
+                assert fast and set(fast) <= set(optimal) and values[fast[0]] == best
+            else:
+                assert sorted(fast) == sorted(optimal)
+            for i, v in enumerate(values):  # every other move's bound at or above its value
+                assert v is not None and exact[i] is not None and exact[i] <= v <= best
+    assert won > 0
+
+
+def test_rival_is_checked() -> None:
+    sr = searcher(positions()[0], tt_bits=12)
+    sr.set_position(positions()[0])
+    for bad in ((0,), (300,), (1,) * 9, "2", (2.0,)):
+        with pytest.raises(ArgumentError, match="rival"):
+            sr.root_values(0, 0.0, threads=2, rival=bad)
+    with pytest.raises(ArgumentError, match="rival"):
+        sr.root_values(0, 0.0, depth=4, threads=2, rival=(2,))
