@@ -19,7 +19,9 @@ is noisy; node counts do not depend on load) and, for the search on several thre
 (``--threads``: each position searched with each count in turn), wall seconds too. Each solve is
 capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``time_limit``)
 so a run stays short; a capped position counts as unsolved and its time as the cap's.
-The search is one root search over a table of its cap from the start; ``--solve`` times
+The search is one root search over a table of its cap from the start, on several threads
+with ``--best one`` from 9 cards a seat with the portfolio's rival as ``solve`` runs it
+(``solve.rival_passes``; ``--no-rival``: without it); ``--solve`` times
 ``solve()`` itself instead (``max_nodes`` the cap, ``time_limit`` ``--seconds``; ``--cap 0``
 and no ``--seconds``: neither, so no anytime stage runs): its table grows from
 ``START_TT_BITS`` and, on several threads, its search runs in rounds (docs/solver.md
@@ -156,7 +158,7 @@ def search(state: State, cap: int, seconds: float, techniques: list[str] | None 
     t, w = time.process_time(), time.perf_counter()
     _, values, optimal, nodes, stopped, _ = s.root_values(
         cap, seconds, _solve.EXACT_DEPTH, False, threads, one=one,
-        rival=() if NO_RIVAL else rival_passes(sum(state.card_counts), threads))
+        rival=() if NO_RIVAL else rival_passes(sum(state.card_counts), threads, one))
     dt, dw = time.process_time() - t, time.perf_counter() - w
     # the helpers share the rest alike (within a few %): the busiest is the calling thread or
     # the helpers' mean, whichever searched more

@@ -7,6 +7,7 @@ exact value of one thread, with a principal variation that replays to that value
 
 from __future__ import annotations
 
+import importlib
 import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -222,3 +223,22 @@ def test_rival_is_checked() -> None:
             sr.root_values(0, 0.0, threads=2, rival=bad)
     with pytest.raises(ArgumentError, match="rival"):
         sr.root_values(0, 0.0, depth=4, threads=2, rival=(2,))
+
+
+def test_solve_runs_the_portfolio_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    # solve gives the rival its passes on 2+ threads, with one optimal move, from RIVAL_CARDS
+    # cards in hand (docs/solver.md "Threads", *A portfolio*); lowered here so that small
+    # positions run it: the value is one thread's and the plays named optimal are
+    module = importlib.import_module("shuangkou.solve")    # (the package's solve: the function)
+    passes = module.rival_passes
+    assert passes(module.RIVAL_CARDS, 2, True) == module.RIVAL and module.RIVAL
+    assert passes(module.RIVAL_CARDS - 1, 2, True) == passes(module.RIVAL_CARDS, 1, True) == ()
+    assert passes(module.RIVAL_CARDS, 2, False) == ()
+    given: list[tuple[int, ...]] = []
+    monkeypatch.setattr(module, "RIVAL_CARDS", 0)
+    monkeypatch.setattr(module, "rival_passes", lambda *a: given.append(passes(*a)) or given[-1])
+    for state in positions(6, 1):
+        alone = solve(state, threads=1, max_nodes=None, time_limit=None)
+        two = solve(state, threads=2, best="one", max_nodes=None, time_limit=None)
+        assert two.value == alone.value and set(two.best) <= set(alone.best)
+    assert module.RIVAL in given

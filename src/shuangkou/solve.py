@@ -524,13 +524,14 @@ ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
 rest of the reserve (:data:`GUESS_SHARE`) after a limit stopped the exact search."""
 
 RIVAL = ANYTIME_DEPTHS
-"""A portfolio on two threads or more, from :data:`RIVAL_CARDS` cards in hand (docs/solver.md
-"Threads", *A portfolio*): while the other threads run the exact search, one searches the
-root by another strategy over the shared table, deepening passes at these depths (the anytime
-guess's), then an exact search in the order they found; the first to finish stops the other.
-What the passes leave in the table changes the exact search's nodes several times either way
-at 9 cards a seat, so a position gets about the better of the two (``()``: no rival, every
-thread on the one search). Read at each call (:func:`rival_passes`)."""
+"""A portfolio on two threads or more, with one optimal move (``best="one"``) from
+:data:`RIVAL_CARDS` cards in hand (docs/solver.md "Threads", *A portfolio*): while the other
+threads run the exact search, one searches the root by another strategy over the shared
+table, deepening passes at these depths (the anytime guess's), then an exact search in the
+order they found; the first to finish stops the other. What the passes leave in the table
+changes the exact search's nodes several times either way at 9 cards a seat, so a position
+gets about the better of the two (``()``: no rival, every thread on the one search). Read at
+each call (:func:`rival_passes`)."""
 
 RIVAL_CARDS = 36
 """The fewest cards in hand (9 a seat) for which :func:`solve` runs the portfolio's rival
@@ -538,11 +539,12 @@ RIVAL_CARDS = 36
 thread's nodes 1.19x more with it; docs/solver.md "Threads", *A portfolio*)."""
 
 
-def rival_passes(cards: int, threads: int) -> tuple[int, ...]:
+def rival_passes(cards: int, threads: int, one: bool) -> tuple[int, ...]:
     """The rival's passes (``Searcher.root_values(rival=...)``) for an exact search of
-    ``cards`` cards in hand on ``threads`` threads: :data:`RIVAL` on two threads or more from
-    :data:`RIVAL_CARDS` cards, else none."""
-    return RIVAL if threads > 1 and cards >= RIVAL_CARDS else ()
+    ``cards`` cards in hand on ``threads`` threads (``one``: one optimal move is enough):
+    :data:`RIVAL` on two threads or more with one optimal move from :data:`RIVAL_CARDS` cards,
+    else none (with every optimal move it did not pay: docs/solver.md "Threads")."""
+    return RIVAL if threads > 1 and one and cards >= RIVAL_CARDS else ()
 
 
 def solve(
@@ -596,8 +598,10 @@ def solve(
     buffers (:data:`WARM_TT_BITS`; :func:`release_searcher` frees it).
     ``threads``: the exact search is split over that many threads sharing the table, the
     root's moves and each move's tree (``None``: :data:`THREADS`, read at the call; helpers
-    start only past :data:`SOLO_NODES`; docs/solver.md "Threads"): the value, the optimal
-    plays and every exact value are those of one thread, ``nodes`` counts every
+    start only past :data:`SOLO_NODES`; with ``best="one"`` from :data:`RIVAL_CARDS` cards
+    in hand one of them searches by another strategy, :data:`RIVAL`; docs/solver.md
+    "Threads"): the value, the optimal plays and every exact value are those of one thread,
+    ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
     ``time_limit`` and Ctrl-C bound all of them together."""
     state = as_state(position)
@@ -734,7 +738,7 @@ class _Run:
             nodes = min(nodes, cap) if nodes else cap
         moves, values, optimal, spent, stopped, _ = self.s.root_values(
             nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads, one=self.one,
-            rival=rival_passes(self.cards, threads))
+            rival=rival_passes(self.cards, threads, self.one))
         self.nodes += spent
         self.last = moves, values, optimal
         lower, upper, pick = self.s.bounds
