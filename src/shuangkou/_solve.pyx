@@ -2644,12 +2644,12 @@ cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
     cdef int32_t guess = r.guess
     cdef int p, m, k, i
     r.lo = NULL     # a pass proves no bound (sv_root_move)
-    h.keep_exact = True     # nor takes one from the table (only the moves change)
     r.hi = NULL
     r.test = r.order
     r.mtd = False
     r.all_values = False
     r.one = False
+    h.keep_exact = True     # and its stores leave the exact entries as they are (sv_store)
     for p in range(r.npasses):
         r.depth = r.passes[p]
         h.horizon = False
