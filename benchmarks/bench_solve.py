@@ -19,7 +19,9 @@ is noisy; node counts do not depend on load) and, for the search on several thre
 (``--threads``: each position searched with each count in turn), wall seconds too. Each solve is
 capped (``--cap`` nodes, ``--seconds`` of wall clock: the search's own limit, ``time_limit``)
 so a run stays short; a capped position counts as unsolved and its time as the cap's.
-The search is one root search over a table of its cap from the start; ``--solve`` times
+The search is one root search over a table of its cap from the start, on several threads
+with ``--best one`` from 9 cards a seat with the portfolio's rival as ``solve`` runs it
+(``solve.rival_passes``; ``--no-rival``: without it); ``--solve`` times
 ``solve()`` itself instead (``max_nodes`` the cap, ``time_limit`` ``--seconds``; ``--cap 0``
 and no ``--seconds``: neither, so no anytime stage runs): its table grows from
 ``START_TT_BITS`` and, on several threads, its search runs in rounds (docs/solver.md
@@ -74,12 +76,18 @@ from shuangkou.solve import (
     THREADS,
     default_tt_bits,
     release_searcher,
+    rival_passes,
     searcher,
 )
 
 SIZES = (5, 6, 7, 8, 9)
 PRESETS = ("classic", "baibian", "jj", "qianbian")
 
+
+NO_RIVAL = False
+"""``--no-rival``: the search on several threads without the portfolio's rival
+(``solve.rival_passes``): every thread on the one exact search, as the builds before it
+searched."""
 
 RICH = False
 """``--rich``: positions drawn from four consecutive ranks (eight copies each) and the four
@@ -148,8 +156,9 @@ def search(state: State, cap: int, seconds: float, techniques: list[str] | None 
     s = _solve.Searcher(state, "score", bits, "hand_count", techniques)
     s.set_position(state)
     t, w = time.process_time(), time.perf_counter()
-    _, values, optimal, nodes, stopped, _ = s.root_values(cap, seconds, _solve.EXACT_DEPTH,
-                                                          False, threads, one=one)
+    _, values, optimal, nodes, stopped, _ = s.root_values(
+        cap, seconds, _solve.EXACT_DEPTH, False, threads, one=one,
+        rival=() if NO_RIVAL else rival_passes(sum(state.card_counts), threads, one))
     dt, dw = time.process_time() - t, time.perf_counter() - w
     # the helpers share the rest alike (within a few %): the busiest is the calling thread or
     # the helpers' mean, whichever searched more
@@ -520,6 +529,9 @@ def main() -> None:
                     help="the time-to-exact tables: each position by solve() (max_nodes the "
                          "cap; its table grown as solve grows it, in rounds on threads) "
                          "rather than one root search over a table of the cap")
+    ap.add_argument("--no-rival", action="store_true",
+                    help="the time-to-exact tables on several threads: no portfolio (every "
+                         "thread on the one exact search, docs/solver.md \"Threads\")")
     ap.add_argument("--ablation", action="store_true", help="each technique's node reduction")
     ap.add_argument("--rich", action="store_true",
                     help="bomb-rich positions (four ranks and the jokers; at most 8 cards a seat)")
@@ -532,8 +544,9 @@ def main() -> None:
     ap.add_argument("--limits", action="store_true",
                     help="whole deals under the default and time limits: wall s, answers")
     a = ap.parse_args()
-    global RICH
+    global RICH, NO_RIVAL
     RICH = a.rich
+    NO_RIVAL = a.no_rival
     if a.solve and a.without:
         ap.error("--solve: solve() searches with every technique (drop --without)")
     if a.rich and max(a.sizes) > 8:

@@ -7,6 +7,7 @@ exact value of one thread, with a principal variation that replays to that value
 
 from __future__ import annotations
 
+import importlib
 import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -180,3 +181,64 @@ def test_split_search_gives_the_values_of_one_thread(threads: int) -> None:
         assert 0 <= sr.helper_nodes <= nodes
         helped += sr.helper_nodes > 0
     assert helped > 0      # the helpers took part
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_portfolio_gives_the_values_of_one_thread(threads: int) -> None:
+    # the portfolio (docs/solver.md "Threads", *A portfolio*): one helper searches by
+    # depth-limited passes, then an exact search of its own, beside the exact search (on 3
+    # threads split over two); whichever finishes first gives the results. The passes store
+    # heuristic bounds (a horizon's 手数 evaluation) in the shared table: a pass's bound taken
+    # by an exact search would show here as another value or optimal set than one thread's.
+    # Shallow passes (1, 2, 3 moves) meet horizons in these small trees; the rival must give
+    # some of the results, or this proves nothing about its answers
+    won = 0
+    for state in positions(4, 4) + positions(5, 3):
+        moves, exact, optimal, *_ = root(state, 1, True)
+        best = max(v for v in exact if v is not None)
+        for all_values, one in ((True, False), (False, False), (False, True)):
+            sr = searcher(state, tt_bits=16)
+            sr.set_position(state)
+            got, values, fast, nodes, stopped, horizon = sr.root_values(
+                0, 0.0, all_values=all_values, threads=threads, one=one, rival=(1, 2, 3)
+            )
+            assert got == moves and not stopped and not horizon
+            won += sr.rival_won
+            if all_values:
+                assert (values, fast) == (exact, optimal)
+            elif one:   # one optimal move at least, each proven: optimal ones
+                assert fast and set(fast) <= set(optimal) and values[fast[0]] == best
+            else:
+                assert sorted(fast) == sorted(optimal)
+            for i, v in enumerate(values):  # every other move's bound at or above its value
+                assert v is not None and exact[i] is not None and exact[i] <= v <= best
+    assert won > 0
+
+
+def test_rival_is_checked() -> None:
+    sr = searcher(positions()[0], tt_bits=12)
+    sr.set_position(positions()[0])
+    for bad in ((0,), (300,), (1,) * 9, "2", (2.0,)):
+        with pytest.raises(ArgumentError, match="rival"):
+            sr.root_values(0, 0.0, threads=2, rival=bad)
+    with pytest.raises(ArgumentError, match="rival"):
+        sr.root_values(0, 0.0, depth=4, threads=2, rival=(2,))
+
+
+def test_solve_runs_the_portfolio_where_it_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    # solve gives the rival its passes on 2+ threads, with one optimal move, from RIVAL_CARDS
+    # cards in hand (docs/solver.md "Threads", *A portfolio*); lowered here so that small
+    # positions run it: the value is one thread's and the plays named optimal are
+    module = importlib.import_module("shuangkou.solve")    # (the package's solve: the function)
+    passes = module.rival_passes
+    assert passes(module.RIVAL_CARDS, 2, True) == module.RIVAL and module.RIVAL
+    assert passes(module.RIVAL_CARDS - 1, 2, True) == passes(module.RIVAL_CARDS, 1, True) == ()
+    assert passes(module.RIVAL_CARDS, 2, False) == ()
+    given: list[tuple[int, ...]] = []
+    monkeypatch.setattr(module, "RIVAL_CARDS", 0)
+    monkeypatch.setattr(module, "rival_passes", lambda *a: given.append(passes(*a)) or given[-1])
+    for state in positions(6, 1):
+        alone = solve(state, threads=1, max_nodes=None, time_limit=None)
+        two = solve(state, threads=2, best="one", max_nodes=None, time_limit=None)
+        assert two.value == alone.value and set(two.best) <= set(alone.best)
+    assert module.RIVAL in given

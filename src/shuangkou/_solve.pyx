@@ -572,6 +572,8 @@ cdef enum:
     SV_PARTNER = 128            # ``Search.passes``: the child's seat to act is a partner
     SV_CHUNK = 1024             # nodes a thread of a parallel search claims at a time
     SV_DROPPED = 16             # ``budget.stop``: another thread valued the move first
+    SV_WON = 17                 # ``Shared.stop``: one strategy of a portfolio finished (sv_rival)
+    SV_RIVAL_PASSES = 8         # a rival's deepening passes at most (``RootJob.passes``)
     SV_FREE = 0                 # a root move's state (``RootJob.state``): not taken yet,
     SV_TAKEN = 1                # being searched,
     SV_WRITING = 2              # valued, its value being written,
@@ -650,6 +652,10 @@ ctypedef struct Search:
     bint has_key                # the parent computed the node's key (``key``)
     bint expect_cut             # a parallel search: the parent expects the node to cut off
     bint pext                   # sv_tt_key squeezes by pext (SV_F_PEXT, and the CPU has it fast)
+    bint own_order              # a portfolio's main search: an exact search that takes no move
+                                # from a depth-limited entry (its rival's: sv_rival)
+    bint keep_exact             # a portfolio's rival in its passes: a depth-limited store
+                                # leaves an exact entry of its key as it is (sv_store)
     uint64_t key
     int evaluation              # SV_EVAL_HAND_COUNT or SV_EVAL_ROLLOUT
     Deco deco                   # 手数 for the horizon evaluation (budgeted: see sv_eval)
@@ -871,6 +877,9 @@ cdef inline void sv_store(Search* s, uint64_t key, int32_t value, long long best
     for i in range(s.ways):
         d = sv_ld64(&b[i].data)
         if (sv_ld64(&b[i].check) ^ d) == key or not ((d >> 56) & 3):
+            if (s.keep_exact and depth <= SV_MAX_DEPTH and (d >> 56) & 3
+                    and ((d >> 48) & 0xFF) == SV_TT_EXACT):
+                return  # (a depth-limited bound over an exact one: the exact stays)
             e = &b[i]
             break
         if (d >> 58) < least:
@@ -2096,7 +2105,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.chainfree = cf0
             s.bombfree = bf0
             return e.value
-        hint = e.best
+        if e.depth == SV_TT_EXACT or not s.own_order:
+            hint = e.best
         cut = (e.meta & 3) == SV_LOWER      # an earlier search cut it off: a CUT node
     n = sv_moves(s, st)
     if n < 0:
@@ -2303,6 +2313,8 @@ ctypedef struct RootJob:
     long long* lo               # per move: the bounds its searches proved so far (atomic;
     long long* hi               # ±SV_INF: none), exact searches only (NULL otherwise)
     Shared shared
+    int npasses                 # a rival's job (sv_rival): the depths of its deepening passes
+    int passes[SV_RIVAL_PASSES]
 
 
 cdef inline int32_t sv_pass_best(Search* s, SkState* st, int seat, int32_t best, int d,
@@ -2580,6 +2592,103 @@ cdef void sv_root_helper(Search* s, RootJob* j) noexcept nogil:
         r += 1
 
 
+cdef void sv_job_start(RootJob* j, int32_t guess) noexcept nogil:
+    """Open ``j``'s search of its moves in ``j.order``: none valued, none bounded beyond
+    ``j.top``; with ``j.mtd`` the first test, at ``guess`` (sv_mtd_next), else the first move
+    taken by the thread that runs sv_root_main (its exact value by MTD(f) from ``guess``).
+    Only while no thread searches ``j``."""
+    cdef int i
+    for i in range(j.n):
+        j.values[i] = 0
+        sv_st(&j.state[i], SV_FREE)
+        sv_st(&j.on[i], 0)
+        if j.lo != NULL:
+            sv_st(&j.lo[i], -SV_INF)
+            sv_st(&j.hi[i], j.top)
+    j.guess = guess
+    j.complete = False
+    j.proving = False
+    j.tn = j.n
+    sv_st(&j.best, -SV_INF)
+    sv_st(&j.finished, 0)
+    if j.mtd:   # the first test at the guess, within the bounds
+        j.mlo = -SV_INF     # (a move must reach it: the static bounds name none)
+        j.mhi = j.top
+        j.g = min(guess, j.top)
+        j.first = True
+        sv_mtd_next(j)
+    else:
+        sv_st(&j.next, 1)
+        sv_st(&j.state[j.order[0]], SV_TAKEN)   # the searching thread's, from the start
+
+
+cdef bint sv_job_done(RootJob* j) noexcept nogil:
+    """Whether ``j``'s search finished: every test over (``j.mtd``), else every move valued."""
+    cdef int i
+    if j.mtd:
+        return j.complete
+    for i in range(j.n):
+        if sv_ld(&j.state[i]) != SV_DONE:
+            return False
+    return True
+
+
+cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
+    """The portfolio's second strategy (docs/solver.md "Threads", *A portfolio*), on a helper
+    thread over the shared table beside the calling thread's exact search: deepening passes
+    (depth-limited searches of the root at ``r.passes``, each trying first the best move of
+    the one before, and leaving its best moves in the table, tried first by every later
+    search), then an exact search of the root of its own (``r``: the call's job, its moves in
+    the passes' order). Whichever of the two finishes first stops the other (``SV_WON``). A
+    pass's bounds reach no exact search (an exact search takes exact entries only,
+    sv_usable): only its moves do, so the values are those of one thread."""
+    cdef long long* lo = r.lo
+    cdef long long* hi = r.hi
+    cdef int* test = r.test
+    cdef bint mtd = r.mtd, all_values = r.all_values, one = r.one
+    cdef int32_t guess = r.guess
+    cdef int p, m, k, i
+    r.lo = NULL     # a pass proves no bound (sv_root_move)
+    r.hi = NULL
+    r.test = r.order
+    r.mtd = False
+    r.all_values = False
+    r.one = False
+    h.keep_exact = True     # and its stores leave the exact entries as they are (sv_store)
+    for p in range(r.npasses):
+        r.depth = r.passes[p]
+        h.horizon = False
+        sv_job_start(r, guess)
+        sv_root_main(h, r, 0)
+        if h.stopped:
+            break
+        for m in range(r.n):    # the pass's best move first in the next search's order
+            i = r.order[m]
+            if r.values[i] == r.best:
+                for k in range(m, 0, -1):
+                    r.order[k] = r.order[k - 1]
+                r.order[0] = i
+                break
+        guess = <int32_t>r.best
+        if not h.horizon:       # the whole tree fitted in the pass: the exact search is cheap
+            break
+    r.lo = lo
+    r.hi = hi
+    r.test = test
+    r.mtd = mtd
+    r.all_values = all_values
+    r.one = one
+    r.depth = SV_EXACT_DEPTH
+    h.horizon = False           # (an exact search's results met none)
+    if h.stopped:
+        return
+    sv_job_start(r, guess)
+    h.keep_exact = False
+    sv_root_main(h, r, 0)
+    if not h.stopped and sv_job_done(r):
+        sv_cas(&h.shared.stop, SK_RUNNING, SV_WON)
+
+
 cdef int sv_no_signal_pending() except -1:
     """With the GIL, after a parallel root search: raise what a signal handler raised on this
     (the calling, main) thread, pending or not yet run. Only this thread runs Python's signal
@@ -2705,6 +2814,7 @@ cdef class Searcher:
     cdef int nhelpers
     cdef long long helped       # nodes the helper threads searched in the last root search
     cdef RootJob* job           # the parallel root search under way (its helpers read it)
+    cdef RootJob* rival         # and its portfolio's second job (sv_rival; NULL: none)
     cdef SkState root
     cdef bint has_root
     cdef readonly object rules
@@ -2714,6 +2824,8 @@ cdef class Searcher:
     cdef int pick
     cdef readonly bint proven   # a move of the last root search was proven to reach its
                                 # ``lower``, above the static R8 bounds (``bounds``' move)
+    cdef readonly bint rival_won    # the last root search's results are its rival's (a
+                                    # portfolio's second strategy finished first: sv_rival)
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Search))
@@ -2787,7 +2899,10 @@ cdef class Searcher:
             raise RuntimeError("no parallel search is under way for this helper")
         h = &self.helpers[k]
         with nogil:
-            sv_root_helper(h, j)
+            if k == 0 and self.rival != NULL:
+                sv_rival(h, self.rival)
+            else:
+                sv_root_helper(h, j)
             sv_fetch_add(&j.running, -1)    # its last touch of the job
 
     def _ready(self):
@@ -2883,7 +2998,8 @@ cdef class Searcher:
         return self.s.forced
 
     def root_values(self, long long max_nodes=0, double time_limit=0.0, int depth=EXACT_DEPTH,
-                    bint all_values=False, int threads=1, only=None, bint one=False):
+                    bint all_values=False, int threads=1, only=None, bint one=False,
+                    rival=()):
         """Search the root's moves (plays in generation order, then pass as ``(0, 0)``).
         ``max_nodes`` (0: none) and ``time_limit`` (seconds, 0: none) bound the search;
         Ctrl-C raises KeyboardInterrupt (checked every few ms without the GIL held).
@@ -2924,7 +3040,16 @@ cdef class Searcher:
         moves proven optimal (at least one, not necessarily all; first the one that reached
         the value); every other value is the upper bound its tests proved, which may equal
         the best value, and after a limit ``None`` for a move no test bounded
-        (docs/solver.md "Root")."""
+        (docs/solver.md "Root").
+
+        ``rival`` (``()``: none; an exact search on two threads or more): a portfolio
+        (docs/solver.md "Threads", *A portfolio*). One helper thread searches the root by
+        another strategy over the shared table: depth-limited passes at these depths (at most
+        8, each in 1..MAX_DEPTH), each trying the best move of the one before first, then an
+        exact search of its own; the other threads search as they would without it. The
+        first to finish stops the other and its results are returned: the same value,
+        optimal moves and exact values (a pass's bounds reach no exact search, only its moves
+        do)."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
@@ -2938,9 +3063,18 @@ cdef class Searcher:
             raise ArgumentError("root_values: one=True needs an exact search (depth "
                                 "EXACT_DEPTH) without all_values (which values every move, so "
                                 "every optimal one is known): pass one=False")
+        passes = tuple(rival) if isinstance(rival, (tuple, list)) else None
+        if passes is None or len(passes) > SV_RIVAL_PASSES or not all(
+                type(d) is int and 1 <= d <= SV_MAX_DEPTH for d in passes):
+            raise ArgumentError(f"root_values: rival must be a tuple of at most "
+                                f"{SV_RIVAL_PASSES} depths in 1..{SV_MAX_DEPTH}, got {rival!r}")
+        if passes and depth != SV_EXACT_DEPTH:
+            raise ArgumentError("root_values: a rival (a portfolio) needs an exact search "
+                                "(depth EXACT_DEPTH): pass rival=()")
         with self.lock:
             return self._root_values(max_nodes, time_limit, depth, all_values,
-                                     threads if depth == SV_EXACT_DEPTH else 1, only, one)
+                                     threads if depth == SV_EXACT_DEPTH else 1, only, one,
+                                     passes)
 
     cdef list _only(self, only, int n):
         """The indices (ascending) of the root's moves ``s.words[:n]`` that ``only`` names
@@ -2968,7 +3102,7 @@ cdef class Searcher:
         return sorted(picked)
 
     cdef _root_values(self, long long max_nodes, double time_limit, int depth,
-                      bint all_values, int threads, only, bint one):
+                      bint all_values, int threads, only, bint one, tuple rival):
         cdef Search* s = &self.s
         cdef SkState st = self.root
         cdef int seat = st.to_act, n, i, k, helpers = 0
@@ -2977,6 +3111,8 @@ cdef class Searcher:
         cdef uint64_t key
         cdef TTData e
         cdef RootJob j
+        cdef RootJob r              # the portfolio's second job (``rival``), if any
+        cdef RootJob* w = &j        # the job whose results the call returns
         if st.over or seat < 0:
             raise ArgumentError("state: the deal is over: there is no move to search")
         s.top = 0   # the stack is empty between searches (sv_fresh): the root's moves at 0
@@ -3007,6 +3143,7 @@ cdef class Searcher:
             guess = e.value
         order = sorted(range(n), key=lambda q: -keys[q])
         memset(&j, 0, sizeof(RootJob))
+        memset(&r, 0, sizeof(RootJob))
         j.root = st
         j.n = n
         j.depth = depth
@@ -3015,7 +3152,6 @@ cdef class Searcher:
         j.mtd = (depth == SV_EXACT_DEPTH and not all_values
                  and (s.features & SV_F_MTDF) != 0)
         j.top = SV_INF
-        j.best = -SV_INF
         if s.features & SV_F_ORDER and sv_bomb_free(s, &st):  # the most any move can reach
             sv_order_bounds(s, &st, seat, &lo, &j.top)
         sv_score_bounds(s, &st, seat, &lo, &top)    # the static R8 bounds: reported always,
@@ -3025,39 +3161,46 @@ cdef class Searcher:
         j.tags = <uint32_t*>malloc(n * sizeof(uint32_t))
         j.order = <int*>malloc(n * sizeof(int))
         j.test = <int*>malloc(n * sizeof(int)) if j.mtd else j.order
-        j.tn = n
         j.values = <int32_t*>calloc(n, sizeof(int32_t))
         j.state = <long long*>calloc(n, sizeof(long long))
         j.on = <long long*>calloc(n, sizeof(long long))
         if depth == SV_EXACT_DEPTH:     # a horizon's values bound nothing
             j.lo = <long long*>malloc(n * sizeof(long long))
             j.hi = <long long*>malloc(n * sizeof(long long))
+        helpers = threads - 1   # more than the moves: they split a move's tree (sv_search)
+        if rival and helpers > 0:   # (root_values: an exact search) the portfolio's job: the
+            r = j                   # same root and moves (read only), arrays of its own
+            r.npasses = len(rival)
+            for k in range(r.npasses):
+                r.passes[k] = rival[k]
+            r.order = <int*>malloc(n * sizeof(int))
+            r.test = <int*>malloc(n * sizeof(int)) if j.mtd else r.order
+            r.values = <int32_t*>calloc(n, sizeof(int32_t))
+            r.state = <long long*>calloc(n, sizeof(long long))
+            r.on = <long long*>calloc(n, sizeof(long long))
+            r.lo = <long long*>malloc(n * sizeof(long long))
+            r.hi = <long long*>malloc(n * sizeof(long long))
         try:
             if (j.words == NULL or j.tags == NULL or j.order == NULL or j.test == NULL
                     or j.values == NULL
                     or j.state == NULL or j.on == NULL
-                    or (depth == SV_EXACT_DEPTH and (j.lo == NULL or j.hi == NULL))):
+                    or (depth == SV_EXACT_DEPTH and (j.lo == NULL or j.hi == NULL))
+                    or (r.npasses and (r.order == NULL or r.test == NULL or r.values == NULL
+                                       or r.state == NULL or r.on == NULL or r.lo == NULL
+                                       or r.hi == NULL))):
                 raise MemoryError()
             for i in range(n):
                 j.words[i] = s.words[i]
                 j.tags[i] = s.tags[i]
                 j.order[i] = order[i]
-                if j.lo != NULL:
-                    j.lo[i] = -SV_INF
-                    j.hi[i] = j.top
-            j.guess = guess
-            if j.mtd:   # the first test at the guess (the table's value), within the bounds
-                j.mlo = -SV_INF     # (a move must reach it: the static bounds name none)
-                j.mhi = j.top
-                j.g = min(guess, j.top)
-                j.first = True
-                sv_mtd_next(&j)
-            else:
-                j.next = 1
-                j.state[j.order[0]] = SV_TAKEN      # this thread's, from the start
-            helpers = threads - 1   # more than the moves: they split a move's tree (sv_search)
+                if r.npasses:
+                    r.order[i] = order[i]
+                    r.lo[i] = -SV_INF   # (what the call reads if the rival's exact search
+                    r.hi[i] = j.top     # never starts, sv_rival)
+            r.guess = guess
+            sv_job_start(&j, guess)     # the first test at the table's value (or first move)
             if helpers > 0:
-                self._parallel(&j, helpers, max_nodes)
+                self._parallel(&j, &r if r.npasses else NULL, helpers, max_nodes)
             else:
                 with nogil:
                     sv_root_main(s, &j, 0)
@@ -3065,6 +3208,7 @@ cdef class Searcher:
             if helpers > 0:
                 sv_no_signal_pending()
             self.helped = 0
+            self.rival_won = False
             for k in range(helpers):
                 self.helped += self.helpers[k].budget.work
                 s.oom = s.oom or self.helpers[k].oom
@@ -3073,29 +3217,37 @@ cdef class Searcher:
                 s.budget.work += self.helpers[k].budget.work
             if s.oom:
                 raise MemoryError()
-            if j.mtd:   # every move's value is the upper bound its tests proved (None: none
+            if r.npasses and not sv_job_done(&j):
+                if sv_job_done(&r):     # the portfolio's second strategy finished first
+                    w = &r
+                    self.rival_won = True
+                else:   # neither finished (a limit): what either proved bounds each move
+                    for i in range(n):
+                        j.lo[i] = max(j.lo[i], r.lo[i])
+                        j.hi[i] = min(j.hi[i], r.hi[i])
+            if w.mtd:   # every move's value is the upper bound its tests proved (None: none
                 # yet; once the bounds met, at most the value: the last test failed for
-                # every move, or the value is j.top); the move that reached the value, exact,
+                # every move, or the value is w.top); the move that reached the value, exact,
                 # is the first optimal one, then any other a test proved to reach it (without
                 # ``one``, every other one, the last test having tried each that might, and
                 # all in the order the root tried them, as the root's alpha-beta lists them)
-                stopped = not j.complete
+                stopped = not w.complete
                 if not stopped:
-                    j.best = j.mlo
-                    j.hi[j.pick] = j.mlo
-                values = [j.hi[i] if j.hi[i] < j.top or not stopped else None
+                    w.best = w.mlo
+                    w.hi[w.pick] = w.mlo
+                values = [w.hi[i] if w.hi[i] < w.top or not stopped else None
                           for i in range(n)]
-                optimal = [] if stopped else [j.pick] + [
-                    i for i in order if i != j.pick and j.lo[i] >= j.best]
+                optimal = [] if stopped else [w.pick] + [
+                    i for i in order if i != w.pick and w.lo[i] >= w.best]
                 if not one and not stopped:     # every optimal move, in the root's order (as
                     optimal = sorted(optimal, key=order.index)  # the root's alpha-beta)
             else:
-                values = [j.values[i] if j.state[i] == SV_DONE else None for i in range(n)]
-                stopped = not all(j.state[i] == SV_DONE for i in range(n))
+                values = [w.values[i] if w.state[i] == SV_DONE else None for i in range(n)]
+                stopped = not all(w.state[i] == SV_DONE for i in range(n))
                 # (with ``one`` a move's value may be an upper bound equal to the best:
                 # optimal are the moves proven to reach it, lo)
-                optimal = [] if stopped else [i for i in order if j.values[i] == j.best
-                                              and (not one or j.lo[i] >= j.best)]
+                optimal = [] if stopped else [i for i in order if w.values[i] == w.best
+                                              and (not one or w.lo[i] >= w.best)]
             # the root's bounds: its value is its best move's, so at least the most any move
             # was proven to reach and at most the most any move may reach, and within the
             # static R8 bounds (sv_score_bounds: ``lo``, ``top``); a depth-limited search
@@ -3103,24 +3255,24 @@ cdef class Searcher:
             self.pick = order[0]
             self.proven = False
             low, high = lo, -SV_INF
-            if j.lo != NULL:
+            if w.lo != NULL:
                 for i in order:
-                    if j.lo[i] > low:
-                        low = j.lo[i]
+                    if w.lo[i] > low:
+                        low = w.lo[i]
                         self.pick = i
                         self.proven = True
-                    high = max(high, j.hi[i])
+                    high = max(high, w.hi[i])
             else:
                 high = SV_INF
             if not stopped:
-                low = high = j.best
+                low = high = w.best
                 self.pick = optimal[0]
                 self.proven = True
-            if j.lo == NULL:
+            if w.lo == NULL:
                 low, high = lo, top
                 self.proven = False
             self.lower = low
-            self.upper = min(high, j.top, top)
+            self.upper = min(high, w.top, top)
         finally:
             free(j.words)
             free(j.tags)
@@ -3132,18 +3284,28 @@ cdef class Searcher:
             free(j.on)
             free(j.lo)
             free(j.hi)
+            if r.test != r.order:
+                free(r.test)
+            free(r.order)       # (its moves are j's)
+            free(r.values)
+            free(r.state)
+            free(r.on)
+            free(r.lo)
+            free(r.hi)
         s.top = 0
         if optimal and picked is None:  # some moves' best need not be the root's value
             sv_store(s, key, values[optimal[0]], optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
 
-    cdef int _parallel(self, RootJob* j, int helpers, long long max_nodes) except -1:
+    cdef int _parallel(self, RootJob* j, RootJob* rival, int helpers,
+                       long long max_nodes) except -1:
         """The root's moves split over this thread and ``helpers`` helper threads (Python
         threads, each searching without the GIL over the shared table; one shared budget:
         ``sv_more_work``; one busy table: ``sv_busy``, owned by this call): this thread takes
-        the first move, the helpers help with it until its value opens the others. Returns
-        once every helper is done with the job."""
+        the first move, the helpers help with it until its value opens the others. With
+        ``rival`` (a portfolio), the first helper searches that job instead (sv_rival) and
+        the first of the two to finish stops the other. Returns once every helper is done."""
         cdef Search* s = &self.s
         cdef Search* h
         cdef int k, started = 0
@@ -3162,6 +3324,7 @@ cdef class Searcher:
         for k in range(helpers + 1):
             h = s if k == helpers else &self.helpers[k]
             h.busy = busy
+            h.own_order = rival != NULL and k > 0   # (k 0: the rival, sv_rival)
             if k < helpers:
                 h.budget = s.budget             # the same deadline
                 h.tt = s.tt
@@ -3175,6 +3338,7 @@ cdef class Searcher:
                 h.budget.stop = SK_STOP_WORK
                 h.stopped = True
         self.job = j
+        self.rival = rival
         # _thread: a start that runs no Python code in this thread (threading.Thread.start
         # waits on an Event, where Ctrl-C could strike after the thread began): each helper
         # counted in ``running`` was started, and the job lives until ``running`` is 0 again
@@ -3192,14 +3356,19 @@ cdef class Searcher:
         finally:
             with nogil:
                 if not s.stopped:
-                    sv_root_main(s, j, helpers)
+                    sv_root_main(s, j, helpers - (rival != NULL))
+                    if rival != NULL and not s.stopped and sv_job_done(j):
+                        sv_cas(&j.shared.stop, SK_RUNNING, SV_WON)  # the rival stops
                 sv_st(&j.finished, 1)   # (also when this thread never searched)
                 sv_wait(s, j)
             self.job = NULL
+            self.rival = NULL
             s.shared = NULL
             for k in range(helpers + 1):    # no search reads the busy table any more
                 h = s if k == helpers else &self.helpers[k]
                 h.busy = NULL
+                h.own_order = False
+                h.keep_exact = False
             free(busy)
             s.tt_grow_at = grow_at
         return 0

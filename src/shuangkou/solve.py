@@ -523,6 +523,29 @@ ANYTIME_DEPTHS = (2, 4, 6, 8, 12, 16)
 """The depths of :func:`solve`'s anytime guess (moves, passes included), searched with the
 rest of the reserve (:data:`GUESS_SHARE`) after a limit stopped the exact search."""
 
+RIVAL = ANYTIME_DEPTHS
+"""A portfolio on two threads or more, with one optimal move (``best="one"``) from
+:data:`RIVAL_CARDS` cards in hand (docs/solver.md "Threads", *A portfolio*): while the other
+threads run the exact search, one searches the root by another strategy over the shared
+table, deepening passes at these depths (the anytime guess's), then an exact search in the
+order they found; the first to finish stops the other. What the passes leave in the table
+changes the exact search's nodes several times either way at 9 cards a seat, so a position
+gets about the better of the two (``()``: no rival, every thread on the one search). Read at
+each call (:func:`rival_passes`)."""
+
+RIVAL_CARDS = 36
+"""The fewest cards in hand (9 a seat) for which :func:`solve` runs the portfolio's rival
+(:data:`RIVAL`): below, the search without it is cheaper (7 cards a seat, 百变: the busiest
+thread's nodes 1.19x more with it; docs/solver.md "Threads", *A portfolio*)."""
+
+
+def rival_passes(cards: int, threads: int, one: bool) -> tuple[int, ...]:
+    """The rival's passes (``Searcher.root_values(rival=...)``) for an exact search of
+    ``cards`` cards in hand on ``threads`` threads (``one``: one optimal move is enough):
+    :data:`RIVAL` on two threads or more with one optimal move from :data:`RIVAL_CARDS` cards,
+    else none (with every optimal move it did not pay: docs/solver.md "Threads")."""
+    return RIVAL if threads > 1 and one and cards >= RIVAL_CARDS else ()
+
 
 def solve(
     position: Position | str,
@@ -575,8 +598,10 @@ def solve(
     buffers (:data:`WARM_TT_BITS`; :func:`release_searcher` frees it).
     ``threads``: the exact search is split over that many threads sharing the table, the
     root's moves and each move's tree (``None``: :data:`THREADS`, read at the call; helpers
-    start only past :data:`SOLO_NODES`; docs/solver.md "Threads"): the value, the optimal
-    plays and every exact value are those of one thread, ``nodes`` counts every
+    start only past :data:`SOLO_NODES`; with ``best="one"`` from :data:`RIVAL_CARDS` cards
+    in hand one of them searches by another strategy, :data:`RIVAL`; docs/solver.md
+    "Threads"): the value, the optimal plays and every exact value are those of one thread,
+    ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
     ``time_limit`` and Ctrl-C bound all of them together."""
     state = as_state(position)
@@ -618,7 +643,7 @@ def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
     assert seat is not None  # as_state refuses finished deals
     s.set_position(state)
     run = _Run(s, nodes, None if seconds is None else time.monotonic() + seconds,
-               all_values, one)
+               all_values, one, sum(state.card_counts))
     limited = nodes is not None or seconds is not None
     if limited:     # the guess's reserve, held back from the exact search (GUESS_SHARE)
         run.hold(GUESS_SHARE)
@@ -662,9 +687,10 @@ class _Run:
     anytime guess."""
 
     def __init__(self, s: _solve.Searcher, nodes: int | None, deadline: float | None,
-                 all_values: bool, one: bool) -> None:
+                 all_values: bool, one: bool, cards: int) -> None:
         self.s, self.budget, self.deadline, self.all_values = s, nodes, deadline, all_values
         self.one = one  # root_values(one=...): one optimal move is enough
+        self.cards = cards  # in hand at the root (rival_passes)
         self.nodes = 0
         self.lower: int | None = None
         self.upper: int | None = None
@@ -711,7 +737,8 @@ class _Run:
         if cap is not None:
             nodes = min(nodes, cap) if nodes else cap
         moves, values, optimal, spent, stopped, _ = self.s.root_values(
-            nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads, one=self.one)
+            nodes, seconds, _solve.EXACT_DEPTH, self.all_values, threads, one=self.one,
+            rival=rival_passes(self.cards, threads, self.one))
         self.nodes += spent
         self.last = moves, values, optimal
         lower, upper, pick = self.s.bounds
