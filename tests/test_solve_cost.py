@@ -112,7 +112,7 @@ def test_the_rounds_tables(monkeypatch: pytest.MonkeyPatch, seconds: float | Non
         assert (bits, cap, threads, after) == (
             grown, None if grown == 24 else 1 << grown, 2, grown), rounds
     monkeypatch.undo()
-    assert sol.value == solve(state, max_nodes=None, threads=1).value
+    assert sol.value == solve(state, max_nodes=None, time_limit=None, threads=1).value
 
 
 def test_a_searcher_stays_warm_across_calls() -> None:

@@ -208,6 +208,9 @@ def test_default_table_cap_grows_with_the_position(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(solve_mod._solve, "Searcher", spy)
     for cards, limit in ((7, None), (8, None), (8, 1_000)):
+        # each call a new searcher: one stopped early (a loaded machine) stays small enough
+        # to be kept for the next call on this thread, which would make none
+        solve_mod.release_searcher()
         solve(deal("baibian", cards, 2), max_nodes=limit, time_limit=0.05, threads=1)
     monkeypatch.undo()
     assert [s.max_table_bits for s in made] == [
