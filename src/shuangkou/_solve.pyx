@@ -737,17 +737,12 @@ cdef inline void sv_unpack(uint64_t d, TTData* e) noexcept nogil:
 
 cdef inline bint sv_probe(Search* s, TTEntry* b, uint64_t key, TTData* e) noexcept nogil:
     """The entry of ``key`` in bucket ``b`` read into ``e`` (a copy: another thread may
-    overwrite the slot meanwhile); False if there is none. A bucket's entries fill its ways
-    in order and are never emptied (``sv_store`` and ``sv_tt_grow`` take the first empty
-    way), so an empty way (``data`` 0: a stored one has its flag) ends the search: a miss in
-    a sparse table reads one way, not all."""
+    overwrite the slot meanwhile); False if there is none."""
     cdef int i
     cdef uint64_t d
     for i in range(s.ways):
         d = sv_ld64(&b[i].data)
-        if d == 0:
-            return False
-        if (sv_ld64(&b[i].check) ^ d) == key:
+        if (sv_ld64(&b[i].check) ^ d) == key and (d >> 56) & 3:
             sv_unpack(d, e)
             return True
     return False
@@ -865,8 +860,7 @@ cdef inline bint sv_usable(const TTData* e, int depth) noexcept nogil:
 cdef inline void sv_store(Search* s, uint64_t key, int32_t value, long long best,
                           int depth, int flag, long long work) noexcept nogil:
     """Store a bound in the bucket of ``key``: over the entry of ``key`` if there is one, else
-    the first empty entry (so a bucket's filled ways come first: ``sv_probe`` stops at an
-    empty one), else the one whose subtree took the least work (depth-preferred
+    an empty entry, else the one whose subtree took the least work (depth-preferred
     replacement: the costly results stay; with one way, always replace). ``depth``
     SV_TT_EXACT: no horizon. A growing table doubles once half its entries are filled
     (sv_tt_grow): the bucket is found here, from the key, never kept across a store."""
@@ -2091,11 +2085,11 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return hi if hi <= alpha else lo
     start = s.top
-    if not has_key:     # keyed only past the bounds (a node they settle needs no key)
-        key = sv_tt_key(s, st, s.chainfree)
+    if not has_key:     # keyed only past the bounds (a node they settle needs no key); the
+        key = sv_tt_key(s, st, s.chainfree)     # probe waits for memory: the moves meanwhile
         b = sv_bucket(s, key)
-    # the moves only past the probe: a node it settles lists none (listing them first, while
-    # the bucket is fetched, cost more instructions than the wait saved: docs/solver.md)
+        sv_prefetch(b)
+        n = sv_moves(s, st)
     if sv_probe(s, b, key, &e):
         if sv_usable(&e, depth) and (
                 (e.meta & 3) == SV_EXACT or ((e.meta & 3) == SV_LOWER and e.value >= beta)
@@ -2108,7 +2102,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
         if e.depth == SV_TT_EXACT or not s.own_order:
             hint = e.best
         cut = (e.meta & 3) == SV_LOWER      # an earlier search cut it off: a CUT node
-    n = sv_moves(s, st)
+    if has_key:         # the parent prefetched the bucket: the moves only if no cut-off
+        n = sv_moves(s, st)
     if n < 0:
         s.stopped = True
         s.chainfree = cf0
