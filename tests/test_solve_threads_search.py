@@ -191,7 +191,20 @@ def test_portfolio_gives_the_values_of_one_thread(threads: int) -> None:
     # heuristic bounds (a horizon's 手数 evaluation) in the shared table: a pass's bound taken
     # by an exact search would show here as another value or optimal set than one thread's.
     # Shallow passes (1, 2, 3 moves) meet horizons in these small trees; the rival must give
-    # some of the results, or this proves nothing about its answers
+    # some of the results, or this proves nothing about its answers. Which thread finishes
+    # first is a race: on a loaded machine the exact search can win every one of a sweep's
+    # 84 searches, so the sweep is repeated (each one checked) until the rival has won once
+    won = 0
+    for _ in range(8):
+        won += _portfolio_sweep(threads)
+        if won:
+            break
+    assert won > 0
+
+
+def _portfolio_sweep(threads: int) -> int:
+    """Every search of ``test_portfolio_gives_the_values_of_one_thread``'s positions checked
+    against one thread's; how many of them the rival won."""
     won = 0
     for state in positions(4, 4) + positions(5, 3):
         moves, exact, optimal, *_ = root(state, 1, True)
@@ -212,7 +225,7 @@ def test_portfolio_gives_the_values_of_one_thread(threads: int) -> None:
                 assert sorted(fast) == sorted(optimal)
             for i, v in enumerate(values):  # every other move's bound at or above its value
                 assert v is not None and exact[i] is not None and exact[i] <= v <= best
-    assert won > 0
+    return won
 
 
 def test_rival_is_checked() -> None:
