@@ -374,17 +374,6 @@ class LearnedBot(Bot):
             hint = (None if not hinted.size or is_pass[hinted[0]] else plays[hinted[0]],)
         return None if is_pass[row] else plays[row], hint
 
-    def ranked(self, view: Any, plays: Any, rng: Any) -> list[Play | None]:
-        """The plays of ``plays`` the network scores (those :meth:`choose` reads) and pass
-        (``None``, where the seat may pass), best first: what ``pimc``'s
-        ``mid_rank="network"`` shortlists from."""
-        plays = shortlist(list(plays), self.max_plays)
-        if not plays:
-            return [None]
-        x, _, is_pass = table_features([view], [plays], self.rules, self.heuristic, rng)
-        q = self.net.score(x)
-        return [None if is_pass[r] else plays[r] for r in np.argsort(-q, kind="stable")]
-
 
 # -- make --------------------------------------------------------------------------------------
 PIMC_FALLBACK = {"classic": "heuristic", "baibian": "learned", "jj": "learned",
@@ -397,8 +386,7 @@ duplicate pairs; in classic 8,000, the heuristic ahead by 0.27 units a deal, CI 
 def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
           max_cards: int = 32, fallback: Any = None, sampler: str = "uniform",
           model: str = "default", mid_worlds: int = 0, mid_nodes: int = 1000,
-          mid_depth: int = 1, mid_rank: str = "hints", tie_rank: str = "hints",
-          **options: Any) -> Bot:
+          mid_depth: int = 1, **options: Any) -> Bot:
     """PIMC over a fallback bot (:data:`PIMC_FALLBACK`): the fallback's move unless every
     sampled world, searched exactly within ``max_nodes`` nodes once at most ``max_cards``
     cards are left, shows a better one (:func:`shuangkou.pimc_policy`'s ``fallback``).
@@ -420,9 +408,7 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     :func:`shuangkou.pimc_policy` (its ``midgame=(mid_worlds, mid_nodes, mid_depth)``, with
     ``margin``, ``shortlist`` and ``mid_cards``): the decisions the exact search leaves to
     the fallback are searched too, and the fallback's move overridden only by a clear
-    margin. ``mid_rank``: the order the midgame's shortlist is taken in, ``"hints"`` (least
-    damage first) or ``"network"`` (the fallback's network's scores, best first: a learned
-    fallback, guarded or not)."""
+    margin."""
     if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     if sampler not in ("uniform", "weighted"):
@@ -459,16 +445,6 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
             raise ValueError(f"fallback must be a bot other than pimc, a bot object, or "
                              f"'none', not {fallback!r}")
         prior = _MAKERS[maker](maker, rules, **settings)
-    for key, value in (("ranker", mid_rank), ("tie_ranker", tie_rank)):
-        if value == "network":
-            net = getattr(prior, "inner", prior)
-            if not isinstance(net, LearnedBot):
-                raise ValueError(f"pimc option {value}='network' ranks by the fallback's "
-                                 f"network: {fallback!r} has none")
-            options[key] = net.ranked
-        elif value != "hints":
-            raise ValueError(f"mid_rank and tie_rank must be 'hints' or 'network', not "
-                             f"{value!r}")
     wilds = getattr(prior, "wilds", "all")  # a registered bot may leave it out (the protocol)
     return Bot(name, rules, pimc_policy(worlds, max_nodes, max_cards=max_cards,
                                         fallback=prior, **options), wilds)

@@ -1004,46 +1004,13 @@ def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
     return _Midgame(n, nodes, depth, float(margin), k, as_int(cards, "mid_cards", 0, 108))
 
 
-_ADAPT_STAGES = 2
-"""How often an adaptive decision (``pimc_policy``'s ``adapt``, ``mid_adapt``) may double its
-worlds: 8 → 16 → 32."""
-
-
-def _stage_seed(seed: int, stage: int) -> int:
-    """The sampling seed of an adaptive decision's ``stage`` (0: the decision's own seed, so
-    that stage 0 draws the worlds a decision without ``adapt`` draws)."""
-    return (seed + stage * 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF
-
-
-def _unsure(a: list[float], b: list[float], threshold: float, k: float) -> bool:
-    """Whether the mean of the paired per-world differences ``a − b`` lies within ``k``
-    standard errors of ``threshold``: where more worlds could turn the decision (differences
-    that never vary are sure, however small)."""
-    n = len(a)
-    if n < 2:
-        return False
-    d = [x - y for x, y in zip(a, b)]
-    mean = sum(d) / n
-    var = sum((x - mean) ** 2 for x in d) / (n - 1)
-    return var > 0 and abs(mean - threshold) < k * math.sqrt(var / n)
-
-
-def _as_adapt(value: object, what: str) -> float:
-    """An ``adapt`` argument: standard errors, a number >= 0 (0: off)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            0 <= value < math.inf):
-        raise ArgumentError(f"{what} must be a number of standard errors >= 0, not {value!r}")
-    return float(value)
-
-
 def pimc_policy(
     worlds: int = 16, max_nodes: int = 20_000, *, objective: Objective = "score",
     max_depth: int = 64, tt_bits: int = 20, evaluation: Evaluation = "rollout",
     fallback: Policy | None = None, max_cards: int = 108, seconds: float | None = None,
     sampler: Callable[[Any, int, int, int], list[State]] | None = None,
     midgame: tuple[int, int, int] | None = None, margin: float = 0.0, shortlist: int = 0,
-    mid_cards: int = 108, exact_misses: int = 0, adapt: float = 0.0, mid_adapt: float = 0.0,
-    ranker: Policy | None = None, tie_ranker: Policy | None = None,
+    mid_cards: int = 108, exact_misses: int = 0,
 ) -> Callable[[Game | SeatKnowledge, list[Play], object], Play | None]:
     """A Perfect-Information Monte Carlo policy for :func:`~shuangkou.simulate` and
     :class:`~shuangkou.Game` loops: ``policy(view_or_game, plays, rng)`` — a seat's view (what
@@ -1086,16 +1053,7 @@ def pimc_policy(
     (mean value over the worlds, in the objective's units) in the mean over every world; a
     world the limits stop leaves the fallback's move standing. ``mid_cards``: the midgame
     searches only once at most that many cards are left in the four hands (108: from the
-    first trick); before that the fallback's move stands. ``ranker(view, plays, rng)``: the
-    plays best first, the midgame's shortlist taken from them instead of the hints' order.
-
-    ``adapt`` (standard errors; 0: off) spends more worlds where the decision is close: when
-    the best mean's lead over the runner-up (the best move whose values differ from its in
-    some world) is within ``adapt`` standard errors of the paired per-world differences, as
-    many worlds again are drawn (another seed) and searched, up to twice (``worlds`` → 2 ×
-    → 4 ×), within the same node limit a world and ``seconds``; a world of these that does not
-    finish is left out. ``mid_adapt``: the same for the midgame, where the decision is
-    whether the best candidate's lead over the fallback's move exceeds ``margin``."""
+    first trick); before that the fallback's move stands."""
     worlds = as_int(worlds, "worlds", 1, 1 << 20)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
@@ -1112,12 +1070,7 @@ def pimc_policy(
                             f"{type(sampler).__name__}")
     draw = sample_worlds if sampler is None else sampler
     mid = _midgame(midgame, margin, shortlist, mid_cards, fallback)
-    if ranker is not None and not callable(ranker):
-        raise ArgumentError(f"ranker must be a callable (view, plays, rng) or None, not "
-                            f"{type(ranker).__name__}")
     exact_misses = as_int(exact_misses, "exact_misses", 0, worlds)
-    adapt = _as_adapt(adapt, "adapt")
-    mid_adapt = _as_adapt(mid_adapt, "mid_adapt")
     local = threading.local()
 
     def search(world: State, first: bool) -> _solve.Searcher:
@@ -1134,57 +1087,31 @@ def pimc_policy(
         s.set_position(world)
         return s
 
-    def world_values(world: State, first: bool, deadline: float | None) -> Values | None:
-        """The world's root values: exact (``None`` where a limit stopped the search) with a
-        fallback, else depth-limited."""
-        s = search(world, first)
-        if fallback is not None:
-            return _exact_values(s, max_nodes, deadline)
-        return _world_values(s, max_nodes, max_depth, deadline)
-
-    def searched(game: Game | SeatKnowledge, seat: int, seed: int, deadline: float | None,
-                 legal: set[tuple[int, int]]) -> tuple[dict[tuple[int, int], list[float]], bool]:
-        """The moves' values over the worlds (one a world searched), and whether every world
-        was exact (but ``exact_misses``); ``legal``: the moves the decision may make."""
-        values: dict[tuple[int, int], list[float]] = {}
+    def searched(game: Game | SeatKnowledge, seat: int, seed: int, deadline: float | None
+                 ) -> tuple[dict[tuple[int, int], float], bool]:
+        """The moves' summed values over the worlds, and whether every world was exact."""
+        total: dict[tuple[int, int], float] = {}
         misses = 0
         for i, world in enumerate(draw(game, seat, worlds, seed)):
-            found = world_values(world, i == 0, deadline)
-            if found is None:
-                if fallback is not None:
+            s = search(world, i == 0)
+            if fallback is not None:
+                found = _exact_values(s, max_nodes, deadline)
+                if found is None:
                     misses += 1
                     if misses > exact_misses or _seconds_left(deadline) is None:
-                        return values, False
-                continue
-            for move, v in zip(*found):
-                values.setdefault(move, []).append(v)
-        for stage in range(1, _ADAPT_STAGES + 1):
-            if not adapt or not close(values, legal):
-                break
-            for world in draw(game, seat, worlds << (stage - 1), _stage_seed(seed, stage)):
-                found = world_values(world, False, deadline)
-                if found is None:
-                    if _seconds_left(deadline) is None:
-                        return values, True
+                        return total, False
                     continue
-                for move, v in zip(*found):
-                    values.setdefault(move, []).append(v)
-        return values, True
-
-    def close(values: dict[tuple[int, int], list[float]], legal: set[tuple[int, int]]) -> bool:
-        """Whether the best legal move's lead over the runner-up is within ``adapt`` standard
-        errors (the runner-up: the best move whose values differ from the best's in a world;
-        moves equal in every world, such as two readings of the same wilds, are one)."""
-        ranked = sorted((m for m in values if m in legal), key=lambda m: -sum(values[m]))
-        if not ranked:
-            return False
-        top = values[ranked[0]]
-        second = next((values[m] for m in ranked[1:] if values[m] != top), None)
-        return second is not None and _unsure(top, second, 0.0, adapt)
+            else:
+                found = _world_values(s, max_nodes, max_depth, deadline)
+                if found is None:
+                    continue
+            for move, v in zip(*found):
+                total[move] = total.get(move, 0.0) + v
+        return total, True
 
     def midgame_move(mid: _Midgame, game: Game | SeatKnowledge, seat: int, seed: int,
-                     deadline: float | None, plays: list[Play], prior: Play | None, left: int,
-                     rng: object) -> Play | None:
+                     deadline: float | None, plays: list[Play], prior: Play | None, left: int
+                     ) -> Play | None:
         """The fallback's move ``prior`` unless a shortlisted move beats it by more than
         ``margin`` in the depth-limited searches of ``mid``'s worlds (``left``: the cards
         left in the four hands)."""
@@ -1195,54 +1122,34 @@ def pimc_policy(
         pos: Any = game
         if mine == (0, 0) and pos.table is None:
             return prior  # a lead passed: no legal move of the fallback's to weigh
-        if ranker is None or not mid.shortlist:
-            candidates = _shortlist(pos, seat, plays, mid.shortlist)
-        else:
-            view = game.view(seat) if isinstance(game, Game) else game
-            candidates = [p for p in ranker(view, plays, rng) if p is not None][:mid.shortlist]
+        candidates = _shortlist(pos, seat, plays, mid.shortlist)
         options: dict[tuple[int, int], Play | None] = {(p.packed, p.tag): p for p in candidates}
         if pos.table is not None:
             options[(0, 0)] = None
         # only these moves can decide: the search values them alone (a depth-1 value is the
         # same as among every move; the ~100 other root moves' rollouts were most of the cost)
         only = None if candidates is plays else [mine, *options]
-        values: dict[tuple[int, int], list[float]] = {}
+        total: dict[tuple[int, int], float] = {}
         s: _solve.Searcher | None = None
-
-        def add(count: int, stage_seed: int) -> bool:
-            """``count`` more worlds searched into ``values``; ``False`` where a limit
-            stopped one (the worlds before it are kept)."""
-            nonlocal s
-            for world in sample_worlds(game, seat, count, stage_seed):
-                seconds = _seconds_left(deadline)
-                if seconds is None:
-                    return False
-                if s is None:  # a fresh table a decision: depth-limited values depend on its
-                    s = searcher(world, objective, _MIDGAME_TT_BITS, evaluation)  # contents
-                s.set_position(world)
-                moves, found, _, _, stopped, _ = s.root_values(nodes, seconds, depth, True,
-                                                               only=only)
-                if stopped:
-                    return False
-                for move, v in zip(moves, found):
-                    if v is not None:  # every move has one once the search was not stopped
-                        values.setdefault(move, []).append(v)
-            return True
-
-        def leader() -> tuple[int, int]:
-            return max((m for m in options if m in values), key=lambda m: sum(values[m]),
-                       default=mine)
-
-        if not add(n, seed) or mine not in values:
+        for world in sample_worlds(game, seat, n, seed):
+            seconds = _seconds_left(deadline)
+            if seconds is None:
+                return prior
+            if s is None:  # a fresh table a decision: depth-limited values depend on its
+                s = searcher(world, objective, _MIDGAME_TT_BITS, evaluation)  # contents
+            s.set_position(world)
+            moves, values, _, _, stopped, _ = s.root_values(nodes, seconds, depth, True,
+                                                            only=only)
+            if stopped:
+                return prior
+            for move, v in zip(moves, values):
+                if v is not None:  # every move has one once the search was not stopped
+                    total[move] = total.get(move, 0.0) + v
+        if mine not in total:
             return prior
-        for stage in range(1, _ADAPT_STAGES + 1):  # mid_adapt: more worlds while it is close
-            if not mid_adapt or not _unsure(values[leader()], values[mine], mid.margin,
-                                            mid_adapt):
-                break
-            if not add(n << (stage - 1), _stage_seed(seed, stage)):
-                break
-        best = leader()
-        if sum(values[best]) - sum(values[mine]) > mid.margin * len(values[mine]):
+        found = [m for m in options if m in total]
+        best = max(found, key=total.__getitem__, default=mine)
+        if total[best] - total[mine] > mid.margin * n:
             return options[best]
         return prior
 
@@ -1262,15 +1169,13 @@ def pimc_policy(
             left = sum(pos.cards_left(s) for s in range(4))
             if left > max_cards:
                 return prior if mid is None else midgame_move(mid, game, seat, seed, deadline,
-                                                              plays, prior, left, rng)
+                                                              plays, prior, left)
+        total, exact = searched(game, seat, seed, deadline)
         by_codes = {(p.packed, p.tag): p for p in plays}
-        legal = {*by_codes, (0, 0)} if pos.table is not None else set(by_codes)
-        values, exact = searched(game, seat, seed, deadline, legal)
-        total = {m: sum(v) for m, v in values.items()}
-        found = [m for m in total if m in legal]
+        found = [m for m in total if m in by_codes or m == (0, 0)]
         if fallback is not None and not (exact and found):
             return prior if mid is None else midgame_move(mid, game, seat, seed, deadline,
-                                                          plays, prior, left, rng)
+                                                          plays, prior, left)
         if not found:  # no world searched within the budget: the first play
             return plays[0] if plays else None
         top = max(total[m] for m in found)
@@ -1284,11 +1189,6 @@ def pimc_policy(
             order = _tie_order(hand, [by_codes[m] for m in best if m != (0, 0)], pos.rules,
                                pos.table_owner == seat ^ 2)
             best.sort(key=order.__getitem__)
-            if tie_ranker is not None:
-                view = game.view(seat) if isinstance(game, Game) else game
-                rank = {(0, 0) if p is None else (p.packed, p.tag): i
-                        for i, p in enumerate(tie_ranker(view, plays, rng))}
-                best.sort(key=lambda m: rank.get(m, len(rank)))
         move = best[0]
         return None if move == (0, 0) else by_codes[move]
 
