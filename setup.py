@@ -136,7 +136,10 @@ class parallel_build_ext(build_ext):
                 shutil.copy(self.get_ext_fullpath(ext.name), package)
             done = subprocess.run(
                 [sys.executable, str(HERE / "tools" / "pgo_train.py")], cwd=stage,
-                env=dict(os.environ, PYTHONPATH=stage, PYTHONHASHSEED="0",
+                # pip's isolated build finds numpy through PYTHONPATH too: kept, after stage
+                env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                             filter(None, [stage, os.environ.get("PYTHONPATH")])),
+                         PYTHONHASHSEED="0",
                          OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"),
                 capture_output=True, text=True)
             if done.returncode != 0:

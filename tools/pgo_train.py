@@ -19,7 +19,7 @@ import random
 import numpy as np
 
 import shuangkou
-from shuangkou import Game, Hand, Rules, State, _solve, bots, legal_plays, simulate, solve
+from shuangkou import Game, Hand, Rules, State, _core, _solve, bots, legal_plays, simulate, solve
 from shuangkou.rl import VecEnv
 from shuangkou.rng import SplitMix64
 
@@ -53,15 +53,26 @@ def solves() -> None:
 
 
 def kernel() -> None:
-    """The generator through ``legal_plays``: leads and answers of dealt hands."""
+    """The generator on dealt 27-card hands, leads and answers: through ``legal_plays`` and,
+    as much again as the solves' small hands ask of it, in bulk (``generate_many``)."""
+    words = np.zeros(1 << 14, dtype=np.uint64)
+    tags = np.zeros(1 << 14, dtype=np.uint32)
     for name in PRESETS:
         rules = Rules.preset(name)
-        for k in range(600):
+        tables = []
+        for k in range(200):
             ids = random.Random(SEED + k).sample(range(108), 54)
             first, second = Hand.from_cards(ids[:27]), Hand.from_cards(ids[27:])
             leads = legal_plays(first, rules)
             legal_plays(first, rules, wilds="fewest")
-            legal_plays(second, rules, random.Random(k).choice(leads))
+            tables.append(random.Random(k).choice(leads))
+            legal_plays(second, rules, tables[-1])
+        for k in range(60):  # 64 hands a call: their plays fit the buffers
+            hands = np.array([Hand.from_cards(random.Random(SEED + 64 * k + i).sample(
+                range(108), 27)).packed for i in range(64)], dtype=np.uint64)
+            for table, fewest in ((None, False), (None, True), (tables[k], False)):
+                _core.generate_many(hands, rules.flags, 0 if table is None else table.tag,
+                                    fewest, words, tags)
 
 
 def games() -> None:
