@@ -9,7 +9,7 @@ speed-up measured there is not fitted to the training. It needs only the package
 runs in pip's isolated build environment) and one thread (the profile counters stay exact).
 The profile changes how fast the code runs, never what it computes.
 
-    python tools/pgo_train.py      # against the build on sys.path; ~10 s on an -O3 build
+    python tools/pgo_train.py      # against the build on sys.path; ~11 s on an -O3 build
 """
 
 from __future__ import annotations
