@@ -3,21 +3,35 @@
 Portable flags only: -O3, never -march=native (wheels must run on any CPU of their arch).
 ``SK_STRICT=1`` (set by ``.ci/run``) turns every Cython and C compiler warning into an error.
 
+Profile-guided where the compiler is GCC (10 or later; so the manylinux wheels too): the
+extensions are built instrumented (``-fprofile-generate``), ``tools/pgo_train.py`` runs on
+them, and they are built again optimised for that profile (``-fprofile-use``): the branch
+layout and the inlining follow the measured profile (docs/solver.md "Figures", "Instructions
+a node"). The same code computes the same results; only its speed changes. ``SK_PGO=0`` builds
+without (one compile, no training: clang, MSVC and the sanitizer builds always do).
+
 Rebuilds compile only what changed: cythonize regenerates a ``.c`` file only when its ``.pyx``
 or a ``.pxd`` it cimports is newer, and build_ext recompiles only extensions whose ``.c`` is
 newer than their built module; the extensions compile in parallel, one per core.
 """
 
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy
 from Cython.Build import cythonize
 from Cython.Compiler import Options
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.modified import newer_group
 
 STRICT = os.environ.get("SK_STRICT") == "1"
+PGO = os.environ.get("SK_PGO", "1") != "0"
+HERE = Path(__file__).resolve().parent
 Options.warning_errors = STRICT
 
 compile_args = ["/O2"] if sys.platform == "win32" else ["-O3"]
@@ -53,12 +67,84 @@ extensions = [
 
 class parallel_build_ext(build_ext):
     """build_ext compiling one extension per core unless ``-j`` says otherwise (pip and
-    ``python -m build`` pass no ``-j``)."""
+    ``python -m build`` pass no ``-j``), profile-guided where it can be (the module doc)."""
 
     def finalize_options(self) -> None:
         if self.parallel is None:
             self.parallel = os.cpu_count() or 1
         super().finalize_options()
+
+    def build_extensions(self) -> None:
+        stale = [ext for ext in self.extensions if self.force or newer_group(
+            ext.sources + ext.depends, self.get_ext_fullpath(ext.name), "newer")]
+        if not (PGO and stale and self.gcc_with_pgo()):
+            super().build_extensions()
+            return
+        # Only the extensions out of date are rebuilt; the training loads the others as built.
+        # The profiles (one .gcda file per object, named by the object's path: the same object
+        # files both times) in a fixed folder, emptied first (the counters would add up
+        # across runs), so that ccache can reuse the instrumented objects.
+        profile = os.path.abspath(os.path.join(self.build_temp, "pgo"))
+        shutil.rmtree(profile, ignore_errors=True)
+        everything, self.extensions, force = self.extensions, stale, self.force
+        try:
+            self.build_with([f"-fprofile-generate={profile}"], ["-fprofile-generate"])
+            self.train(everything)
+            found = len(list(Path(profile).glob("*.gcda")))
+            if found != len(stale):
+                sys.exit(f"setup.py: the training wrote {found} profiles for {len(stale)} "
+                         "extensions (each must import)")
+            # Partial training: code the training never ran is optimised as without a profile,
+            # not for size as if it never ran. The warnings were checked by the instrumented
+            # build (-O3 as well); the profile's inlining adds false "may be used
+            # uninitialized" ones in Cython's argument parsing, and a function the training
+            # never ran (numpy's headers) has no profile of its own.
+            self.force = True
+            self.build_with([f"-fprofile-use={profile}", "-fprofile-partial-training",
+                             "-Wno-maybe-uninitialized", "-Wno-missing-profile"], [])
+        finally:
+            self.extensions, self.force = everything, force
+            for ext in stale:
+                ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+
+    def build_with(self, cflags: list[str], ldflags: list[str]) -> None:
+        """Build the extensions in ``self.extensions`` with these flags added."""
+        for ext in self.extensions:
+            ext.extra_compile_args = compile_args + cflags
+            ext.extra_link_args = link_args + ldflags
+        super().build_extensions()
+
+    def gcc_with_pgo(self) -> bool:
+        """Whether the compiler is GCC 10 or later (``-fprofile-partial-training``): clang's
+        and MSVC's profiles are made and read otherwise."""
+        if self.compiler.compiler_type != "unix":
+            return False
+        macros = subprocess.run([*self.compiler.compiler_so, "-dM", "-E", "-x", "c", os.devnull],
+                                capture_output=True, text=True, check=True).stdout.split("\n")
+        defined = dict(line.split(" ", 2)[1:] for line in macros if line.count(" ") >= 2)
+        return "__clang__" not in defined and int(defined.get("__GNUC__", "0")) >= 10
+
+    def train(self, extensions: list[Extension]) -> None:
+        """Run tools/pgo_train.py on the package as built: its Python files from the source
+        tree, every extension from where this command built it (the instrumented ones write
+        their profiles when the process ends)."""
+        with tempfile.TemporaryDirectory(prefix="shuangkou-train-") as stage:
+            package = Path(stage) / "shuangkou"
+            shutil.copytree(HERE / "src" / "shuangkou", package, ignore=shutil.ignore_patterns(
+                "*.c", "*.pyx", "*.so", "*.pyd", "__pycache__"))
+            for ext in extensions:
+                shutil.copy(self.get_ext_fullpath(ext.name), package)
+            done = subprocess.run(
+                [sys.executable, str(HERE / "tools" / "pgo_train.py")], cwd=stage,
+                # pip's isolated build finds numpy through PYTHONPATH too: kept, after stage
+                env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                             filter(None, [stage, os.environ.get("PYTHONPATH")])),
+                         PYTHONHASHSEED="0",
+                         OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"),
+                capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"setup.py: the profile-guided build's training run failed (SK_PGO=0 "
+                         f"builds without it):\n{done.stdout[-4000:]}{done.stderr[-4000:]}")
 
 
 setup(

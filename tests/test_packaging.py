@@ -112,7 +112,8 @@ def test_sdist_has_sources_docs_and_examples(dist: Path) -> None:
         assert f"src/shuangkou/{ext}.pyx" in names
         assert f"src/shuangkou/{ext}.c" not in names
     for needed in ("CHANGELOG.md", "LICENSE", "docs/conf.py", "docs/index.md",
-                   "examples/simulate_rules.py", "tests/test_docs.py", "benchmarks/deals.py"):
+                   "examples/simulate_rules.py", "tests/test_docs.py", "benchmarks/deals.py",
+                   "tools/pgo_train.py"):
         assert needed in names, needed
     assert not [n for n in names if n.startswith(("docs/_build", "docs/api/"))]
 
