@@ -53,8 +53,9 @@ def solves() -> None:
 
 
 def kernel() -> None:
-    """The generator on dealt 27-card hands, leads and answers: through ``legal_plays`` and,
-    as much again as the solves' small hands ask of it, in bulk (``generate_many``)."""
+    """The generator's callers on dealt 27-card hands, leads and answers: ``legal_plays`` and,
+    as much again as the solves' small hands ask of it, ``generate_many`` in bulk (the
+    generator itself, ``_generate``, is built without a profile: setup.py's UNPROFILED)."""
     words = np.zeros(1 << 14, dtype=np.uint64)
     tags = np.zeros(1 << 14, dtype=np.uint32)
     for name in PRESETS:
