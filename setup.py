@@ -91,11 +91,7 @@ class parallel_build_ext(build_ext):
         plain = [ext for ext in stale if ext.name in UNPROFILED]
         stale = [ext for ext in stale if ext.name not in UNPROFILED]
         if plain:
-            everything, self.extensions = self.extensions, plain
-            try:
-                super().build_extensions()
-            finally:
-                self.extensions = everything
+            self.build_only(plain, [], [])
         if not stale:
             return
         # Only the extensions out of date are rebuilt; the training loads the others as built.
@@ -104,10 +100,10 @@ class parallel_build_ext(build_ext):
         # across runs), so that ccache can reuse the instrumented objects.
         profile = os.path.abspath(os.path.join(self.build_temp, "pgo"))
         shutil.rmtree(profile, ignore_errors=True)
-        everything, self.extensions, force = self.extensions, stale, self.force
+        force = self.force
         try:
-            self.build_with([f"-fprofile-generate={profile}"], ["-fprofile-generate"])
-            self.train(everything)
+            self.build_only(stale, [f"-fprofile-generate={profile}"], ["-fprofile-generate"])
+            self.train(self.extensions)
             found = len(list(Path(profile).glob("*.gcda")))
             if found != len(stale):
                 sys.exit(f"setup.py: the training wrote {found} profiles for {len(stale)} "
@@ -118,19 +114,24 @@ class parallel_build_ext(build_ext):
             # uninitialized" ones in Cython's argument parsing, and a function the training
             # never ran (numpy's headers) has no profile of its own.
             self.force = True
-            self.build_with([f"-fprofile-use={profile}", "-fprofile-partial-training",
-                             "-Wno-maybe-uninitialized", "-Wno-missing-profile"], [])
+            self.build_only(stale, [f"-fprofile-use={profile}", "-fprofile-partial-training",
+                                    "-Wno-maybe-uninitialized", "-Wno-missing-profile"], [])
         finally:
-            self.extensions, self.force = everything, force
-            for ext in stale:
-                ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
+            self.force = force
 
-    def build_with(self, cflags: list[str], ldflags: list[str]) -> None:
-        """Build the extensions in ``self.extensions`` with these flags added."""
-        for ext in self.extensions:
-            ext.extra_compile_args = compile_args + cflags
-            ext.extra_link_args = link_args + ldflags
-        super().build_extensions()
+    def build_only(self, extensions: list[Extension], cflags: list[str],
+                   ldflags: list[str]) -> None:
+        """Build these of the command's extensions alone, with these flags added."""
+        everything, self.extensions = self.extensions, extensions
+        try:
+            for ext in extensions:
+                ext.extra_compile_args = compile_args + cflags
+                ext.extra_link_args = link_args + ldflags
+            super().build_extensions()
+        finally:
+            self.extensions = everything
+            for ext in extensions:
+                ext.extra_compile_args, ext.extra_link_args = compile_args, link_args
 
     def gcc_with_pgo(self) -> bool:
         """Whether the compiler is GCC 10 or later (``-fprofile-partial-training``): clang's
