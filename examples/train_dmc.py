@@ -71,6 +71,7 @@ from shuangkou.learned import (
     Adam,
     best_rows,
     bundle,
+    load,
     table_features,
     unbundle,
 )
@@ -329,6 +330,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--worlds", type=int, default=1,
                     help="rollout targets: each candidate is played out on the real deal and "
                          "on WORLDS-1 deals sampled from the seat's view, the values averaged")
+    ap.add_argument("--init", default=None, metavar="NPZ",
+                    help="start from this bundle's network of the first preset (a shipped "
+                         "file: a longer run in two parts), instead of random weights; its "
+                         "hidden sizes are the network's own")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the weights here (.npz), also at points")
     ap.add_argument("--json", default=None)
@@ -343,7 +348,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed)
     presets = args.presets.split(",")
     names, weights = _opponent_mix(args.opponents)
-    net = MLP.new(tuple(int(h) for h in args.hidden.split(",")), rng)
+    if args.init:
+        net = load(args.init)[presets[0]]
+        args.hidden = ",".join(str(w.shape[1]) for w in net.w[:-1])
+    else:
+        net = MLP.new(tuple(int(h) for h in args.hidden.split(",")), rng)
     net.bonus = args.bonus
     opt = Adam(net, args.lr)
     cap = 400_000
@@ -356,7 +365,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warm_end = start + args.warm * 60 * args.minutes
     meta = {"command": "examples/train_dmc.py " + " ".join(argv or sys.argv[1:]),
             "seed": args.seed, "presets": args.presets, "hidden": args.hidden,
-            "opponents": args.opponents, "targets": args.targets, "worlds": args.worlds}
+            "opponents": args.opponents, "targets": args.targets, "worlds": args.worlds,
+            "init": args.init or ""}
     st: dict[str, Any] = {"stored": 0, "deals": 0, "updates": 0, "loss": None,
                           "next_point": start, "owed": 0.0}
 
