@@ -349,7 +349,7 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 
 
 # Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction is in the
-# table there, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
+# ablation table of docs/solver-history.md, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
 # table with work-preferred replacement, relative ranks (one entry for positions that differ
 # only in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
 # enhanced transposition cut-off and the R8 bounds from the finishing orders still possible.
@@ -925,7 +925,8 @@ cdef bint sv_tt_clear(Search* s, int bits, int max_bits) noexcept nogil:
     """The table emptied at ``2**bits`` entries, growing up to ``2**max_bits``, as
     ``sv_tt_alloc`` leaves a new one: in the start of the block it holds where that is a heap
     block (under SV_HUGE) with room for it (no allocation, no page to fault in again: the cost
-    a fresh searcher's table pays to glibc's allocator, docs/solver.md "The cost of a call"),
+    a fresh searcher's table pays to glibc's allocator, docs/solver-history.md "The cost of a
+    call on the build before the kept searcher"),
     else in a new block (a mapped table is given back: a warm searcher keeps no big table);
     False (``s`` unchanged) if out of memory."""
     cdef size_t size = ((<size_t>1) << bits) * sizeof(TTEntry)
@@ -2135,8 +2136,8 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
             s.bombfree = bf0
             return v
     # below SV_ETC_CARDS in hand the children's subtrees are small: searching them costs less
-    # than keying every child (docs/solver.md, "Instructions a node"). The move order is
-    # worked out while the children's buckets arrive
+    # than keying every child (docs/solver-history.md, "Each technique's effect when it was
+    # added"). The move order is worked out while the children's buckets arrive
     if (s.features & SV_F_ETC and n > 1 and depth > 1
             and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ETC_CARDS):
         etc = True

@@ -62,8 +62,9 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
     With ``keep_bombs`` the split is, among those with the fewest plays, one with the most cards
     in bombs (the valued split that hints use: bombs kept whole). The count is the same.
 
-    Bounded time on any hand (docs/solver.md "Decomposition": about a millisecond on the worst
-    dealt hands), GIL released; safe from many threads at once (each call owns its memo).
+    Bounded time on any hand (docs/solver.md "Decomposition"; about a millisecond on the worst
+    dealt hands on an earlier build, docs/solver-history.md), GIL released; safe from many
+    threads at once (each call owns its memo).
     Ctrl-C stops it (``KeyboardInterrupt``)."""
     h = _as_hand(hand)
     r = as_rules(rules)
@@ -337,7 +338,8 @@ BIG_TT_BITS = 25
 An 8-card search visits tens of millions of nodes, so 2^22 entries evict costly results: on
 the 8-card benchmark positions 2^24 took up to 1.8× fewer nodes than 2^22 on one thread, and
 2^25 up to another 1.37× (1.15–1.18× on two threads, which fill the table twice as fast;
-2^26 no fewer), each doubling for ~0.5 s more of page zeroing (docs/solver.md)."""
+2^26 no fewer), each doubling for ~0.5 s more of page zeroing (docs/solver.md "Search",
+docs/solver-history.md)."""
 
 BIG_TT_CARDS = 29
 """Cards in the four hands from which :func:`default_tt_bits` gives :data:`BIG_TT_BITS`
@@ -837,10 +839,10 @@ WARM_TT_BITS = 16
 thread from its last call (in a ``threading.local``: one a thread, freed with the thread or by
 :func:`release_searcher`), emptied first (``Searcher.reset``: it searches as a new one would,
 the same nodes), or a new one where the rules or the objective differ: a new searcher's buffers
-cost ~25 µs a call, and up to 0.5 ms where glibc's allocator maps them afresh (docs/solver.md
-"The cost of a call"). It is kept only while its table holds at most ``2**16`` entries (1
-MiB): a call whose table grew past that frees it, so no thread keeps a big table between
-calls (docs/solver.md "Memory")."""
+cost ~25 µs a call, and up to 0.5 ms where glibc's allocator maps them afresh
+(docs/solver-history.md "The cost of a call on the build before the kept searcher"). It is
+kept only while its table holds at most ``2**16`` entries (1 MiB): a call whose table grew
+past that frees it, so no thread keeps a big table between calls (docs/solver.md "Memory")."""
 
 _warm = threading.local()
 
