@@ -348,10 +348,10 @@ def hint_order(uint64_t hand, uint32_t flags, bint leading, list plays) -> list:
 # negated, a partner's is not.
 
 
-# Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction is in the
-# ablation table of docs/solver-history.md, measured by benchmarks/bench_solve.py --ablation): a bucketed transposition
-# table with work-preferred replacement, relative ranks (one entry for positions that differ
-# only in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
+# Techniques on top of alpha-beta (docs/solver.md "Search"; each one's node reduction: the
+# ablation table, benchmarks/bench_solve.py --ablation): a bucketed transposition table
+# with work-preferred replacement, relative ranks (one entry for positions that differ only
+# in ranks no play can tell apart), MTD(f) at the root, the quick-trick lower bound, the
 # enhanced transposition cut-off and the R8 bounds from the finishing orders still possible.
 
 import _thread
