@@ -22,10 +22,10 @@ What makes it learn in an hour on a CPU (docs/bots.md, "The learned bot"):
   acting on their argmax is a policy improvement step over it; after it the agents play the
   network (ε-greedy, ε decaying), Monte-Carlo policy iteration from there.
 
-With ``--targets rollout`` (tried on classic: docs/bots.md, "Classic, this round") a probed
-decision's candidates are instead each played out by the heuristic on every seat from the
-same position (``--worlds``: also on deals sampled from the seat's view), and a candidate's
-target is its advantage over the heuristic's play on the same cards.
+With ``--targets rollout`` (tried on classic: docs/bots.md, "Classic, the rounds before: rollout
+targets") a probed decision's candidates are instead each played out by the heuristic on every
+seat from the same position (``--worlds``: also on deals sampled from the seat's view), and a
+candidate's target is its advantage over the heuristic's play on the same cards.
 
 The shipped weights (``src/shuangkou/learned_weights.npz``) were made by three runs
 (docs/bots.md has the exact commands) and then::

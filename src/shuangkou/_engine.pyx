@@ -891,8 +891,8 @@ cdef class SeatView:
     双明 (``rules.partner_visible``), cards left per seat, the table and its owner, passes,
     places, the bombs and cards each seat played, whose turn it is and its own legal plays.
     The position behind it cannot be reached from Python (fair bot contests). It is live: it
-    shows the position as it is when read. Every member is listed in docs/bots.md ("What a
-    bot receives"); a test checks the list against this class."""
+    shows the position as it is when read. Every member is listed in docs/bots.md ("What it
+    receives", under "Your own bot"); a test checks the list against this class."""
 
     cdef State _s
     cdef int _seat
