@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from shuangkou import Game, Hand, Rules, bots, learned, simulate
+from shuangkou import Game, Hand, Rules, State, bots, learned, simulate
 from shuangkou.arena import duel, elo, parse_bot
 from shuangkou.batch import OBS_OFFSETS, observation
 from shuangkou.cli import main
@@ -203,6 +203,36 @@ def test_shipped_weights_load_with_their_provenance() -> None:
     meta = learned.metadata()
     for preset, m in meta.items():
         assert "train_dmc.py" in m["command"] and m["seed"].isdigit(), preset
+
+
+def test_the_baseline_keeps_the_weights_of_its_build() -> None:
+    """``default-2026.12`` is cb258c5's default: in 百变, JJ and 千变 its fallback is the
+    learned bot of that build's weights, packaged frozen (learned.BASELINE_WEIGHTS_FILE: the
+    file is byte for byte cb258c5's ``learned_weights.npz``, whose SHA-256 is
+    ``git show cb258c5:src/shuangkou/learned_weights.npz | sha256sum``). Before the endgame
+    (more than 32 cards left) the baseline plays its fallback's move: the frozen network's,
+    which differs from the shipped network's at some decisions (the JJ network was trained on),
+    so the test fails if the baseline read the shipped weights."""
+    import hashlib
+
+    frozen = learned.packaged(learned.BASELINE_WEIGHTS_FILE)
+    assert hashlib.sha256(frozen.read_bytes()).hexdigest() == (
+        "10a9deecc59eb80905d7af62ecdfdeea72502c6dd5383d8003a89816f6495b40")
+    rules = Rules.preset("jj")
+    base = bots.make(bots.BASELINE, rules)
+    old = bots.make("learned", rules, weights=frozen)
+    new = bots.make("learned", rules)
+    differ = 0
+    for seed in range(6):
+        state = State.deal(rules, seed)
+        while sum(state.card_counts) > 32:
+            view = state.view(state.to_act)
+            plays = view.legal("fewest")
+            choice = base(view, plays, SplitMix64(1))
+            assert choice == old(view, plays, SplitMix64(1))
+            differ += choice != new(view, plays, SplitMix64(1))
+            state.play(choice) if choice is not None else state.pass_()
+    assert differ > 0
 
 
 def test_view_observation_matches_the_reference_encoder() -> None:

@@ -68,7 +68,17 @@ import numpy as np
 from . import _solve
 from ._check import as_int
 from .errors import ArgumentError
-from .learned import HEURISTIC_COLUMN, MLP, best_rows, greedy_index, load, shortlist, table_features
+from .learned import (
+    BASELINE_WEIGHTS_FILE,
+    HEURISTIC_COLUMN,
+    MLP,
+    best_rows,
+    greedy_index,
+    load,
+    packaged,
+    shortlist,
+    table_features,
+)
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
@@ -464,12 +474,16 @@ def _guarded(name: str, rules: Rules, **options: Any) -> Bot:
 BASELINE = "default-2026.12"
 """cb258c5's ``default``, frozen as a yardstick: PIMC within 20 ms, 8 uniform worlds of at most
 12,000 nodes on a 2^16 table from 32 cards left, searches stopped at 18 ms, over the heuristic
-in classic and the learned bot elsewhere (the shipped weights: retraining them moves it)."""
+in classic and elsewhere the learned bot of that build's weights
+(:data:`shuangkou.learned.BASELINE_WEIGHTS_FILE`, packaged: retraining the shipped weights
+leaves it as it was)."""
 
 
 def _baseline(name: str, rules: Rules, **options: Any) -> Bot:
+    fallback = ("heuristic" if rules.name == "classic" else
+                LearnedBot("learned", rules, weights=packaged(BASELINE_WEIGHTS_FILE)))
     frozen = {"worlds": 8, "max_cards": 32, "tt_bits": 16, "max_nodes": 12_000,
-              "seconds": 0.018, "fallback": "heuristic" if rules.name == "classic" else "learned"}
+              "seconds": 0.018, "fallback": fallback}
     return _pimc(name, rules, **{**frozen, **options})
 
 

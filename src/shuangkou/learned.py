@@ -38,12 +38,19 @@ from .batch import OBS_OFFSETS, OBS_SIZE
 from .errors import DocumentError
 from .rules import PRESETS, Rules
 
-__all__ = ["DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES", "MLP", "WEIGHTS_FILE",
-           "Judgement", "bundle", "features", "greedy_rows", "judge", "load", "metadata",
-           "play_arrays", "shortlist", "table_features", "unbundle", "view_observation"]
+__all__ = ["BASELINE_WEIGHTS_FILE", "DIM", "GREEDY_COLUMN", "HEURISTIC_COLUMN", "MAX_WEIGHTS_BYTES",
+           "MLP", "WEIGHTS_FILE", "Judgement", "bundle", "features", "greedy_rows", "judge",
+           "load", "metadata", "packaged", "play_arrays", "shortlist", "table_features",
+           "unbundle", "view_observation"]
 
 WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
+
+BASELINE_WEIGHTS_FILE = "learned_weights_2026_12.npz"
+"""The weights shipped until the JJ and classic networks were trained on (those of build
+cb258c5), package data too: frozen, they are the learned fallback of ``default-2026.12``
+(:data:`shuangkou.bots.BASELINE`), so retraining the shipped weights leaves that yardstick
+where it was (docs/bots.md, "The learned bot")."""
 
 N_KINDS = 11  # the 10 kinds of Kind, then "pass" (candidate) or "no table play" (table)
 _O = OBS_OFFSETS
@@ -443,10 +450,10 @@ def unbundle(path: Any, folder: Any) -> list[Any]:
 
 def load(path: Any = None) -> dict[str, MLP]:
     """The networks of a :func:`bundle` file by preset name, by default the shipped weights
-    (presets trained together share one :class:`MLP`)."""
+    (presets trained together share one :class:`MLP`). The files packaged with shuangkou are
+    ``packaged(WEIGHTS_FILE)`` and ``packaged(BASELINE_WEIGHTS_FILE)``."""
     if path is None:
-        with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
-            return load(p)
+        path = packaged(WEIGHTS_FILE)
     z = _read(path, bundled=True, meta=False)
     presets = sorted({k.split(".", 1)[0] for k in z})
     alias = {p: str(z[f"{p}.same_as"]) for p in presets if f"{p}.same_as" in z}
@@ -454,11 +461,17 @@ def load(path: Any = None) -> dict[str, MLP]:
     return {p: nets[alias.get(p, p)] for p in presets}
 
 
+def packaged(name: str) -> Any:
+    """The path of a weights file packaged with shuangkou (:data:`WEIGHTS_FILE`,
+    :data:`BASELINE_WEIGHTS_FILE`): a file of the installed package (the compiled kernel
+    never runs from a zip archive)."""
+    return resources.files("shuangkou") / name
+
+
 def metadata(path: Any = None) -> dict[str, dict[str, str]]:
     """Per preset of a :func:`bundle` file, how its network was made (command, seed, …)."""
     if path is None:
-        with resources.as_file(resources.files("shuangkou") / WEIGHTS_FILE) as p:
-            return metadata(p)
+        path = packaged(WEIGHTS_FILE)
     out: dict[str, dict[str, str]] = {}
     for k, v in _read(path, bundled=True).items():
         preset, _, name = k.partition(".")
