@@ -556,7 +556,9 @@ cdef enum:
     SV_F_GROUPS = 2048          # move groups: plays the rest of the deal cannot tell apart, once
                                 # (exact searches, chain-free)
     SV_F_SCORE = 4096           # R8 bounds with bombs in hand (sv_score_bounds) as a cut-off
-    SV_F_ALL = 8157
+    SV_F_ANALOG = 8192          # while further root moves are proven optimal, the move of the
+                                # analogous position (the proven moves' cards held) first
+    SV_F_ALL = 16349
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_SCORE_SLOTS = 1024       # sv_score_bounds' results (direct-mapped)
@@ -584,7 +586,7 @@ cdef enum:
     SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
     SV_DEFER_FROM = 3           # ABDADA defers a busy move from a node's fourth move on (sv_search)
     SV_ANALOGS = 16             # root moves proven optimal whose analogous positions are probed
-    SV_ANALOG_CARDS = 0         # (sv_analog) at nodes of this many cards in hand or more
+    SV_ANALOG_CARDS = 20        # (sv_analog) at nodes of this many cards in hand or more
 
 
 cdef extern from "<limits.h>":
@@ -2049,10 +2051,11 @@ cdef inline int sv_analog(Search* s, SkState* st, long long start, int n,
     """The move the analogous positions' entries name, as 1 + its index among the node's ``n``
     moves at ``start`` (0: none). While a further root move m2 is proven optimal (``s.an_n``),
     the proofs of the root moves m1 already proven have likely searched the position with
-    m1's cards held instead of m2's (the root seat's hand + m2 − m1, the rest the same): its
-    entry's best move is tried first where the node's own entry names none. Order only,
-    never a bound (the cards differ). The entry's best move is an index into that position's
-    move list, so the list is generated (above ``start + n``) to read it."""
+    m1's cards held instead of m2's (the root seat's hand + m2 − m1, the rest the same): the
+    best move of its entry, when that entry is a cut-off's or an exact value's (a fail-low's
+    names only the least bad move), is tried first where the node's own entry names none.
+    Order only, never a bound (the cards differ). The entry's best move is an index into that
+    position's move list, so the list is generated (above ``start + n``) to read it."""
     cdef int rs = s.an_seat, nc = st.ncards[rs], k, m, i, found = 0
     cdef uint64_t hand = st.hand[rs], akey, w
     cdef uint32_t tag
@@ -2067,6 +2070,7 @@ cdef inline int sv_analog(Search* s, SkState* st, long long start, int n,
         if st.ncards[rs] <= SV_RELATIVE_CARDS or sv_chainless(st.hand[rs], s.p.flags):
             akey = sv_tt_key(s, st, True)
             if (sv_probe(s, sv_bucket(s, akey), akey, &e) and e.best != 0
+                    and (e.meta & 3) != SV_UPPER
                     and (e.depth == SV_TT_EXACT or not s.own_order)):
                 m = sv_moves(s, st)     # (at s.top = start + n)
                 if m > 2 and s.features & SV_F_GROUPS and depth > SV_MAX_DEPTH:
@@ -2201,6 +2205,7 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     # than 2^20): with one play or none the order is the same without them
     split = split and n - (st.table != 0) > 1
     if (hint == 0 and s.an_n > 0 and s.chainfree and s.features & SV_F_RELATIVE
+            and ((seat ^ s.an_seat) & 1) != 0
             and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ANALOG_CARDS):
         hint = sv_analog(s, st, start, n, depth)
     for i in range(n):
@@ -2411,7 +2416,7 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     d = sv_advance(s, &st, j.depth - 1, not sv_hashless(s))
     if j.mtd:   # the root's test: does this move reach the window? (fail-soft: a bound)
         sv_expect(s, &st, seat, j.expect_high)
-        if j.proving:
+        if j.proving and s.features & SV_F_ANALOG:
             sv_analogs(s, j, i)
         v = sv_child(s, &st, seat, j.window - 1, j.window, d)
         s.an_n = 0
@@ -2848,7 +2853,7 @@ EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
               "forced": SV_F_FORCED, "split": SV_F_SPLIT, "pext": SV_F_PEXT,
-              "groups": SV_F_GROUPS, "score": SV_F_SCORE}
+              "groups": SV_F_GROUPS, "score": SV_F_SCORE, "analog": SV_F_ANALOG}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
