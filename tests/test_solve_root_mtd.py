@@ -59,30 +59,3 @@ def test_root_mtd_finds_the_plain_roots_optimal_moves(preset: str) -> None:
     # the root's MTD(f) ran: its nodes are not the plain scheme's (at 5-6 cards they are
     # about as many; it pays from 7, docs/solver.md "Root")
     assert nodes["mtd"] != nodes["plain"], nodes
-
-
-
-def test_the_analogous_positions_moves_change_no_result() -> None:
-    """The analogous position's move (technique "analog": while a further root move is proven
-    to reach the value, an opponents' node of 20 cards in hand or more with no table move
-    tries first the best move of the position with an earlier proven move's cards held
-    instead) changes the move order only: on dealt 6-card positions after a few random
-    moves, every preset, with every optimal move asked for, the value and the set of optimal
-    moves are those of the search without it, on one thread and on two; and it changed the
-    search somewhere (other node counts), so the positions exercise it."""
-    without = [t for t in _solve.TECHNIQUES if t != "analog"]
-    nodes = {"on": 0, "off": 0}
-    for preset in PRESET_NAMES:
-        rng = random.Random(f"analog {preset}")
-        for state in _positions(rng, Rules.preset(preset), 6, 6):
-            for threads in (1, 2):
-                found = []
-                for techniques, name in ((None, "on"), (without, "off")):
-                    _, values, optimal, n, stopped, _ = _root(state, False, threads=threads,
-                                                              techniques=techniques)
-                    assert not stopped
-                    if threads == 1:
-                        nodes[name] += n
-                    found.append((values[optimal[0]], sorted(optimal)))
-                assert found[0] == found[1], (str(state), threads)
-    assert nodes["on"] != nodes["off"], nodes

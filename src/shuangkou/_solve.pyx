@@ -556,9 +556,7 @@ cdef enum:
     SV_F_GROUPS = 2048          # move groups: plays the rest of the deal cannot tell apart, once
                                 # (exact searches, chain-free)
     SV_F_SCORE = 4096           # R8 bounds with bombs in hand (sv_score_bounds) as a cut-off
-    SV_F_ANALOG = 8192          # while further root moves are proven optimal, the move of the
-                                # analogous position (the proven moves' cards held) first
-    SV_F_ALL = 16349
+    SV_F_ALL = 8157
     SV_BOMB_SLOTS = 4096        # hands known to hold a bomb or not (direct-mapped)
     SV_ORDER_SLOTS = 1024       # bounds by finishing order (direct-mapped)
     SV_SCORE_SLOTS = 1024       # sv_score_bounds' results (direct-mapped)
@@ -585,8 +583,6 @@ cdef enum:
     SV_MAX_THREADS = 64         # ``threads`` at most
     SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
     SV_DEFER_FROM = 3           # ABDADA defers a busy move from a node's fourth move on (sv_search)
-    SV_ANALOGS = 16             # root moves proven optimal whose analogous positions are probed
-    SV_ANALOG_CARDS = 20        # (sv_analog) at nodes of this many cards in hand or more
 
 
 cdef extern from "<limits.h>":
@@ -696,11 +692,6 @@ ctypedef struct Search:
     uint64_t sb_key[SV_SCORE_SLOTS]     # sv_score_bounds' results (key 0: empty slot)
     int32_t sb_lo[SV_SCORE_SLOTS]
     int32_t sb_hi[SV_SCORE_SLOTS]
-    int an_n                    # sv_analog: the root moves proven optimal (0: none, off), the
-    int an_seat                 # root's seat to act, the root move being proven (its cards and
-    uint64_t an_word            # reading) and the others' cards, the most recent first
-    uint32_t an_tag
-    uint64_t an_words[SV_ANALOGS]
 
 
 cdef inline bint sv_resize(void** p, long long n, size_t item) noexcept nogil:
@@ -2046,49 +2037,6 @@ cdef inline int32_t sv_mtdf(Search* s, SkState* st, int seat, int32_t guess, int
     return g
 
 
-cdef inline int sv_analog(Search* s, SkState* st, long long start, int n,
-                          int depth) noexcept nogil:
-    """The move the analogous positions' entries name, as 1 + its index among the node's ``n``
-    moves at ``start`` (0: none). While a further root move m2 is proven optimal (``s.an_n``),
-    the proofs of the root moves m1 already proven have likely searched the position with
-    m1's cards held instead of m2's (the root seat's hand + m2 − m1, the rest the same): the
-    best move of its entry, when that entry is a cut-off's or an exact value's (a fail-low's
-    names only the least bad move), is tried first where the node's own entry names none.
-    Order only, never a bound (the cards differ). The entry's best move is an index into that
-    position's move list, so the list is generated (above ``start + n``) to read it."""
-    cdef int rs = s.an_seat, nc = st.ncards[rs], k, m, i, found = 0
-    cdef uint64_t hand = st.hand[rs], akey, w
-    cdef uint32_t tag
-    cdef TTData e
-    if nc == 0 or (s.an_tag != 0 and st.table == s.an_tag and st.owner == rs):
-        return 0        # out, or m2 still on the table (the analog would hold m1 there)
-    for k in range(s.an_n):
-        if not sv_within(hand, s.an_words[k]):
-            continue
-        st.hand[rs] = hand + s.an_word - s.an_words[k]
-        st.ncards[rs] = <int8_t>(nc + nib_sum(s.an_word) - nib_sum(s.an_words[k]))
-        if st.ncards[rs] <= SV_RELATIVE_CARDS or sv_chainless(st.hand[rs], s.p.flags):
-            akey = sv_tt_key(s, st, True)
-            if (sv_probe(s, sv_bucket(s, akey), akey, &e) and e.best != 0
-                    and (e.meta & 3) != SV_UPPER
-                    and (e.depth == SV_TT_EXACT or not s.own_order)):
-                m = sv_moves(s, st)     # (at s.top = start + n)
-                if m > 2 and s.features & SV_F_GROUPS and depth > SV_MAX_DEPTH:
-                    m = sv_groups(s, st, start + n, m)
-                if e.best <= m:
-                    w = s.words[start + n + e.best - 1]
-                    tag = s.tags[start + n + e.best - 1]
-                    for i in range(n):
-                        if s.words[start + i] == w and s.tags[start + i] == tag:
-                            found = i + 1
-                            break
-        st.hand[rs] = hand
-        st.ncards[rs] = <int8_t>nc
-        if found:
-            return found
-    return 0
-
-
 cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                        int depth) noexcept nogil:
     """Fail-soft alpha-beta value of ``st`` for its seat to act, within ``depth`` moves."""
@@ -2204,10 +2152,6 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     # within its band, above the pass or below it: at most 2^12 a play of damage, far less
     # than 2^20): with one play or none the order is the same without them
     split = split and n - (st.table != 0) > 1
-    if (hint == 0 and s.an_n > 0 and s.chainfree and s.features & SV_F_RELATIVE
-            and ((seat ^ s.an_seat) & 1) != 0
-            and st.ncards[0] + st.ncards[1] + st.ncards[2] + st.ncards[3] >= SV_ANALOG_CARDS):
-        hint = sv_analog(s, st, start, n, depth)
     for i in range(n):
         s.order[start + i] = i
         s.keys[start + i] = (1 << 30) if <uint32_t>(i + 1) == hint else sv_key(
@@ -2383,25 +2327,6 @@ cdef inline int32_t sv_pass_best(Search* s, SkState* st, int seat, int32_t best,
     return v
 
 
-cdef inline void sv_analogs(Search* s, RootJob* j, int i) noexcept nogil:
-    """Before root move ``i`` is tested at the value (``j.proving``): the root moves already
-    proven to reach it, the most recent first, for sv_analog. Bombs neither way (a bomb
-    played is in the position: the analog would differ in more than the hand)."""
-    cdef int m, k
-    s.an_n = 0
-    if tag_kind(j.tags[i]) >= K_BOMB:
-        return
-    s.an_seat = j.root.to_act
-    s.an_word = j.words[i]
-    s.an_tag = j.tags[i]
-    for m in range(j.n - 1, -1, -1):
-        k = j.order[m]
-        if (k != i and s.an_n < SV_ANALOGS and sv_ld(&j.lo[k]) >= j.window
-                and tag_kind(j.tags[k]) < K_BOMB):
-            s.an_words[s.an_n] = j.words[k]
-            s.an_n += 1
-
-
 cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
                                  int32_t guess) noexcept nogil:
     """Move ``i`` of the root: its exact value when it is the first (MTD(f) from ``guess``) or
@@ -2416,10 +2341,7 @@ cdef inline int32_t sv_root_move(Search* s, RootJob* j, int i, bint first,
     d = sv_advance(s, &st, j.depth - 1, not sv_hashless(s))
     if j.mtd:   # the root's test: does this move reach the window? (fail-soft: a bound)
         sv_expect(s, &st, seat, j.expect_high)
-        if j.proving and s.features & SV_F_ANALOG:
-            sv_analogs(s, j, i)
         v = sv_child(s, &st, seat, j.window - 1, j.window, d)
-        s.an_n = 0
         if not s.stopped:
             sv_bound(lo, hi, v, j.window)
         return v
@@ -2784,7 +2706,6 @@ cdef inline void sv_fresh(Search* s) noexcept nogil:
     s.has_key = False
     s.ob_n = -1
     s.top = 0
-    s.an_n = 0
 
 
 cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
@@ -2853,7 +2774,7 @@ EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
               "quick": SV_F_QUICK, "etc": SV_F_ETC, "order": SV_F_ORDER,
               "forced": SV_F_FORCED, "split": SV_F_SPLIT, "pext": SV_F_PEXT,
-              "groups": SV_F_GROUPS, "score": SV_F_SCORE, "analog": SV_F_ANALOG}
+              "groups": SV_F_GROUPS, "score": SV_F_SCORE}
 """The search's techniques by name (all on by default; ``Searcher(techniques=...)`` turns
 some off, for measuring each: benchmarks/bench_solve.py --ablation)."""
 
