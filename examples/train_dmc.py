@@ -531,15 +531,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 def rebundle(paths: list[str], out: str) -> dict[str, Any]:
     """``--bundle``: one weights file of these runs' ``--out`` files; an input that is itself
-    a bundle (the shipped weights) gives its networks of the presets no other input trains."""
+    a bundle (the shipped weights) gives its networks of the presets no other input trains.
+    A network the presets shared keeps the presets left to it: after a run that trains 千变
+    alone, the 百变+千变 network serves 百变 (its meta data then says ``presets=baibian`` and
+    ``trained_on=baibian,qianbian``)."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         runs = [p for p in paths if not _is_bundle(p)]
         trained = {q for p in runs for q in _presets_of(p)}
-        kept = [str(n) for p in paths if _is_bundle(p) for n in unbundle(p, tmp)
-                if not trained & set(_presets_of(str(n)))]
-        bundle(kept + runs, out, [{} for _ in kept] + [run_record(p) for p in runs])
+        kept: list[str] = []
+        kept_meta: list[dict[str, str]] = []
+        for n in (str(n) for p in paths if _is_bundle(p) for n in unbundle(p, tmp)):
+            presets = _presets_of(n)
+            left = [q for q in presets if q not in trained]
+            if left:
+                kept.append(n)
+                kept_meta.append({} if left == presets else
+                                 {"presets": ",".join(left), "trained_on": ",".join(presets)})
+        bundle(kept + runs, out, kept_meta + [run_record(p) for p in runs])
     return {"bundled": paths, "out": out}
 
 

@@ -535,6 +535,19 @@ def test_rebundle_replaces_one_network_and_keeps_the_others(tmp_path: object) ->
     assert [meta[p]["command"] for p in ("baibian", "qianbian", "classic", "jj")] == [
         "run 0", "run 0", "run new", "run 2"]
     assert [meta[p]["cpu_minutes"] for p in ("baibian", "classic", "jj")] == ["0", "50.0", "20"]
+    # a run of one preset of a shared network: the network keeps serving the other
+    own = learned.MLP.new((8,), np.random.default_rng(10))
+    own.save(d / "qianbian.npz", presets="qianbian", seed=10, command="run qianbian")
+    subprocess.run([sys.executable, str(script), "--bundle", str(d / "shipped.npz"),
+                    str(d / "qianbian.npz"), "--out", str(d / "shipped.npz")], check=True)
+    nets, meta = learned.load(d / "shipped.npz"), learned.metadata(d / "shipped.npz")
+    assert sorted(nets) == sorted(PRESETS) and nets["qianbian"] is not nets["baibian"]
+    for preset, net in (("baibian", old["baibian,qianbian"]), ("qianbian", own),
+                        ("classic", new), ("jj", old["jj"])):
+        assert all(np.array_equal(a, b) for a, b in zip(nets[preset].w, net.w)), preset
+    assert meta["baibian"]["presets"] == "baibian"
+    assert meta["baibian"]["trained_on"] == "baibian,qianbian"
+    assert meta["qianbian"]["command"] == "run qianbian"
 
 
 def _train_dmc() -> object:
