@@ -483,7 +483,7 @@ def metadata(path: Any = None) -> dict[str, dict[str, str]]:
 # -- reading a weights file --------------------------------------------------------------------
 MAX_WEIGHTS_BYTES = 64 * 2**20
 """Most bytes the arrays of a weights file may hold, all together, as their headers declare
-them (the shipped file's hold 0.3 MB): a file over it is refused before any array is read, so
+them (the shipped file's hold 0.4 MB): a file over it is refused before any array is read, so
 a small compressed file cannot make :func:`load` read gigabytes."""
 
 _LAYER = re.compile(r"([wb])(0|[1-9][0-9]{0,3})", re.ASCII)
