@@ -349,7 +349,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     presets = args.presets.split(",")
     names, weights = _opponent_mix(args.opponents)
     if args.init:
-        net = load(args.init)[presets[0]]
+        nets = load(args.init)
+        if presets[0] not in nets:
+            ap.error(f"--init {args.init} has no network of {presets[0]!r} (it has "
+                     f"{', '.join(sorted(nets))})")
+        net = nets[presets[0]]
         args.hidden = ",".join(str(w.shape[1]) for w in net.w[:-1])
     else:
         net = MLP.new(tuple(int(h) for h in args.hidden.split(",")), rng)

@@ -215,6 +215,8 @@ def test_the_baseline_keeps_the_weights_of_its_build() -> None:
     so the test fails if the baseline read the shipped weights."""
     import hashlib
 
+    with pytest.raises(ValueError, match="packaged weights are"):
+        learned.packaged("weights.npz")
     frozen = learned.packaged(learned.BASELINE_WEIGHTS_FILE)
     assert hashlib.sha256(frozen.read_bytes()).hexdigest() == (
         "10a9deecc59eb80905d7af62ecdfdeea72502c6dd5383d8003a89816f6495b40")
@@ -563,6 +565,21 @@ def _train_dmc() -> object:
         sys.modules["train_dmc"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(sys.modules["train_dmc"])
     return sys.modules["train_dmc"]
+
+
+def test_init_refuses_a_bundle_without_the_preset(tmp_path: object, capsys: object) -> None:
+    """``train_dmc.py --init NPZ`` starts from NPZ's network of the first preset; a bundle
+    without one is refused by name (argparse's exit 2), before any training."""
+    import pathlib
+
+    d = pathlib.Path(str(tmp_path))
+    learned.MLP.new((8,), np.random.default_rng(0)).save(d / "c.npz", presets="classic",
+                                                          seed=0, command="x")
+    learned.bundle([d / "c.npz"], d / "b.npz")
+    with pytest.raises(SystemExit) as stop:
+        _train_dmc().main(["--presets", "jj", "--init", str(d / "b.npz")])  # type: ignore[attr-defined]
+    assert stop.value.code == 2
+    assert "has no network of 'jj' (it has classic)" in capsys.readouterr().err  # type: ignore[attr-defined]
 
 
 def test_rollout_is_the_heuristic_playing_the_deal_out() -> None:

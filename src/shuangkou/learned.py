@@ -464,7 +464,11 @@ def load(path: Any = None) -> dict[str, MLP]:
 def packaged(name: str) -> Any:
     """The path of a weights file packaged with shuangkou (:data:`WEIGHTS_FILE`,
     :data:`BASELINE_WEIGHTS_FILE`): a file of the installed package (the compiled kernel
-    never runs from a zip archive)."""
+    never runs from a zip archive). Another name is refused (``ValueError``)."""
+    if name not in (WEIGHTS_FILE, BASELINE_WEIGHTS_FILE):
+        raise ValueError(f"packaged weights are {WEIGHTS_FILE!r} (the shipped networks) or "
+                         f"{BASELINE_WEIGHTS_FILE!r} (default-2026.12's), not {name!r}; "
+                         "another file: pass its path to load()")
     return resources.files("shuangkou") / name
 
 
