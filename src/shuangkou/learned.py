@@ -47,7 +47,7 @@ WEIGHTS_FILE = "learned_weights.npz"
 """The shipped weights, package data of :mod:`shuangkou` (made by ``examples/train_dmc.py``)."""
 
 BASELINE_WEIGHTS_FILE = "learned_weights_2026_12.npz"
-"""The weights shipped until the JJ and classic networks were trained on (those of build
+"""The weights shipped until the JJ, classic and 千变 networks were trained on (those of build
 cb258c5), package data too: frozen, they are the learned fallback of ``default-2026.12``
 (:data:`shuangkou.bots.BASELINE`), so retraining the shipped weights leaves that yardstick
 where it was (docs/bots.md, "The learned bot")."""
