@@ -27,8 +27,9 @@ targets") a probed decision's candidates are instead each played out by the heur
 seat from the same position (``--worlds``: also on deals sampled from the seat's view), and a
 candidate's target is its advantage over the heuristic's play on the same cards.
 
-The shipped weights (``src/shuangkou/learned_weights.npz``) were made by three runs
-(docs/bots.md has the exact commands) and then::
+The shipped weights (``src/shuangkou/learned_weights.npz``) were made by three runs, then
+classic, JJ and 千变 trained on from them with ``--init`` (docs/bots.md has the exact
+commands), each step bundled as::
 
     python examples/train_dmc.py --bundle baibian_qianbian.npz classic.npz jj.npz \\
         --out src/shuangkou/learned_weights.npz        # one file, a network per preset
