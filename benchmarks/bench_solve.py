@@ -200,7 +200,9 @@ def time_to_exact(a: argparse.Namespace) -> None:
                     if a.each:
                         r = runs[t][-1]
                         print(f"  {preset} {n} cards seed {seed} threads {t}: {r[1]:,} nodes, "
-                              f"value {r[3]}, {r[0]:.2f} CPU s", flush=True)
+                              f"value {r[3]}, {r[0]:.2f} CPU s"
+                              + (f", span {r[5]:,}" if t > 1 and not a.solve else ""),
+                              flush=True)
             for t in a.threads:
                 rs = runs[t]
                 # the time that counts: CPU alone, wall when the threads share the work

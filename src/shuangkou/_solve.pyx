@@ -2629,19 +2629,19 @@ cdef bint sv_job_done(RootJob* j) noexcept nogil:
     return True
 
 
-cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
-    """The portfolio's second strategy (docs/solver.md "Threads", *A portfolio*), on a helper
-    thread over the shared table beside the calling thread's exact search: deepening passes
-    (depth-limited searches of the root at ``r.passes``, each trying first the best move of
-    the one before, and leaving its best moves in the table, tried first by every later
-    search), then an exact search of the root of its own (``r``: the call's job, its moves in
-    the passes' order). Whichever of the two finishes first stops the other (``SV_WON``). A
-    pass's bounds reach no exact search (an exact search takes exact entries only,
-    sv_usable): only its moves do, so the values are those of one thread."""
+cdef bint sv_rival_passes(Search* h, RootJob* r) noexcept nogil:
+    """The portfolio's deepening passes (docs/solver.md "Threads", *A portfolio*), on the
+    calling thread before the threads start: depth-limited searches of the root at
+    ``r.passes``, each trying first the best move of the one before, and leaving its best
+    moves in the table (its stores leave the exact entries as they are: ``keep_exact``).
+    ``r.order`` ends in the passes' order, ``r.guess`` at the last one's best value, ``r.best``
+    that value. A pass's bounds reach no exact search (an exact search takes exact entries
+    only, sv_usable): only its moves do, and only the rival's. Returns whether the last pass
+    met a horizon (False: the whole tree fitted in it, so an exact search of it is cheap)."""
     cdef long long* lo = r.lo
     cdef long long* hi = r.hi
     cdef int* test = r.test
-    cdef bint mtd = r.mtd, all_values = r.all_values, one = r.one
+    cdef bint mtd = r.mtd, all_values = r.all_values, one = r.one, horizon = True
     cdef int32_t guess = r.guess
     cdef int p, m, k, i
     r.lo = NULL     # a pass proves no bound (sv_root_move)
@@ -2650,7 +2650,7 @@ cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
     r.mtd = False
     r.all_values = False
     r.one = False
-    h.keep_exact = True     # and its stores leave the exact entries as they are (sv_store)
+    h.keep_exact = True
     for p in range(r.npasses):
         r.depth = r.passes[p]
         h.horizon = False
@@ -2666,7 +2666,8 @@ cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
                 r.order[0] = i
                 break
         guess = <int32_t>r.best
-        if not h.horizon:       # the whole tree fitted in the pass: the exact search is cheap
+        horizon = h.horizon
+        if not horizon:         # the whole tree fitted in the pass: the exact search is cheap
             break
     r.lo = lo
     r.hi = hi
@@ -2675,11 +2676,19 @@ cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
     r.all_values = all_values
     r.one = one
     r.depth = SV_EXACT_DEPTH
-    h.horizon = False           # (an exact search's results met none)
-    if h.stopped:
-        return
-    sv_job_start(r, guess)
+    r.guess = guess
     h.keep_exact = False
+    h.horizon = False           # (an exact search's results met none)
+    return horizon
+
+
+cdef void sv_rival(Search* h, RootJob* r) noexcept nogil:
+    """The portfolio's second strategy (docs/solver.md "Threads", *A portfolio*), on a helper
+    thread over the shared table beside the calling thread's exact search: an exact search
+    of the root of its own (``r``: the call's moves in the order of the passes that
+    sv_rival_passes made, its first test at their value), each node's first move the one
+    the passes stored. Whichever of the two finishes first stops the other (``SV_WON``)."""
+    sv_job_start(r, r.guess)
     sv_root_main(h, r, 0)
     if not h.stopped and sv_job_done(r):
         sv_cas(&h.shared.stop, SK_RUNNING, SV_WON)
@@ -2820,6 +2829,8 @@ cdef class Searcher:
     cdef int pick
     cdef readonly bint proven   # a move of the last root search was proven to reach its
                                 # ``lower``, above the static R8 bounds (``bounds``' move)
+    cdef readonly bint rival_ran    # the last root search ran its rival (a portfolio whose
+                                    # passes found the root's static bound or whole tree)
     cdef readonly bint rival_won    # the last root search's results are its rival's (a
                                     # portfolio's second strategy finished first: sv_rival)
 
@@ -3039,13 +3050,17 @@ cdef class Searcher:
         (docs/solver.md "Root").
 
         ``rival`` (``()``: none; an exact search on two threads or more): a portfolio
-        (docs/solver.md "Threads", *A portfolio*). One helper thread searches the root by
-        another strategy over the shared table: depth-limited passes at these depths (at most
-        8, each in 1..MAX_DEPTH), each trying the best move of the one before first, then an
-        exact search of its own; the other threads search as they would without it. The
-        first to finish stops the other and its results are returned: the same value,
-        optimal moves and exact values (a pass's bounds reach no exact search, only its moves
-        do)."""
+        (docs/solver.md "Threads", *A portfolio*). First depth-limited passes of the root at
+        these depths (at most 8, each in 1..MAX_DEPTH) on this thread, each trying the best
+        move of the one before first. Where the last one's value is a static bound of the
+        root (the least or the most its static R8 bounds allow: one test settles it) or it
+        met no horizon, one helper thread (the rival) then searches the root exactly in their order
+        over the shared table, its nodes' first moves those the passes stored, while the
+        other threads search as they would without it; the first to finish stops the other
+        and its results are returned (``rival_won``). Elsewhere every thread runs the exact
+        search, taking no move from the passes' entries (``rival_ran`` False). Either way
+        the same value, optimal moves and exact values (a pass's bounds reach no exact
+        search, only its moves do, and only the rival's)."""
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
@@ -3109,6 +3124,7 @@ cdef class Searcher:
         cdef RootJob j
         cdef RootJob r              # the portfolio's second job (``rival``), if any
         cdef RootJob* w = &j        # the job whose results the call returns
+        cdef bint fitted = False    # the portfolio's passes fitted the whole tree
         if st.over or seat < 0:
             raise ArgumentError("state: the deal is over: there is no move to search")
         s.top = 0   # the stack is empty between searches (sv_fresh): the root's moves at 0
@@ -3195,8 +3211,16 @@ cdef class Searcher:
                     r.hi[i] = j.top     # never starts, sv_rival)
             r.guess = guess
             sv_job_start(&j, guess)     # the first test at the table's value (or first move)
-            if helpers > 0:
-                self._parallel(&j, &r if r.npasses else NULL, helpers, max_nodes)
+            self.rival_ran = False
+            if r.npasses:   # the portfolio's passes first, on this thread; its rival searches
+                with nogil:  # only where they pay: where they found the root's static bound
+                    fitted = not sv_rival_passes(s, &r)     # or its whole tree
+                self.rival_ran = not s.stopped and (fitted or r.best >= j.top or r.best <= lo)
+            if s.stopped:   # (the passes took every node, or the time limit came)
+                helpers = 0
+            elif helpers > 0:   # (after the passes the exact search takes no move from the
+                self._parallel(&j, &r if self.rival_ran else NULL, helpers,  # depth-limited
+                               max_nodes, r.npasses > 0)                      # entries)
             else:
                 with nogil:
                     sv_root_main(s, &j, 0)
@@ -3213,7 +3237,7 @@ cdef class Searcher:
                 s.budget.work += self.helpers[k].budget.work
             if s.oom:
                 raise MemoryError()
-            if r.npasses and not sv_job_done(&j):
+            if self.rival_ran and not sv_job_done(&j):
                 if sv_job_done(&r):     # the portfolio's second strategy finished first
                     w = &r
                     self.rival_won = True
@@ -3295,13 +3319,16 @@ cdef class Searcher:
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
 
     cdef int _parallel(self, RootJob* j, RootJob* rival, int helpers,
-                       long long max_nodes) except -1:
+                       long long max_nodes, bint own) except -1:
         """The root's moves split over this thread and ``helpers`` helper threads (Python
         threads, each searching without the GIL over the shared table; one shared budget:
         ``sv_more_work``; one busy table: ``sv_busy``, owned by this call): this thread takes
         the first move, the helpers help with it until its value opens the others. With
         ``rival`` (a portfolio), the first helper searches that job instead (sv_rival) and
-        the first of the two to finish stops the other. Returns once every helper is done."""
+        the first of the two to finish stops the other. ``own``: the table holds the moves of
+        the portfolio's passes, which no thread of ``j`` takes (``Search.own_order``); this
+        thread's nodes so far (the passes') count against ``max_nodes``. Returns once every
+        helper is done."""
         cdef Search* s = &self.s
         cdef Search* h
         cdef int k, started = 0
@@ -3314,13 +3341,13 @@ cdef class Searcher:
         grow_at = s.tt_grow_at
         s.tt_grow_at = SV_NEVER
         j.shared.max_work = max_nodes
-        j.shared.claimed = 0
+        j.shared.claimed = s.budget.work    # (the passes' nodes, if any)
         j.shared.stop = SK_RUNNING
         s.shared = &j.shared
         for k in range(helpers + 1):
             h = s if k == helpers else &self.helpers[k]
             h.busy = busy
-            h.own_order = rival != NULL and k > 0   # (k 0: the rival, sv_rival)
+            h.own_order = own and (rival == NULL or k > 0)  # (k 0: the rival, sv_rival)
             if k < helpers:
                 h.budget = s.budget             # the same deadline
                 h.tt = s.tt

@@ -527,13 +527,13 @@ rest of the reserve (:data:`GUESS_SHARE`) after a limit stopped the exact search
 
 RIVAL = ANYTIME_DEPTHS
 """A portfolio on two threads or more, with one optimal move (``best="one"``) from
-:data:`RIVAL_CARDS` cards in hand (docs/solver.md "Threads", *A portfolio*): while the other
-threads run the exact search, one searches the root by another strategy over the shared
-table, deepening passes at these depths (the anytime guess's), then an exact search in the
-order they found; the first to finish stops the other. What the passes leave in the table
-changes the exact search's nodes several times either way at 9 cards a seat, so a position
-gets about the better of the two (``()``: no rival, every thread on the one search). Read at
-each call (:func:`rival_passes`)."""
+:data:`RIVAL_CARDS` cards in hand (docs/solver.md "Threads", *A portfolio*): deepening passes
+of the root at these depths (the anytime guess's) first; where they find a static bound of
+the root, one thread (the rival) then searches exactly in the order they found while the
+others run the exact search, the first to finish stopping the other; elsewhere every thread
+runs the exact search. What the passes leave in the table changes the exact search's nodes
+several times either way at 9 cards a seat: their order pays where one test settles the
+value (``()``: no passes, no rival). Read at each call (:func:`rival_passes`)."""
 
 RIVAL_CARDS = 36
 """The fewest cards in hand (9 a seat) for which :func:`solve` runs the portfolio's rival
