@@ -635,6 +635,8 @@ ctypedef struct Search:
     int64_t* known              # a child's upper bound at most alpha, << 1 | 1 if behind a
                                 # horizon (SV_UNKNOWN: none)
     uint8_t* passes             # a child's forced passes (sv_advance) | SV_PARTNER (sv_etc_keys)
+    SkUndo* cores               # a child's position after its move and forced passes, its core
+                                # (sv_etc_keys; not a bomb's: sv_etc_reached)
     long long cap
     long long top
     long long forced            # nodes with a single move (a forced pass or play), and
@@ -716,7 +718,8 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
             and sv_resize(<void**>&s.order, cap, sizeof(int32_t))
             and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))
             and sv_resize(<void**>&s.known, cap, sizeof(int64_t))
-            and sv_resize(<void**>&s.passes, cap, sizeof(uint8_t))):
+            and sv_resize(<void**>&s.passes, cap, sizeof(uint8_t))
+            and sv_resize(<void**>&s.cores, cap, sizeof(SkUndo))):
         s.oom = True
         return False
     s.cap = cap
@@ -1301,6 +1304,7 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
         sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
         d = sv_advance(s, st, depth - 1, hashed)
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
+        sk_save(st, &s.cores[start + i])
         over = st.over != 0
         if over:
             v = sv_over(s, st, seat)
@@ -2221,18 +2225,22 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 best = v
                 best_code = i + 1
             continue
-        sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
-        if etc:     # its forced passes and key, from the cut-off's probe
-            for j in range(s.passes[start + i] & SV_PASSES):
-                if hashed:
-                    sk_pass(st)
-                else:
-                    sk_pass_unhashed(st)
+        if etc:     # its position, forced passes and key, from the cut-off's probe
+            if tag_kind(s.tags[start + i]) < K_BOMB:
+                sk_restore(st, &s.cores[start + i])
+            else:   # (a later child may have overwritten its entry of the bombs played)
+                sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
+                for j in range(s.passes[start + i] & SV_PASSES):
+                    if hashed:
+                        sk_pass(st)
+                    else:
+                        sk_pass_unhashed(st)
             d = depth - 1 - (s.passes[start + i] & SV_PASSES)
             if s.ckeys[start + i] != 0:
                 s.has_key = True
                 s.key = s.ckeys[start + i]
         else:
+            sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
             d = sv_advance(s, st, depth - 1, hashed)
         busy = sv_busy(s, key, i) if s.busy != NULL else NULL
         if busy != NULL:
@@ -2733,6 +2741,7 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
     s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
     s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
+    s.cores = <SkUndo*>calloc(s.cap, sizeof(SkUndo))
     s.mv_hand = <uint64_t*>calloc(SV_MOVE_SLOTS, sizeof(uint64_t))
     s.mv_table = <uint32_t*>malloc(SV_MOVE_SLOTS * sizeof(uint32_t))
     s.mv_n = <int8_t*>malloc(SV_MOVE_SLOTS * sizeof(int8_t))
@@ -2740,7 +2749,8 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.mv_tags = <uint32_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint32_t))
     return (deco_init(&s.deco, SV_DECO_BITS) and deco_init(&s.split_deco, SV_DECO_BITS)
             and s.words != NULL and s.tags != NULL and s.keys != NULL and s.order != NULL
-            and s.ckeys != NULL and s.known != NULL and s.passes != NULL and s.mv_hand != NULL
+            and s.ckeys != NULL and s.known != NULL and s.passes != NULL and s.cores != NULL
+            and s.mv_hand != NULL
             and s.mv_table != NULL and s.mv_n != NULL and s.mv_words != NULL
             and s.mv_tags != NULL)
 
@@ -2754,6 +2764,7 @@ cdef void sv_free(Search* s) noexcept nogil:
     free(s.ckeys)
     free(s.known)
     free(s.passes)
+    free(s.cores)
     free(s.mv_hand)
     free(s.mv_table)
     free(s.mv_n)
