@@ -20,7 +20,7 @@ from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SK_JJ_LOG, SK_MODE_CLASSIC, SK_MODE_JJ, SkParams, SkScore, SkState, SkUndo, _star_factor,
     sk_held_best, sk_held_jj_log, sk_legal, sk_pass, sk_pass_unhashed, sk_play, sk_play_unhashed, sk_restore,
-    sk_save, sk_score, sk_trick_won_unhashed,
+    sk_relay_unhashed, sk_save, sk_score, sk_trick_won_unhashed,
 )
 
 from _decompose cimport (
@@ -1194,10 +1194,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
         o = (seat + k) & 3
         if fin.ncards[o] and sv_can_beat(s, fin.hand[o], last):
             return lb
-    while not fin.over and fin.table:
-        sk_pass_unhashed(fin)
-    if fin.over or fin.to_act != p:
-        return lb       # cannot happen (R7 接风): no bound from it
+    sk_relay_unhashed(fin)      # every seat passes: the partner leads (R7 接风)
     hand = fin.hand[p]
     sk_save(fin, &relay)
     nr = sv_classify(s, hand, tags)
@@ -1230,10 +1227,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
             continue
         sk_restore(fin, &relay)     # the relay's state (an earlier line may have changed it)
         sk_play_unhashed(fin, s.words[top + i], s.tags[top + i])
-        while not fin.over and fin.table:
-            sk_pass_unhashed(fin)
-        if fin.over or fin.to_act != p:
-            continue
+        sk_trick_won_unhashed(fin)  # (rest is not empty: the partner keeps cards, leads again)
         rest = fin.hand[p]
         sk_save(fin, &out)
         for r in range(nr):
