@@ -1812,7 +1812,7 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     Exact searches only: a horizon evaluation (the greedy rollout) may tell the ranks apart.
     The children's keys (``s.ckeys``) hold the kept plays' group keys meanwhile."""
     cdef int seat = st.to_act, i, j, m = 0, r
-    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g, key
+    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g, key, runs
     cdef uint64_t seen[2]
     cdef uint32_t tag
     cdef bint dup
@@ -1825,6 +1825,9 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     lanes = (lanes | lanes >> 1 | lanes >> 2 | lanes >> 3) & SK_NIB1 & ~others
     if (lanes & (lanes - 1)) == 0:
         return n        # fewer than two ranks of the hand's own: no group
+    # nibble r of ``runs``: the ranks other seats hold up to r (at most 13: no carry), so a
+    # rank of the hand's own has its run there
+    runs = others * SK_NIB1
     # two plays group only if their ranks have one run and one count in the hand: without
     # two such ranks, no group (each rank's run and count, 7 bits, marked in ``seen``)
     seen[0] = 0
@@ -1832,8 +1835,7 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     dup = False
     while lanes:
         r = SK_CTZ64(lanes) >> 2
-        key = <uint64_t>(nib_sum(others & ((<uint64_t>1 << (4 * r)) - 1)) << 3
-                         | (nib(mine, r) - 1))
+        key = <uint64_t>(nib(runs, r) << 3 | (nib(mine, r) - 1))
         if (seen[key >> 6] >> (key & 63)) & 1:
             dup = True
             break
@@ -1851,7 +1853,7 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
             if lanes != 0 and (lanes & (lanes - 1)) == 0 and (lanes & others) == 0:
                 r = SK_CTZ64(lanes) >> 2
                 g = (<uint64_t>(tag & ~(<uint32_t>0xF0))
-                     | <uint64_t>nib_sum(others & (lanes - 1)) << 32
+                     | <uint64_t>nib(runs, r) << 32
                      | <uint64_t>nib(mine, r) << 37 | <uint64_t>nib(w, r) << 41
                      | (w >> 52) << 45 | (<uint64_t>1) << 63)
         dup = False
