@@ -636,7 +636,7 @@ ctypedef struct Search:
                                 # horizon (SV_UNKNOWN: none)
     uint8_t* passes             # a child's forced passes (sv_advance) | SV_PARTNER (sv_etc_keys)
     SkUndo* cores               # a child's position after its move and forced passes, its core
-                                # (sv_etc_keys; not a bomb's: sv_etc_reached)
+                                # (sv_etc_keys; not restored for a bomb: sv_search)
     long long cap
     long long top
     long long forced            # nodes with a single move (a forced pass or play), and
@@ -1286,10 +1286,12 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
                                 int32_t beta, int depth, long long start, int n,
                                 bint hashed, long long* code) noexcept nogil:
     """Enhanced transposition cut-off, its first half: each child's forced passes
-    (``sv_advance``) and table key (kept in ``s.ckeys``/``s.passes`` for its own search), its
-    bucket prefetched; ``sv_etc_probe`` reads them once other work has hidden the memory's
-    latency. A child that ends the deal is valued at once: if it reaches ``beta``, returns its
-    value (``code``: 1 + the move's index), else −SV_INF. ``hashed``: not ``sv_hashless(s)``."""
+    (``sv_advance``), position after them (its core, ``s.cores``) and table key (kept in
+    ``s.ckeys``/``s.passes`` for its own search: the search restores the core rather than
+    play the move and passes again), its bucket prefetched; ``sv_etc_probe`` reads them once
+    other work has hidden the memory's latency. A child that ends the deal is valued at once:
+    if it reaches ``beta``, returns its value (``code``: 1 + the move's index), else −SV_INF.
+    ``hashed``: not ``sv_hashless(s)``."""
     cdef int i, d
     cdef int32_t v = 0
     cdef bint over
@@ -2737,7 +2739,7 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
     s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
     s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
-    s.cores = <SkUndo*>calloc(s.cap, sizeof(SkUndo))
+    s.cores = <SkUndo*>malloc(s.cap * sizeof(SkUndo))    # (each written before it is read)
     s.mv_hand = <uint64_t*>calloc(SV_MOVE_SLOTS, sizeof(uint64_t))
     s.mv_table = <uint32_t*>malloc(SV_MOVE_SLOTS * sizeof(uint32_t))
     s.mv_n = <int8_t*>malloc(SV_MOVE_SLOTS * sizeof(int8_t))
