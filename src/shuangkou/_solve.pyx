@@ -20,7 +20,7 @@ from _selfplay cimport SP_LIST, fewest_cards, greedy_listed, greedy_shortcut
 from _state cimport (
     SK_JJ_LOG, SK_MODE_CLASSIC, SK_MODE_JJ, SkParams, SkScore, SkState, SkUndo, _star_factor,
     sk_held_best, sk_held_jj_log, sk_legal, sk_pass, sk_pass_unhashed, sk_play, sk_play_unhashed, sk_restore,
-    sk_save, sk_score, sk_trick_won_unhashed,
+    sk_relay_unhashed, sk_save, sk_score, sk_trick_won_unhashed,
 )
 
 from _decompose cimport (
@@ -635,6 +635,8 @@ ctypedef struct Search:
     int64_t* known              # a child's upper bound at most alpha, << 1 | 1 if behind a
                                 # horizon (SV_UNKNOWN: none)
     uint8_t* passes             # a child's forced passes (sv_advance) | SV_PARTNER (sv_etc_keys)
+    SkUndo* cores               # a child's position after its move and forced passes, its core
+                                # (sv_etc_keys; not restored for a bomb: sv_search)
     long long cap
     long long top
     long long forced            # nodes with a single move (a forced pass or play), and
@@ -716,7 +718,8 @@ cdef inline bint sv_grow(Search* s, long long need) noexcept nogil:
             and sv_resize(<void**>&s.order, cap, sizeof(int32_t))
             and sv_resize(<void**>&s.ckeys, cap, sizeof(uint64_t))
             and sv_resize(<void**>&s.known, cap, sizeof(int64_t))
-            and sv_resize(<void**>&s.passes, cap, sizeof(uint8_t))):
+            and sv_resize(<void**>&s.passes, cap, sizeof(uint8_t))
+            and sv_resize(<void**>&s.cores, cap, sizeof(SkUndo))):
         s.oom = True
         return False
     s.cap = cap
@@ -1191,10 +1194,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
         o = (seat + k) & 3
         if fin.ncards[o] and sv_can_beat(s, fin.hand[o], last):
             return lb
-    while not fin.over and fin.table:
-        sk_pass_unhashed(fin)
-    if fin.over or fin.to_act != p:
-        return lb       # cannot happen (R7 接风): no bound from it
+    sk_relay_unhashed(fin)      # every seat passes: the partner leads (R7 接风)
     hand = fin.hand[p]
     sk_save(fin, &relay)
     nr = sv_classify(s, hand, tags)
@@ -1227,10 +1227,7 @@ cdef inline int32_t sv_relay(Search* s, SkState* fin, int seat, uint32_t last,
             continue
         sk_restore(fin, &relay)     # the relay's state (an earlier line may have changed it)
         sk_play_unhashed(fin, s.words[top + i], s.tags[top + i])
-        while not fin.over and fin.table:
-            sk_pass_unhashed(fin)
-        if fin.over or fin.to_act != p:
-            continue
+        sk_trick_won_unhashed(fin)  # (rest is not empty: the partner keeps cards, leads again)
         rest = fin.hand[p]
         sk_save(fin, &out)
         for r in range(nr):
@@ -1289,10 +1286,12 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
                                 int32_t beta, int depth, long long start, int n,
                                 bint hashed, long long* code) noexcept nogil:
     """Enhanced transposition cut-off, its first half: each child's forced passes
-    (``sv_advance``) and table key (kept in ``s.ckeys``/``s.passes`` for its own search), its
-    bucket prefetched; ``sv_etc_probe`` reads them once other work has hidden the memory's
-    latency. A child that ends the deal is valued at once: if it reaches ``beta``, returns its
-    value (``code``: 1 + the move's index), else −SV_INF. ``hashed``: not ``sv_hashless(s)``."""
+    (``sv_advance``), position after them (its core, ``s.cores``) and table key (kept in
+    ``s.ckeys``/``s.passes`` for its own search: the search restores the core rather than
+    play the move and passes again), its bucket prefetched; ``sv_etc_probe`` reads them once
+    other work has hidden the memory's latency. A child that ends the deal is valued at once:
+    if it reaches ``beta``, returns its value (``code``: 1 + the move's index), else −SV_INF.
+    ``hashed``: not ``sv_hashless(s)``."""
     cdef int i, d
     cdef int32_t v = 0
     cdef bint over
@@ -1301,6 +1300,7 @@ cdef inline int32_t sv_etc_keys(Search* s, SkState* st, const SkUndo* u, int sea
         sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
         d = sv_advance(s, st, depth - 1, hashed)
         s.passes[start + i] = <uint8_t>(depth - 1 - d)
+        sk_save(st, &s.cores[start + i])
         over = st.over != 0
         if over:
             v = sv_over(s, st, seat)
@@ -1814,7 +1814,7 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     Exact searches only: a horizon evaluation (the greedy rollout) may tell the ranks apart.
     The children's keys (``s.ckeys``) hold the kept plays' group keys meanwhile."""
     cdef int seat = st.to_act, i, j, m = 0, r
-    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g, key
+    cdef uint64_t mine = st.hand[seat], others = 0, lanes, w, g, key, runs
     cdef uint64_t seen[2]
     cdef uint32_t tag
     cdef bint dup
@@ -1827,6 +1827,9 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     lanes = (lanes | lanes >> 1 | lanes >> 2 | lanes >> 3) & SK_NIB1 & ~others
     if (lanes & (lanes - 1)) == 0:
         return n        # fewer than two ranks of the hand's own: no group
+    # nibble r of ``runs``: the ranks other seats hold up to r (at most 13: no carry), so a
+    # rank of the hand's own has its run there
+    runs = others * SK_NIB1
     # two plays group only if their ranks have one run and one count in the hand: without
     # two such ranks, no group (each rank's run and count, 7 bits, marked in ``seen``)
     seen[0] = 0
@@ -1834,8 +1837,7 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
     dup = False
     while lanes:
         r = SK_CTZ64(lanes) >> 2
-        key = <uint64_t>(nib_sum(others & ((<uint64_t>1 << (4 * r)) - 1)) << 3
-                         | (nib(mine, r) - 1))
+        key = <uint64_t>(nib(runs, r) << 3 | (nib(mine, r) - 1))
         if (seen[key >> 6] >> (key & 63)) & 1:
             dup = True
             break
@@ -1853,7 +1855,7 @@ cdef inline int sv_groups(Search* s, const SkState* st, long long start, int n) 
             if lanes != 0 and (lanes & (lanes - 1)) == 0 and (lanes & others) == 0:
                 r = SK_CTZ64(lanes) >> 2
                 g = (<uint64_t>(tag & ~(<uint32_t>0xF0))
-                     | <uint64_t>nib_sum(others & (lanes - 1)) << 32
+                     | <uint64_t>nib(runs, r) << 32
                      | <uint64_t>nib(mine, r) << 37 | <uint64_t>nib(w, r) << 41
                      | (w >> 52) << 45 | (<uint64_t>1) << 63)
         dup = False
@@ -2221,18 +2223,22 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
                 best = v
                 best_code = i + 1
             continue
-        sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
-        if etc:     # its forced passes and key, from the cut-off's probe
-            for j in range(s.passes[start + i] & SV_PASSES):
-                if hashed:
-                    sk_pass(st)
-                else:
-                    sk_pass_unhashed(st)
+        if etc:     # its position, forced passes and key, from the cut-off's probe
+            if tag_kind(s.tags[start + i]) < K_BOMB:
+                sk_restore(st, &s.cores[start + i])
+            else:   # (a later child may have overwritten its entry of the bombs played)
+                sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
+                for j in range(s.passes[start + i] & SV_PASSES):
+                    if hashed:
+                        sk_pass(st)
+                    else:
+                        sk_pass_unhashed(st)
             d = depth - 1 - (s.passes[start + i] & SV_PASSES)
             if s.ckeys[start + i] != 0:
                 s.has_key = True
                 s.key = s.ckeys[start + i]
         else:
+            sv_apply(st, s.words[start + i], s.tags[start + i], hashed)
             d = sv_advance(s, st, depth - 1, hashed)
         busy = sv_busy(s, key, i) if s.busy != NULL else NULL
         if busy != NULL:
@@ -2742,6 +2748,7 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.ckeys = <uint64_t*>calloc(s.cap, sizeof(uint64_t))
     s.known = <int64_t*>calloc(s.cap, sizeof(int64_t))
     s.passes = <uint8_t*>calloc(s.cap, sizeof(uint8_t))
+    s.cores = <SkUndo*>malloc(s.cap * sizeof(SkUndo))    # (each written before it is read)
     s.mv_hand = <uint64_t*>calloc(SV_MOVE_SLOTS, sizeof(uint64_t))
     s.mv_table = <uint32_t*>malloc(SV_MOVE_SLOTS * sizeof(uint32_t))
     s.mv_n = <int8_t*>malloc(SV_MOVE_SLOTS * sizeof(int8_t))
@@ -2749,7 +2756,8 @@ cdef bint sv_alloc(Search* s) noexcept nogil:
     s.mv_tags = <uint32_t*>malloc(SV_MOVE_SLOTS * SV_MOVE_MAX * sizeof(uint32_t))
     return (deco_init(&s.deco, SV_DECO_BITS) and deco_init(&s.split_deco, SV_DECO_BITS)
             and s.words != NULL and s.tags != NULL and s.keys != NULL and s.order != NULL
-            and s.ckeys != NULL and s.known != NULL and s.passes != NULL and s.mv_hand != NULL
+            and s.ckeys != NULL and s.known != NULL and s.passes != NULL and s.cores != NULL
+            and s.mv_hand != NULL
             and s.mv_table != NULL and s.mv_n != NULL and s.mv_words != NULL
             and s.mv_tags != NULL)
 
@@ -2763,6 +2771,7 @@ cdef void sv_free(Search* s) noexcept nogil:
     free(s.ckeys)
     free(s.known)
     free(s.passes)
+    free(s.cores)
     free(s.mv_hand)
     free(s.mv_table)
     free(s.mv_n)

@@ -453,6 +453,17 @@ cdef inline void sk_trick_won_unhashed(SkState* st) noexcept nogil:
     st.owner = -1
 
 
+cdef inline void sk_relay_unhashed(SkState* st) noexcept nogil:
+    """Every other seat still holding cards passes on the top play, whose owner is out and
+    whose owner's partner still holds cards (trusted): R7 接风, the trick ends and the
+    partner leads. The state ``sk_pass_unhashed`` reaches by those passes, made at once (the
+    hash is not updated)."""
+    cdef int8_t partner = st.owner ^ 2
+    sk_trick_won_unhashed(st)
+    st.leader = partner
+    st.to_act = partner
+
+
 cdef inline void _sk_play(SkState* st, uint64_t word, uint32_t tag, bint hashed) noexcept nogil:
     cdef int s = st.to_act, r, c, n
     cdef uint64_t h = 0
