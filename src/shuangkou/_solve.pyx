@@ -582,7 +582,7 @@ cdef enum:
     SV_OUT = 5                  # or in no test under way (RootJob.test)
     SV_MAX_THREADS = 64         # ``threads`` at most
     SV_BUSY_SLOTS = 4096        # a parallel search's busy table: counters, hashed (sv_busy)
-    SV_DEFER_FROM = 3           # ABDADA defers a busy move from a node's fourth move on (sv_search)
+    SV_DEFER_FROM = 1           # ABDADA defers a busy move from a node's second move on (sv_search)
 
 
 cdef extern from "<limits.h>":
@@ -2179,12 +2179,13 @@ cdef int32_t sv_search(Search* s, SkState* st, int32_t alpha, int32_t beta,
     work0 = s.budget.work
     # a parallel search (ABDADA): a move another thread is searching waits in order[lim..n)
     # until the others are tried. Not the first SV_DEFER_FROM moves, searched by every thread
-    # that comes (young brothers wait: a node whose first moves all failed low is likely one
-    # whose every move must be searched; before, a later move may still cut it off and the
-    # siblings started meanwhile were wasted), nor at a node expected to cut off (``cut``:
-    # its entry a lower bound, or with none its parent's expectation): the sibling another
-    # thread is on likely ends it, so a thread joins that one (sharing its table entries)
-    # rather than start moves one thread never searches (docs/solver.md "Threads")
+    # that comes (young brothers wait: the first move sets the window; deferring from the
+    # fourth move instead, as the builds before did, looked better only where the threads
+    # took turns on busy cores: docs/solver.md "Threads"), nor at a node expected to cut
+    # off (``cut``: its entry a lower bound, or with none its parent's expectation): the
+    # sibling another thread is on likely ends it, so a thread joins that one (sharing its
+    # table entries) rather than start moves one thread never searches (docs/solver.md
+    # "Threads")
     defer = s.busy != NULL and not cut
     lim = n
     k = 0
