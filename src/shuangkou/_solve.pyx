@@ -2432,9 +2432,10 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
     expected to pass (``j.expect_high``) the moves are taken in turn instead, every thread on
     the one under way until it is valued: the test ends at the first move reaching its bound,
     most likely an early one, and a thread on a later move searches it for nothing (9 cards,
-    千变 seed 0: the span 40.2 → 27.5 M nodes, docs/solver.md "Threads"). Every thread of a
-    parallel search runs it: a move that reaches the best value read when it started is
-    valued exactly, so every optimal move has its exact value whichever thread took which move (docs/solver.md "Threads")."""
+    千变 seed 0: the span 40.2–40.8 → 29.1–30.0 M nodes, docs/solver.md "Threads"). Every
+    thread of a parallel search runs it: a move that reaches the best value read when it
+    started is valued exactly, so every optimal move has its exact value whichever thread
+    took which move (docs/solver.md "Threads")."""
     cdef long long k, st, on, fewest
     cdef int i, m
     cdef bint busy
