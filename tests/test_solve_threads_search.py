@@ -142,13 +142,13 @@ def test_threads_is_checked() -> None:
         sr.root_values(0, 0.0, threads=0)
 
 
-def root(state: State, threads: int, all_values: bool) -> tuple[Any, ...]:
+def root(state: State, threads: int, all_values: bool, one: bool = False) -> tuple[Any, ...]:
     """One exact root search on ``threads`` threads, started at once (``solve`` starts them
     only past SOLO_NODES): moves, values, optimal moves, nodes, the searcher."""
     sr = searcher(state, tt_bits=16)
     sr.set_position(state)
     moves, values, optimal, nodes, stopped, horizon = sr.root_values(
-        0, 0.0, all_values=all_values, threads=threads
+        0, 0.0, all_values=all_values, threads=threads, one=one
     )
     assert not stopped and not horizon
     return moves, values, optimal, nodes, sr
@@ -180,6 +180,13 @@ def test_split_search_gives_the_values_of_one_thread(threads: int) -> None:
         assert state.to_act is not None and replays_to(state, tuple(pv), state.to_act, best)
         assert 0 <= sr.helper_nodes <= nodes
         helped += sr.helper_nodes > 0
+        # one optimal move (the tests expected to pass take their moves in turn, every
+        # thread on the one under way): each move called optimal is, every other bound holds
+        _, bounds, fast, *_ = root(state, threads, False, one=True)
+        assert fast and set(fast) <= set(optimal)
+        for i, v in enumerate(bounds):
+            assert v is not None and exact[i] is not None
+            assert exact[i] <= v <= best and (i not in fast or v == best)
     assert helped > 0      # the helpers took part
 
 
