@@ -2428,11 +2428,13 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
     """A thread's part of the root: once the first move is valued (its value is the others'
     window), claim the moves left one at a time and value each against the best so far; with
     none left to claim, help with the move the fewest threads are searching (their searches
-    split its tree, sv_search's ABDADA; the first to finish records it). In an MTD(f) test
-    expected to pass (``j.expect_high``) the moves are taken in turn instead, every thread on
-    the one under way until it is valued: the test ends at the first move reaching its bound,
-    most likely an early one, and a thread on a later move searches it for nothing (9 cards,
-    千变 seed 0: the span 40.2–40.8 → 29.1–30.0 M nodes, docs/solver.md "Threads"). Every
+    split its tree, sv_search's ABDADA; the first to finish records it). With one optimal
+    move (``j.one``), in an MTD(f) test expected to pass (``j.expect_high``), the moves are
+    taken in turn instead, every thread on the one under way until it is valued: the test ends
+    at the first move reaching its bound, most likely an early one, and a thread on a later
+    move searches it for nothing (9 cards, 千变 seed 0: the span 40.2–40.8 → 29.1–30.0 M
+    nodes). Not with every optimal move, where it cost more than it saved (9 cards, 百变 seed
+    2: 49.3 → 65.3 M nodes; docs/solver.md "Threads"). Every
     thread of a parallel search runs it: a move that reaches the best value read when it
     started is valued exactly, so every optimal move has its exact value whichever thread
     took which move (docs/solver.md "Threads")."""
@@ -2443,7 +2445,7 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
         i = -1
         if ((j.proving or sv_ld(&j.state[j.test[0]]) == SV_DONE)
                 and sv_ld(&j.next) < j.tn
-                and not (j.mtd and j.expect_high and sv_any_taken(j))):
+                and not (j.one and j.mtd and j.expect_high and sv_any_taken(j))):
             k = sv_fetch_add(&j.next, 1)
             if k < j.tn:
                 i = j.test[k]
