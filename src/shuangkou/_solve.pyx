@@ -2434,10 +2434,9 @@ cdef void sv_root_loop(Search* s, RootJob* j) noexcept nogil:
     at the first move reaching its bound, most likely an early one, and a thread on a later
     move searches it for nothing (9 cards, 千变 seed 0: the span 40.2–40.8 → 29.1–30.0 M
     nodes). Not with every optimal move, where it cost more than it saved (9 cards, 百变 seed
-    2: 49.3 → 65.3 M nodes; docs/solver.md "Threads"). Every
-    thread of a parallel search runs it: a move that reaches the best value read when it
-    started is valued exactly, so every optimal move has its exact value whichever thread
-    took which move (docs/solver.md "Threads")."""
+    2: 49.3 → 65.3 M nodes; docs/solver.md "Threads"). Every thread of a parallel search runs
+    it: a move that reaches the best value read when it started is valued exactly, so every
+    optimal move has its exact value whichever thread took which move."""
     cdef long long k, st, on, fewest
     cdef int i, m
     cdef bint busy
