@@ -47,7 +47,8 @@ the row of medians.
 
 ``--limits``: whole deals (``State.deal(preset, seed)``) solved with the default limits and
 with time limits of 0.5, 1 and 2 s: the wall time against the limit, and what came back (a
-play, the bounds proven).
+play, the bounds proven); ``--repeat N`` makes the four calls N times over (a call's wall time
+varies with its threads' timing and with the memory the earlier calls left mapped).
 
 ``--instructions``: the exact instructions of one 6-card 百变 solve (seed 3, with and without
 pext) and of a node of the exact search (one thread, a 2^20 table) on seeded 百变 positions of
@@ -462,7 +463,7 @@ def limits(a: argparse.Namespace) -> None:
         for seed in range(1, a.positions + 1):
             state = State.deal(preset, seed)
             static = _solve.score_bounds(_solve.Searcher(state, "score", 12), state)
-            for limit in (None, 0.5, 1.0, 2.0):
+            for limit in [None, 0.5, 1.0, 2.0] * a.repeat:
                 t = time.perf_counter()
                 sol = solve(state) if limit is None else solve(state, time_limit=limit)
                 wall = time.perf_counter() - t
@@ -545,6 +546,8 @@ def main() -> None:
                     help="small solves' CPU a call and a 1,000-node solve's memory, new vs old")
     ap.add_argument("--limits", action="store_true",
                     help="whole deals under the default and time limits: wall s, answers")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="--limits: each call this many times")
     a = ap.parse_args()
     global RICH, NO_RIVAL
     RICH = a.rich

@@ -59,6 +59,35 @@ def test_a_growing_table_changes_no_value() -> None:
             assert fixed.max_table_bits == 20
 
 
+def test_a_doubling_that_may_outlast_the_time_limit_waits() -> None:
+    """Issue #33 item 5: a doubling of the table cannot stop midway (2^24 -> 2^25 entries took
+    1.5 s where the memory was fresh to the machine, so a whole deal's default 4 s solve ended
+    at 5.2-5.4 s), so a search under a time limit doubles only while four times its predicted
+    cost (``grow_seconds`` a new entry) fits in the time left. The same search with a cost
+    that fits grows as one without a limit does; one whose doubling cannot fit stays at its
+    first size; the values are the same."""
+    state = deal("baibian", 5, 1)
+    found = {}
+    for label, cost, seconds in (("no limit", 5e-8, 0.0), ("fits", 1e-12, 100.0),
+                                 ("too dear", 1.0, 100.0)):   # 4 x 1 s x 2^9 > 100 s
+        s = searcher(state, tt_bits=8, max_tt_bits=14)
+        s.grow_seconds = cost
+        assert s.grow_seconds == cost
+        s.set_position(state)
+        moves, values, optimal, _, stopped, _ = s.root_values(
+            0, seconds, _solve.EXACT_DEPTH, True)
+        assert not stopped
+        found[label] = (moves, values, optimal), s.table_bits
+    assert found["no limit"][1] == found["fits"][1] > 10, found
+    assert found["too dear"][1] == 8
+    assert found["no limit"][0] == found["fits"][0] == found["too dear"][0]
+    s = searcher(state)
+    for bad in (0, -1.0, True, "1"):
+        with pytest.raises(ArgumentError, match="grow_seconds"):
+            s.grow_seconds = bad    # type: ignore[assignment]
+    assert s.grow_seconds == 5e-8
+
+
 def test_threads_start_only_for_a_big_search() -> None:
     """A search that ends within SOLO_NODES nodes runs on the calling thread alone; a bigger
     one gets its helpers (the same value either way)."""

@@ -10,7 +10,7 @@ from libc.string cimport memcpy, memset
 
 from shuangkou._core cimport Play
 from shuangkou._engine cimport State
-from _budget cimport SkBudget, budget_init, budget_raise
+from _budget cimport SkBudget, budget_init, budget_raise, sk_now
 from _packed cimport nib, valid_word
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size,
@@ -370,7 +370,7 @@ from _packed cimport SK_CTZ64, SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
 from _readings cimport FLAG_WILD_BJ, FLAG_WILD_SJ, sk_classify
 from _state cimport SK_ZOBRIST, _Z_ESCAPE, _Z_PLACE, _z_bomb, _z_turn
 
-from shuangkou._check import as_int
+from shuangkou._check import as_int, as_seconds
 from shuangkou.errors import ArgumentError
 
 cdef extern from *:
@@ -588,6 +588,12 @@ cdef enum:
 cdef extern from "<limits.h>":
     const long long SV_NEVER "LLONG_MAX"
 
+# A doubling's predicted cost a new table entry (Searcher.grow_seconds' default): the slowest
+# measured, 2^22 -> 2^23 entries in 0.41 s (48 ns a new entry) where the new table's pages
+# were fresh to the machine (a virtual machine mapping its memory on first touch); 4.4 ns
+# once they had been used (docs/solver.md "Memory")
+cdef double SV_GROW_SECONDS = 5e-8
+
 
 ctypedef struct TTData:
     int32_t value
@@ -626,6 +632,7 @@ ctypedef struct Search:
     int tt_max_bits             # and may grow to 2**tt_max_bits (sv_tt_grow)
     long long tt_fill           # its entries filled (stores into an empty entry)
     long long tt_grow_at        # the fill at which it doubles (SV_NEVER: it does not grow)
+    double grow_seconds         # a doubling's predicted cost a new entry (sv_tt_grow_in_time)
     int ways
     uint64_t* words             # move stack: plays of each ply, then pass as (0, 0)
     uint32_t* tags
@@ -891,7 +898,7 @@ cdef inline void sv_store(Search* s, uint64_t key, int32_t value, long long best
     sv_st64(&e.data, d)
     sv_st64(&e.check, key ^ d)
     if s.tt_fill >= s.tt_grow_at:
-        sv_tt_grow(s, s.tt_bits + 1)
+        sv_tt_grow_in_time(s)
 
 
 cdef bint sv_tt_alloc(Search* s, int bits) noexcept nogil:
@@ -987,6 +994,21 @@ cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
                 s.tt_fill += 1
                 break
     sv_tt_free(block, nbytes)
+
+
+cdef void sv_tt_grow_in_time(Search* s) noexcept nogil:
+    """The table half full during a search: doubled (``sv_tt_grow``), unless the search has a
+    time limit and the doubling, which cannot stop midway, is predicted to take more than a
+    quarter of the time left (``grow_seconds`` a new entry: mapping fresh memory is what
+    costs, and it varies by machine, docs/solver.md "Memory"). Refused, the search goes on in
+    the table as it is (full buckets replace their cheapest entry) and asks again once another
+    sixteenth of the table has filled, so the clock is read at few stores."""
+    cdef long long entries = (<long long>1) << s.tt_bits
+    if s.budget.deadline != 0.0 and (4.0 * s.grow_seconds * <double>(2 * entries)
+                                     > s.budget.deadline - sk_now()):
+        s.tt_grow_at = min(s.tt_grow_at + max(entries >> 4, 1), entries - max(entries >> 4, 1))
+        return
+    sv_tt_grow(s, s.tt_bits + 1)
 
 
 # -- values and horizon evaluations --------------------------------------------------------------
@@ -2890,6 +2912,7 @@ cdef class Searcher:
         self.s.pext = (features & SV_F_PEXT) != 0 and sv_cpu_bmi2()
         self.s.ways = SV_WAYS if features & SV_F_BUCKET else 1
         self.s.tt_max_bits = top
+        self.s.grow_seconds = SV_GROW_SECONDS
         n = sk_generate(<uint64_t>1 << 56, state.p.flags, 0, False, &w, &self.s.top_single, 1)
         if n != 1:      # a lone big joker (rank 14) has one play, itself
             raise RuntimeError("the rules give a lone big joker no single play")
@@ -3017,6 +3040,19 @@ cdef class Searcher:
         """The most the table may grow to (``2**max_table_bits`` entries); lowered to
         :attr:`table_bits` if memory ran out while growing."""
         return self.s.tt_max_bits
+
+    @property
+    def grow_seconds(self) -> float:
+        """The predicted cost of doubling the table, in seconds a new entry (default 5e-8, the
+        slowest measured: docs/solver.md "Memory"). A search under a time limit doubles its
+        table only while four times that cost fits in the time left, as a doubling cannot
+        stop midway; raise it where fresh memory maps slower, so that limits hold."""
+        return self.s.grow_seconds
+
+    @grow_seconds.setter
+    def grow_seconds(self, seconds) -> None:
+        with self.lock:
+            self.s.grow_seconds = as_seconds(seconds, "grow_seconds")
 
     @property
     def helper_nodes(self) -> int:
