@@ -48,7 +48,7 @@ SMALL_FLAGS: dict[str, list[str]] = {
     "bench_server.py": ["--tables", "2", "--seconds", "1", "--think", "0.05"],
     "bench_server_tables.py": ["--deals", "2", "--tables", "2", "--repeat", "1"],
     "bench_sim.py": ["--deals", "400", "--slices", "2", "--games", "20"],
-    "bench_solve.py": ["--sizes", "4", "--positions", "1", "--cap", "20000"],
+    "bench_solve.py": ["--sizes", "4", "--positions", "1", "--cap", "20000", "--repeat", "1"],
     "callgrind_gate.py": [],
     "pimc_vs_greedy.py": ["--deals", "2", "--worlds", "2", "--nodes", "50"],
 }
