@@ -88,6 +88,30 @@ def test_a_doubling_that_may_outlast_the_time_limit_waits() -> None:
     assert s.grow_seconds == 5e-8
 
 
+def test_a_doubling_between_searches_fits_its_time_limit_or_is_dropped() -> None:
+    """``Searcher.grow(bits, time_limit)`` (solve's rounds on threads): refused where the
+    doubling is predicted to take more than a quarter of the limit; dropped midway, the old
+    table whole, where the limit passes during it (its budget is polled every 65,536 old
+    entries, so a 2^20-entry table meets a limit of 100 ns); without a limit it grows. The
+    values searched after a refused or dropped doubling are a fresh searcher's."""
+    state = deal("jj", 5, 2)
+    s = searcher(state, tt_bits=20, max_tt_bits=24)
+    s.set_position(state)
+    expected = s.root_values(0, 0.0, _solve.EXACT_DEPTH, True)[:3]
+    s.grow_seconds = 1.0
+    s.grow(24, 100.0)                   # 4 x 1 s x 2^24 > 100 s: refused
+    assert s.table_bits == 20
+    s.grow_seconds = 1e-15
+    s.grow(24, 1e-7)                    # 4 x 1e-15 s x 2^24 < 100 ns: started, then dropped
+    assert s.table_bits == 20
+    s.set_position(state)
+    assert s.root_values(0, 0.0, _solve.EXACT_DEPTH, True)[:3] == expected
+    s.grow(24)                          # no limit
+    assert s.table_bits == 24
+    s.set_position(state)
+    assert s.root_values(0, 0.0, _solve.EXACT_DEPTH, True)[:3] == expected
+
+
 def test_threads_start_only_for_a_big_search() -> None:
     """A search that ends within SOLO_NODES nodes runs on the calling thread alone; a bigger
     one gets its helpers (the same value either way)."""

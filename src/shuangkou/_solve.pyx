@@ -10,7 +10,7 @@ from libc.string cimport memcpy, memset
 
 from shuangkou._core cimport Play
 from shuangkou._engine cimport State
-from _budget cimport SkBudget, budget_init, budget_raise, sk_now
+from _budget cimport SkBudget, budget_init, budget_raise
 from _packed cimport nib, valid_word
 from _readings cimport (
     FLAG_STARS, FLAG_WILD_BJ, FLAG_WILD_SJ, K_BOMB, bomb_key, tag_kind, tag_length, tag_size,
@@ -364,6 +364,7 @@ from libc.stdint cimport uint16_t
 
 from _budget cimport (
     SK_RUNNING, SK_STOP_SIGNAL, SK_STOP_WORK, SkBudget, budget_init, budget_poll, budget_raise, budget_tick,
+    sk_now,
 )
 from shuangkou._generate cimport sk_count, sk_generate, sk_nth
 from _packed cimport SK_CTZ64, SK_NAT_MASK, SK_NIB1, high_rank, nib, nib_sum
@@ -567,6 +568,7 @@ cdef enum:
     SV_MOVE_MAX = 16            # of at most this many plays
     SV_MOVE_HEAD = 4            # copied first (sv_moves): the rest only for longer lists
     SV_HUGE = 1 << 21           # a huge page (the table's alignment when it is bigger)
+    SV_GROW_POLL = 65535        # sv_tt_grow polls its budget every 65,536 old entries (~ms)
     SV_UNKNOWN = 1 << 30        # ``Search.known``: no bound known (bounds are within SV_INF)
     SV_PASSES = 63              # ``Search.passes``: the forced passes (at most 3 a move)
     SV_PARTNER = 128            # ``Search.passes``: the child's seat to act is a partner
@@ -963,16 +965,20 @@ cdef inline void sv_tt_free(void* block, size_t nbytes) noexcept nogil:
         free(block)
 
 
-cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
+cdef void sv_tt_grow(Search* s, int bits, SkBudget* budget) noexcept nogil:
     """The table grown to ``2**bits`` entries (at most ``2**tt_max_bits``), every entry kept:
     an entry's key is ``check ^ data``, and the entries of one bucket go to the two buckets
     it splits into, so they always fit. Out of memory: the table stays as it is and stops
-    growing (the search goes on, only with less room). One thread only (never during a
-    parallel search: its helpers hold the table)."""
+    growing (the search goes on, only with less room). ``budget`` is polled every
+    SV_GROW_POLL entries (its time limit and Ctrl-C: a doubling of a big table into fresh
+    memory takes seconds): once it stops, the doubling is dropped and the old table stays,
+    whole. One thread only (never during a parallel search: its helpers hold the table)."""
     cdef TTEntry* old = s.tt
     cdef void* block = s.tt_block
     cdef size_t nbytes = s.tt_block_bytes
     cdef uint64_t n = (<uint64_t>1) << s.tt_bits, i, d, key
+    cdef long long fill = s.tt_fill, grow_at = s.tt_grow_at
+    cdef int old_bits = s.tt_bits
     cdef TTEntry* b
     cdef int w
     bits = min(bits, s.tt_max_bits)
@@ -983,6 +989,15 @@ cdef void sv_tt_grow(Search* s, int bits) noexcept nogil:
         s.tt_grow_at = SV_NEVER
         return
     for i in range(n):
+        if (i & SV_GROW_POLL) == SV_GROW_POLL and budget_poll(budget):
+            sv_tt_free(s.tt_block, s.tt_block_bytes)
+            s.tt_block = block
+            s.tt_block_bytes = nbytes
+            s.tt = old
+            sv_tt_empty(s, old_bits)
+            s.tt_fill = fill
+            s.tt_grow_at = grow_at
+            return
         d = old[i].data
         if not ((d >> 56) & 3):
             continue
@@ -1004,11 +1019,17 @@ cdef void sv_tt_grow_in_time(Search* s) noexcept nogil:
     the table as it is (full buckets replace their cheapest entry) and asks again once another
     sixteenth of the table has filled, so the clock is read at few stores."""
     cdef long long entries = (<long long>1) << s.tt_bits
-    if s.budget.deadline != 0.0 and (4.0 * s.grow_seconds * <double>(2 * entries)
-                                     > s.budget.deadline - sk_now()):
+    if s.budget.deadline != 0.0 and not sv_grow_fits(s, s.tt_bits + 1,
+                                                     s.budget.deadline - sk_now()):
         s.tt_grow_at = min(s.tt_grow_at + max(entries >> 4, 1), entries - max(entries >> 4, 1))
         return
-    sv_tt_grow(s, s.tt_bits + 1)
+    sv_tt_grow(s, s.tt_bits + 1, &s.budget)   # (dropped if the limit passes meanwhile)
+
+
+cdef inline bint sv_grow_fits(const Search* s, int bits, double left) noexcept nogil:
+    """Whether growing the table to ``2**bits`` entries is predicted to take at most a quarter
+    of ``left`` seconds (``grow_seconds`` a new entry)."""
+    return 4.0 * s.grow_seconds * <double>((<uint64_t>1) << min(bits, s.tt_max_bits)) <= left
 
 
 # -- values and horizon evaluations --------------------------------------------------------------
@@ -2989,12 +3010,20 @@ cdef class Searcher:
         move searched): the play to make when a limit stopped it."""
         return self.lower, self.upper, self.pick
 
-    def grow(self, int bits):
+    def grow(self, int bits, double time_limit=0.0):
         """The table grown to ``2**bits`` entries now (at most ``2**max_table_bits``), every
-        entry kept: room for a search on several threads, under which it cannot grow."""
+        entry kept: room for a search on several threads, under which it cannot grow. With
+        ``time_limit`` (seconds; 0: none) only where the doubling is predicted to take at most
+        a quarter of it (:attr:`grow_seconds`), and dropped, the table as it was, if the limit
+        passes meanwhile; Ctrl-C drops it too (``KeyboardInterrupt``)."""
+        cdef SkBudget budget
         self._ready()
+        budget_init(&budget, 0, time_limit)
         with self.lock:
-            sv_tt_grow(&self.s, bits)
+            with nogil:
+                if time_limit <= 0.0 or sv_grow_fits(&self.s, bits, time_limit):
+                    sv_tt_grow(&self.s, bits, &budget)
+        budget_raise(&budget)
 
     def reset(self, tt_bits, max_tt_bits):
         """Search from now on as a new ``Searcher`` of its rules, objective, evaluation and
