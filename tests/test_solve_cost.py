@@ -68,7 +68,7 @@ def test_a_doubling_that_may_outlast_the_time_limit_waits() -> None:
     first size; the values are the same."""
     state = deal("baibian", 5, 1)
     found = {}
-    for label, cost, seconds in (("no limit", 5e-8, 0.0), ("fits", 1e-12, 100.0),
+    for label, cost, seconds in (("no limit", 1e-8, 0.0), ("fits", 1e-12, 100.0),
                                  ("too dear", 1.0, 100.0)):   # 4 x 1 s x 2^9 > 100 s
         s = searcher(state, tt_bits=8, max_tt_bits=14)
         s.grow_seconds = cost
@@ -85,7 +85,7 @@ def test_a_doubling_that_may_outlast_the_time_limit_waits() -> None:
     for bad in (0, -1.0, True, "1"):
         with pytest.raises(ArgumentError, match="grow_seconds"):
             s.grow_seconds = bad    # type: ignore[assignment]
-    assert s.grow_seconds == 5e-8
+    assert s.grow_seconds == 1e-8
 
 
 def test_a_doubling_between_searches_fits_its_time_limit_or_is_dropped() -> None:

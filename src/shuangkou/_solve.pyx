@@ -590,11 +590,12 @@ cdef enum:
 cdef extern from "<limits.h>":
     const long long SV_NEVER "LLONG_MAX"
 
-# A doubling's predicted cost a new table entry (Searcher.grow_seconds' default): the slowest
-# measured, 2^22 -> 2^23 entries in 0.41 s (48 ns a new entry) where the new table's pages
-# were fresh to the machine (a virtual machine mapping its memory on first touch); 4.4 ns
-# once they had been used (docs/solver.md "Memory")
-cdef double SV_GROW_SECONDS = 5e-8
+# A doubling's predicted cost a new table entry (Searcher.grow_seconds' default), between the
+# costs measured: 2^22 -> 2^23 entries 4.4 ns a new entry where the machine had mapped that
+# memory before, 48 ns where it was fresh (a virtual machine mapping its memory on first
+# touch; docs/solver.md "Memory"). A doubling the limit overtakes is dropped (sv_tt_grow), so
+# a prediction too low wastes time, never overruns the limit
+cdef double SV_GROW_SECONDS = 1e-8
 
 
 ctypedef struct TTData:
@@ -3072,10 +3073,10 @@ cdef class Searcher:
 
     @property
     def grow_seconds(self) -> float:
-        """The predicted cost of doubling the table, in seconds a new entry (default 5e-8, the
-        slowest measured: docs/solver.md "Memory"). A search under a time limit doubles its
-        table only while four times that cost fits in the time left, as a doubling cannot
-        stop midway; raise it where fresh memory maps slower, so that limits hold."""
+        """The predicted cost of doubling the table, in seconds a new entry (default 1e-8:
+        docs/solver.md "Memory"). A search under a time limit doubles its table only while four
+        times that cost fits in the time left; a doubling the limit overtakes all the same is
+        dropped, its time lost (raise this where fresh memory maps slower)."""
         return self.s.grow_seconds
 
     @grow_seconds.setter
