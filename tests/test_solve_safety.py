@@ -15,12 +15,13 @@ import time
 import numpy as np
 import pytest
 
-from shuangkou import Game, Hand, Rules, State, _solve, pimc_policy, solve
+from shuangkou import Game, Hand, Play, Rules, State, _solve, classify, pimc_policy, solve
 from shuangkou._reference_game import RefState
 from shuangkou.errors import ArgumentError, NotationError
 from shuangkou.position import parse_position
-from shuangkou.solve import searcher
+from shuangkou.solve import as_state, searcher
 from tests.conftest import interrupted_after
+from tests.test_solve import oracle_values
 
 SMALL = "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
 
@@ -216,3 +217,58 @@ def test_default_table_cap_grows_with_the_position(monkeypatch: pytest.MonkeyPat
     assert [s.max_table_bits for s in made] == [
         solve_mod.default_tt_bits(28), solve_mod.default_tt_bits(32), 11]  # 2 x 1,000 < 2^11
     assert all(solve_mod.START_TT_BITS <= s.table_bits <= s.max_table_bits for s in made[:2])
+
+
+def jj_after_bombs(rng: random.Random, bombs: int) -> RefState:
+    """A JJ position after ``bombs`` 8-card bombs (8★, ×4 each: R8.3), dealt round the seats,
+    with small hands of what is left (the four jokers and the other ranks): values up to
+    24 × 4^bombs units."""
+    rules = Rules.preset("jj")
+    ranks = rng.sample(range(13), 13)
+    played: list[list[Play]] = [[], [], [], []]
+    for k, rank in enumerate(ranks[:bombs]):
+        counts = [0] * 15
+        counts[rank] = 8
+        played[k % 4].append(classify(Hand.from_counts(counts), rules)[0])
+    pool = [r for r in ranks[bombs:] for _ in range(8)] + [13, 13, 14, 14]
+    rng.shuffle(pool)
+    hands = []
+    for seat in range(4):
+        counts = [0] * 15
+        for _ in range(rng.randint(1, min(27 - 8 * len(played[seat]), 4))):
+            counts[pool.pop()] += 1
+        hands.append(Hand.from_counts(counts))
+    return RefState.from_position(rules, hands, rng.randrange(4), bombs=played)
+
+
+def test_values_past_the_range_are_refused_and_those_within_are_exact() -> None:
+    """Issue #33 (a hostile campaign's finding): the search holds 32-bit values within ±2^28,
+    and a JJ position after a dozen 8★ bombs (×4 each) is worth up to 24 × 4^12 = 402,653,184
+    units: solve gave wrong optimal plays there, or a RuntimeError from its principal
+    variation. Now a position whose static R8 bounds pass MAX_VALUE is refused, naming the
+    range; after 11 such bombs (up to 100,663,296 units) the value and the optimal plays are
+    the plain minimax's."""
+    rng = random.Random(33)
+    within = refused = 0
+    while within < 6 or refused < 3:
+        bombs = rng.choice([11, 12])
+        state = jj_after_bombs(rng, bombs)
+        engine = as_state(state)
+        static = _solve.score_bounds(searcher(engine), engine)
+        if bombs == 12 or max(abs(static[0]), abs(static[1])) >= _solve.MAX_VALUE:
+            with pytest.raises(ArgumentError, match="268,435,455"):
+                solve(state, max_nodes=None, time_limit=None)
+            refused += bombs == 12
+            continue
+        values = oracle_values(state, "score")
+        if values is None:
+            continue
+        best = max(values.values())
+        assert abs(best) >= 2**24, best     # 4 × 4^11 units at least
+        for mode in ("all", "one"):
+            sol = solve(state, max_nodes=None, time_limit=None, best=mode)
+            assert sol.exact and sol.value == best, (str(state), mode)
+        assert set(sol.best) <= {m for m, v in values.items() if v == best}
+        assert set(solve(state, max_nodes=None, time_limit=None).best) == {
+            m for m, v in values.items() if v == best}, str(state)
+        within += 1

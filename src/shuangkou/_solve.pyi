@@ -55,6 +55,7 @@ def chainless(hand: int, flags: int) -> bool:
 EXACT_DEPTH: int
 MAX_DEPTH: int
 MAX_THREADS: int
+MAX_VALUE: int
 TECHNIQUES: dict[str, int]
 OBJECTIVES: dict[str, int]
 EVALUATIONS: dict[str, int]

@@ -605,7 +605,9 @@ def solve(
     "Threads"): the value, the optimal plays and every exact value are those of one thread,
     ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
-    ``time_limit`` and Ctrl-C bound all of them together."""
+    ``time_limit`` and Ctrl-C bound all of them together. A position whose value may pass
+    ±:data:`~shuangkou._solve.MAX_VALUE` (a JJ deal whose bombs multiply past it) is refused
+    with :class:`~shuangkou.errors.ArgumentError`."""
     state = as_state(position)
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
@@ -644,6 +646,12 @@ def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
     s.set_position(state)
+    lo, hi = _solve.score_bounds(s, state)
+    if lo <= -_solve.MAX_VALUE or hi >= _solve.MAX_VALUE:
+        raise ArgumentError(
+            f"position: its value may pass the solver's range of ±{_solve.MAX_VALUE:,} units "
+            "(its bombs, played and in hand, multiply its base: R8.3), so it cannot be solved "
+            "exactly; docs/solver.md \"Value\"")
     run = _Run(s, nodes, None if seconds is None else time.monotonic() + seconds,
                all_values, one, sum(state.card_counts))
     limited = nodes is not None or seconds is not None
