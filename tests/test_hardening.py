@@ -93,7 +93,8 @@ def test_card_ids_accept_int_like_and_refuse_the_rest():
 @pytest.mark.parametrize("field, value", [
     ("wild_big_joker", 2), ("more_cards_bigger", 2), ("star_bombs", 2), ("partner_visible", 1),
     ("held_bombs_score", "yes"), ("base_score", 2.5), ("base_score", 2**28),
-    ("base_score", 0), ("base_score", True), ("jj_single_win", "3"), ("escape_penalty", -1),
+    ("base_score", 0), ("base_score", True), ("jj_single_win", "3"), ("jj_single_win", 11),
+    ("escape_penalty", -1),
     ("four_jokers_multiplier", 0), ("score_cap", 0), ("score_cap", 1.5), ("name", ""),
     ("name", 3), ("first_leader", "left"), ("scoring", "poker"),
 ])
@@ -117,6 +118,35 @@ def test_rules_from_dict_names_missing_and_wrong_fields():
         sk.Rules.from_dict([1, 2])  # type: ignore[arg-type]
     with pytest.raises(ArgumentError, match="jj_single_win"):
         sk.Rules.from_dict({**BAIBIAN.to_dict(), "jj_single_win": "3"})
+
+
+def test_jj_units_at_the_largest_single_win_base_fit_the_kernel() -> None:
+    """R8.3's multipliers multiply over every bomb played: after twelve 8★ bombs (×4 each, three
+    a seat) a JJ 单扣 at the largest base the rules take, MAX_JJ_SINGLE_WIN, scores in the
+    engine (32-bit units) as in the reference scorer (Python ints), over random play-outs; a
+    larger base is refused (it had wrapped: 1,073,741,824 units for 16,777,216,000,000)."""
+    from shuangkou._reference_game import RefState
+    from shuangkou.rules import MAX_JJ_SINGLE_WIN
+    from shuangkou.solve import as_state
+    text = (f"jj{{jj_single_win={MAX_JJ_SINGLE_WIN}}} 22D/22D/2X/22X 0 - 0 - "
+            "33333333,44444444,55555555/66666666,77777777,88888888/"
+            "99999999,TTTTTTTT,JJJJJJJJ/QQQQQQQQ,KKKKKKKK,AAAAAAAA -")
+    outcomes = set()
+    for seed in range(12):
+        state, ref = as_state(text), RefState.parse(text)
+        rng = __import__("random").Random(seed)
+        while not state.is_over:
+            move = rng.choice(list(state.legal()) + ([sk.PASS] if state.can_pass() else []))
+            if move == sk.PASS:
+                state.pass_()
+            else:
+                state.play(move)
+            ref.play(move)
+        assert state.result.units == ref.result.units
+        outcomes.add(abs(state.result.units[0]))
+    assert MAX_JJ_SINGLE_WIN * 4**12 in outcomes    # a 单扣 among them
+    with pytest.raises(ArgumentError, match="jj_single_win"):
+        sk.Rules.preset("jj").replace(jj_single_win=MAX_JJ_SINGLE_WIN + 1)
 
 
 # -- batch arrays -------------------------------------------------------------------------------

@@ -72,7 +72,8 @@ class Rules:
     four_jokers_multiplier: int = 5
     """R8.1: classic multiplier of a 天王 (one source says 4)."""
     jj_single_win: int = 3
-    """R8.3: JJ 单扣 base (the project's choice; the source's table is missing)."""
+    """R8.3: JJ 单扣 base (the project's choice; the source's table is missing); at most
+    :data:`MAX_JJ_SINGLE_WIN`."""
     held_bombs_score: bool = False
     """R8.4: bombs still held at the end earn contributions (千变)."""
     score_cap: int | None = None
@@ -234,6 +235,14 @@ ints; the bound leaves room for any deal's units."""
 MAX_UNITS = 1_000_000
 """Largest unit count of a rules number (penalty, single-win base, multiplier, cap)."""
 
+MAX_JJ_SINGLE_WIN = 10
+"""Largest ``jj_single_win``: R8.3's multipliers multiply over every bomb a deal plays, and the
+kernel keeps a seat's units in a 32-bit int. The product is at most 4^13 × 3 = 201,326,592 (a
+loose bound: the 104 natural cards in 8-card bombs, ×4 each — fewer cards cost more of
+them per factor — and the four jokers as 天王, ×3): 10 × that fits (2,013,265,920). (A base
+of a million had scored a JJ 单扣 after twelve 8★ bombs as 1,073,741,824 units, not
+16,777,216,000,000.)"""
+
 _BOOL_FIELDS = (
     "wild_small_joker", "wild_big_joker", "star_bombs", "uneven_chain_bombs",
     "more_cards_bigger", "four_jokers_smallest_7star", "partner_visible", "held_bombs_score",
@@ -241,7 +250,7 @@ _BOOL_FIELDS = (
 _INT_FIELDS = (
     ("base_score", 1, MAX_BASE_SCORE),
     ("four_jokers_multiplier", 1, MAX_UNITS),
-    ("jj_single_win", 0, MAX_UNITS),
+    ("jj_single_win", 0, MAX_JJ_SINGLE_WIN),
     ("escape_penalty", 0, MAX_UNITS),
 )
 
