@@ -233,7 +233,8 @@ MAX_BASE_SCORE = 1_000_000
 """Largest ``base_score``: scores are units × base score, and the kernel keeps them in 64-bit
 ints; the bound leaves room for any deal's units."""
 MAX_UNITS = 1_000_000
-"""Largest unit count of a rules number (penalty, single-win base, multiplier, cap)."""
+"""Largest unit count of a rules number (penalty, 天王 multiplier, cap; JJ's single-win base
+has its own, :data:`MAX_JJ_SINGLE_WIN`)."""
 
 MAX_JJ_SINGLE_WIN = 10
 """Largest ``jj_single_win``: R8.3's multipliers multiply over every bomb a deal plays, and the
