@@ -238,11 +238,11 @@ has its own, :data:`MAX_JJ_SINGLE_WIN`)."""
 
 MAX_JJ_SINGLE_WIN = 10
 """Largest ``jj_single_win``: R8.3's multipliers multiply over every bomb a deal plays, and the
-kernel keeps a seat's units in a 32-bit int. The product is at most 4^13 × 3 = 201,326,592 (a
-loose bound: the 104 natural cards in 8-card bombs, ×4 each — fewer cards cost more of
-them per factor — and the four jokers as 天王, ×3): 10 × that fits (2,013,265,920). (A base
-of a million had scored a JJ 单扣 after twelve 8★ bombs as 1,073,741,824 units, not
-16,777,216,000,000.)"""
+kernel keeps a seat's units in a 32-bit int. The product is at most 4^13 × 3 = 201,326,592, a
+loose bound: a ×4 bomb takes at least 8 cards, a ×3 one 7 and a ×2 one 6 (wilds among them),
+but for 天王 (the four jokers, ×3) and 三王 (three, ×2), so no deal multiplies more than the
+104 natural cards in ×4 bombs with 天王. 10 × that fits (2,013,265,920). (A base of a million
+had scored a JJ 单扣 after twelve 8★ bombs as 1,073,741,824 units, not 16,777,216,000,000.)"""
 
 _BOOL_FIELDS = (
     "wild_small_joker", "wild_big_joker", "star_bombs", "uneven_chain_bombs",
