@@ -549,6 +549,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1,
                     help="--limits: each call this many times")
     a = ap.parse_args()
+    if a.repeat < 1:
+        ap.error(f"--repeat must be 1 or more, got {a.repeat}")
     global RICH, NO_RIVAL
     RICH = a.rich
     NO_RIVAL = a.no_rival
