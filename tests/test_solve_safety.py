@@ -160,6 +160,26 @@ def test_searcher_and_pimc_check_their_arguments_at_construction() -> None:
             pimc_policy(**kwargs)  # type: ignore[arg-type]
 
 
+def test_searcher_calls_name_an_argument_past_the_value_range() -> None:
+    """A searcher's probe bound and principal-variation value beyond ±MAX_VALUE (the search's
+    32-bit values) and a NaN time limit are refused by name, not converted (an OverflowError
+    or a bound past the search's infinity, before)."""
+    state = deal("baibian", 3, 1)
+    s = searcher(state)
+    s.set_position(state)
+    for bound in (10**12, -(10**12), 2**31, _solve.MAX_VALUE + 1, -_solve.MAX_VALUE):
+        with pytest.raises(ArgumentError, match="bound"):
+            s.probe(bound, 1000)
+    with pytest.raises(ArgumentError, match="bound"):
+        s.probe(True, 1000)
+    for value in (10**12, _solve.MAX_VALUE + 1, -_solve.MAX_VALUE - 1):
+        with pytest.raises(ArgumentError, match="value"):
+            s.principal_variation(0, value)
+    with pytest.raises(ArgumentError, match="time_limit"):
+        s.root_values(1000, math.nan)
+    assert s.probe(_solve.MAX_VALUE, 1000)[0] is not None     # the edges are taken
+
+
 def test_node_limit_returns_an_answer() -> None:
     # 9 cards a seat is far past 200,000 nodes: the call returns, not exact, with nodes
     # at the limit

@@ -3160,8 +3160,8 @@ cdef class Searcher:
         self._ready()
         if not self.has_root:
             raise RuntimeError("set_position first: the Searcher has no root")
-        if max_nodes < 0 or time_limit < 0 or not (1 <= depth <= SV_MAX_DEPTH
-                                                    or depth == SV_EXACT_DEPTH):
+        if max_nodes < 0 or not time_limit >= 0 or not (1 <= depth <= SV_MAX_DEPTH
+                                                        or depth == SV_EXACT_DEPTH):
             raise ArgumentError("root_values: max_nodes, time_limit >= 0 and depth in "
                                 f"1..{SV_MAX_DEPTH} or EXACT_DEPTH")
         if not 1 <= threads <= SV_MAX_THREADS:
@@ -3492,7 +3492,7 @@ cdef class Searcher:
             s.tt_grow_at = grow_at
         return 0
 
-    def probe(self, int bound, long long max_nodes=0, double time_limit=0.0):
+    def probe(self, bound, long long max_nodes=0, double time_limit=0.0):
         """A null-window test of the root (one thread, exact): does its value reach
         ``bound``? Each move is searched with the window (``bound`` − 1, ``bound``), the
         table's best move and the move order's first, until one reaches it. Returns
@@ -3501,10 +3501,12 @@ cdef class Searcher:
         ``value`` (< ``bound``; fail-soft, so often less); ``None`` — a limit (``max_nodes``,
         ``time_limit`` seconds; 0: none) stopped it first. ``solve`` probes its static R8
         bounds this way on positions its first search did not finish (docs/solver.md
-        "Limits")."""
+        "Limits"). ``bound`` within ±``MAX_VALUE`` (its window's lower side above −MAX_VALUE).
+        """
+        cdef int32_t b = as_int(bound, "bound", 2 - SV_INF, SV_INF - 1)
         self._ready()
         with self.lock:
-            return self._probe(bound, max_nodes, time_limit)
+            return self._probe(b, max_nodes, time_limit)
 
     cdef _probe(self, int32_t bound, long long max_nodes, double time_limit):
         cdef Search* s = &self.s
@@ -3549,13 +3551,15 @@ cdef class Searcher:
         finally:
             s.top = 0
 
-    def principal_variation(self, int first, int value, int max_length=1000):
+    def principal_variation(self, int first, value, int max_length=1000):
         """The line from the root playing move ``first`` (an index of :meth:`root_values`),
-        whose exact value is ``value``: at each later position a move reaching that
-        position's value (table move tried first, each checked by a null-window search)."""
+        whose exact value is ``value`` (within ±``MAX_VALUE``): at each later position a move
+        reaching that position's value (table move tried first, each checked by a
+        null-window search)."""
+        cdef int v = as_int(value, "value", 1 - SV_INF, SV_INF - 1)
         self._ready()
         with self.lock:
-            return self._principal_variation(first, value, max_length)
+            return self._principal_variation(first, v, max_length)
 
     cdef _principal_variation(self, int first, int value, int max_length):
         cdef Search* s = &self.s
