@@ -62,7 +62,7 @@ def test_a_growing_table_changes_no_value() -> None:
 def test_a_doubling_that_may_outlast_the_time_limit_waits() -> None:
     """Issue #33 item 5: a doubling of the table cannot stop midway (2^24 -> 2^25 entries took
     1.5 s where the memory was fresh to the machine, so a whole deal's default 4 s solve ended
-    at 5.2-5.4 s), so a search under a time limit doubles only while four times its predicted
+    at 5.1-5.4 s), so a search under a time limit doubles only while four times its predicted
     cost (``grow_seconds`` a new entry) fits in the time left. The same search with a cost
     that fits grows as one without a limit does; one whose doubling cannot fit stays at its
     first size; the values are the same."""
