@@ -15,13 +15,15 @@ import time
 import numpy as np
 import pytest
 
-from shuangkou import Game, Hand, Play, Rules, State, _solve, classify, pimc_policy, solve
+from shuangkou import (
+    PASS, Game, Hand, Play, Rules, State, _solve, classify, pimc_policy, solve,
+)
 from shuangkou._reference_game import RefState
 from shuangkou.errors import ArgumentError, NotationError
 from shuangkou.position import parse_position
 from shuangkou.solve import as_state, searcher
 from tests.conftest import interrupted_after
-from tests.test_solve import oracle_values
+from tests.test_solve import check, oracle_values
 
 SMALL = "baibian 35/-/336/356 3 - 0 1 -/-/-/- -"
 
@@ -239,10 +241,12 @@ def test_default_table_cap_grows_with_the_position(monkeypatch: pytest.MonkeyPat
     assert all(solve_mod.START_TT_BITS <= s.table_bits <= s.max_table_bits for s in made[:2])
 
 
-def jj_after_bombs(rng: random.Random, bombs: int) -> RefState:
+def jj_after_bombs(rng: random.Random, bombs: int, held: bool = False) -> RefState:
     """A JJ position after ``bombs`` 8-card bombs (8★, ×4 each: R8.3), dealt round the seats,
     with small hands of what is left (the four jokers and the other ranks): values up to
-    24 × 4^bombs units."""
+    24 × 4^bombs units. ``held``: the last of them is still in its seat's hand, that seat to
+    act (playing it, every other seat passing, reaches the position ``bombs`` would give
+    with that seat to act)."""
     rules = Rules.preset("jj")
     ranks = rng.sample(range(13), 13)
     played: list[list[Play]] = [[], [], [], []]
@@ -258,37 +262,95 @@ def jj_after_bombs(rng: random.Random, bombs: int) -> RefState:
         for _ in range(rng.randint(1, min(27 - 8 * len(played[seat]), 4))):
             counts[pool.pop()] += 1
         hands.append(Hand.from_counts(counts))
-    return RefState.from_position(rules, hands, rng.randrange(4), bombs=played)
+    if not held:
+        return RefState.from_position(rules, hands, rng.randrange(4), bombs=played)
+    last = (bombs - 1) % 4
+    counts = list(hands[last].counts)
+    counts[ranks[bombs - 1]] += 8
+    hands[last] = Hand.from_counts(counts)
+    played[last].pop()
+    return RefState.from_position(rules, hands, last, bombs=played)
 
 
-def test_values_past_the_range_are_refused_and_those_within_are_exact() -> None:
+def test_values_past_the_range_are_searched_in_steps_of_the_bombs_played() -> None:
     """Issue #33 (a hostile campaign's finding): the search holds 32-bit values within ±2^28,
     and a JJ position after a dozen 8★ bombs (×4 each) is worth up to 24 × 4^12 = 402,653,184
     units: solve gave wrong optimal plays there, or a RuntimeError from its principal
-    variation. Now a position whose static R8 bounds pass MAX_VALUE is refused, naming the
-    range; after 11 such bombs (up to 100,663,296 units) the value and the optimal plays are
-    the plain minimax's."""
+    variation; then it refused them. Every value of such a position's subtree is a multiple
+    of the multiplier of the bombs played so far (R8.3), so the searcher holds its values
+    divided by that unit: the value, every optimal play, the principal variation (replayed to
+    that value), every play's value (``all_values``, and on two threads over one searcher
+    kept across the positions), a limited call's bounds and a probe are the plain minimax's,
+    in units. Positions after 11 bombs, within the range, keep the unit 1 (their search
+    unchanged)."""
     rng = random.Random(33)
-    within = refused = 0
-    while within < 6 or refused < 3:
-        bombs = rng.choice([11, 12])
+    past = within = 0
+    kept = None
+    while past < 6 or within < 3:
+        bombs = rng.choice([11, 12, 12])
         state = jj_after_bombs(rng, bombs)
-        engine = as_state(state)
-        static = _solve.score_bounds(searcher(engine), engine)
-        if bombs == 12 or max(abs(static[0]), abs(static[1])) >= _solve.MAX_VALUE:
-            with pytest.raises(ArgumentError, match="268,435,455"):
-                solve(state, max_nodes=None, time_limit=None)
-            refused += bombs == 12
-            continue
         values = oracle_values(state, "score")
         if values is None:
             continue
+        engine = as_state(state)
+        kept = kept or searcher(engine)
+        kept.set_position(engine)
+        assert kept.unit == (4**12 if bombs == 12 else 1)
+        moves, found, _, _, stopped, _ = kept.root_values(all_values=True, threads=2)
+        assert not stopped and dict(zip(moves, found)) == {
+            (m.packed, m.tag) if m else (0, 0): v for m, v in values.items()}, str(state)
+        if bombs == 11:
+            within += 1
+            continue
+        past += 1
         best = max(values.values())
-        assert abs(best) >= 2**24, best     # 4 × 4^11 units at least
-        for mode in ("all", "one"):
-            sol = solve(state, max_nodes=None, time_limit=None, best=mode)
-            assert sol.exact and sol.value == best, (str(state), mode)
-        assert set(sol.best) <= {m for m, v in values.items() if v == best}
-        assert set(solve(state, max_nodes=None, time_limit=None).best) == {
-            m for m, v in values.items() if v == best}, str(state)
-        within += 1
+        assert abs(best) >= 2**26, best     # 4 × 4^12 units at least: past the range
+        check(state, values, "score")       # value, every optimal play, the line replayed
+        assert solve(state, best="one").value == best
+        assert dict(solve(state, all_values=True).values) == values, str(state)
+        limited = solve(state, max_nodes=1)
+        assert limited.lower <= best <= limited.upper
+        answer, bound, _, _ = kept.probe(best)
+        assert answer is True and bound >= best
+        answer, bound, _, _ = kept.probe(best + 1)  # the least multiple above: best + unit
+        assert answer is False and bound <= best
+        with pytest.raises(ArgumentError, match="multiple of 16,777,216"):
+            kept.principal_variation(0, best + 1)
+
+
+def test_a_searcher_kept_across_units_gives_each_position_its_values() -> None:
+    """A searcher's table holds values in its root's unit: moving to a root of another unit
+    empties it, so a kept searcher (as a bot's) gives each position the values of a fresh
+    one: a position after eleven bombs, the twelfth in the hand of the seat to act (unit
+    4^11), whose line "the bomb, every other seat passing" reaches a position after twelve
+    (4^12) solved first on the same searcher; and one within the range (unit 1)."""
+    rng = random.Random(5)
+    held = jj_after_bombs(rng, 12, held=True)
+    after = held.copy()     # the bomb, every other seat passing: the same seat to lead
+    after.play(next(m for m in held.legal() if m.size == 8))
+    for _ in range(3):
+        after.play(PASS)
+    assert after.to_act == held.to_act
+    assert sum(len(after.bombs_played(t)) for t in range(4)) == 12
+    cases = [as_state(p) for p in (after, held, jj_after_bombs(rng, 10))]
+    fresh = [solve(c, searcher=searcher(c), all_values=True).values for c in cases]
+    kept = searcher(cases[0])
+    for k in [0, 1, 2, 1, 0, 2, 0]:
+        assert kept.set_position(cases[k]) is None and kept.unit == [4**12, 4**11, 1][k]
+        assert solve(cases[k], searcher=kept, all_values=True).values == fresh[k], k
+
+
+def test_values_that_bombs_in_hand_could_multiply_past_the_range_are_refused() -> None:
+    """A JJ position whose bombs still in hand could multiply its value past the range (here
+    twelve 8-card bombs dealt, none played: 24 × 4^12 units, the unit 1) is refused, naming
+    the range, as a position too big to solve exactly."""
+    rules = Rules.preset("jj")
+    hands = []
+    for seat in range(4):
+        counts = [0] * 15
+        for rank in range(3 * seat, 3 * seat + 3):
+            counts[rank] = 8
+        hands.append(Hand.from_counts(counts))
+    state = State.from_position(rules, hands, 0)
+    with pytest.raises(ArgumentError, match="268,435,455 units"):
+        solve(state, max_nodes=1000)

@@ -4,7 +4,9 @@ C state, the exact endgame search (docs/solver.md). :mod:`shuangkou.solve` is th
 """
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport (
+    INT64_MAX, INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t,
+)
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
@@ -625,6 +627,8 @@ ctypedef struct Shared:
 ctypedef struct Search:
     SkParams p
     int objective
+    int64_t unit                # every value in multiples of this many units (sv_value_unit):
+                                # 1 but for a JJ root whose values could pass the range
     int features                # SV_F_* bits
     void* tt_block              # the table's allocation (``tt`` is its 64-byte aligned start):
     size_t tt_block_bytes       # its size, mapped (sv_map_zeroed) from SV_HUGE bytes up, else
@@ -1035,15 +1039,18 @@ cdef inline bint sv_grow_fits(const Search* s, int bits, double left) noexcept n
 
 # -- values and horizon evaluations --------------------------------------------------------------
 cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept nogil:
-    """The value of a finished deal (or of ``st`` read as finished) for ``seat``'s team."""
+    """The value of a finished deal (or of ``st`` read as finished) for ``seat``'s team, in
+    multiples of ``s.unit`` (a position of the root's subtree: its value is one)."""
     cdef SkScore sc
     cdef int t
-    cdef int32_t v = 0, x
+    cdef int64_t v = 0, x
     sk_score(&s.p, st, False, &sc)
     for t in range(4):
         x = sc.units[t] if s.objective == SV_OBJ_SCORE else sc.base[t]
         v += x if ((t ^ seat) & 1) == 0 else -x
-    return v
+    if s.unit != 1:
+        v //= s.unit
+    return <int32_t>v
 
 
 cdef inline int sv_hand_plays(Search* s, Deco* d, uint64_t* hands, int8_t* plays,
@@ -1674,41 +1681,33 @@ cdef inline int64_t _sv_clamp(int64_t x, int64_t cap) noexcept nogil:
     return x
 
 
-cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t* lo,
-                                 int32_t* hi) noexcept nogil:
-    """R8 bounds of any position for ``seat``'s team, bombs in hand included: the least and
-    most of the final value over the finishing orders still possible and what the bombs still
-    in hands can add, played or held (R8.4), within the cap (the argument above). A finished
-    deal's are its value; "base"'s are the finishing orders'. Cached by the places, the bombs
-    played, the team and what each hand's bombs can do (sv_hand_bombs)."""
-    cdef int64_t fm[4]
-    cdef int32_t cm[4]
-    cdef int64_t m0, mhi, bm0, bmh, b, c0, tlo, thi, olo, ohi, blo, bhi, mine, theirs, total
-    cdef int64_t cap = s.p.score_cap, best_lo = SV_INF, best_hi = -SV_INF
-    cdef uint64_t key = 0x6A09E667F3BCC909ULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL
-    cdef int i, k, n, t, slot, first, sig
-    cdef int8_t orders[96]
-    cdef bint clamps
-    cdef SkState f
-    cdef SkScore sc
-    if st.over:
-        lo[0] = hi[0] = sv_units(s, st, seat)
-        return
-    if s.objective == SV_OBJ_BASE:
-        sv_order_bounds(s, st, seat, lo, hi)
-        return
+cdef inline uint64_t sv_hands_bombs(Search* s, const SkState* st, int64_t* fm, int32_t* cm,
+                                    uint64_t key) noexcept nogil:
+    """What each seat's hand can still do with bombs (``sv_hand_bombs``; an empty hand
+    nothing) into ``fm``/``cm``; returns ``key`` mixed with it (sv_score_bounds' cache key)."""
+    cdef int t
     for t in range(4):
         fm[t] = 1
         cm[t] = 0
         if st.ncards[t]:
             sv_hand_bombs(s, st.hand[t], &fm[t], &cm[t])
         key = (key ^ (<uint64_t>fm[t] * 0xBF58476D1CE4E5B9ULL + <uint64_t>cm[t])) * 0x9E3779B97F4A7C15ULL
-    key = sv_places_key(st, key)
-    slot = <int>((key >> 40) & (SV_SCORE_SLOTS - 1))
-    if s.sb_key[slot] == key:
-        lo[0] = s.sb_lo[slot]
-        hi[0] = s.sb_hi[slot]
-        return
+    return key
+
+
+cdef void sv_score_range(Search* s, const SkState* st, int seat, const int64_t* fm,
+                         const int32_t* cm, int64_t* lo, int64_t* hi) noexcept nogil:
+    """The R8 bounds of an unfinished position for ``seat``'s team in units (the argument
+    above; the objective "score"), ``fm``/``cm`` what each hand's bombs can do
+    (sv_hands_bombs): the least and most of the final value over the finishing orders still
+    possible and what those bombs can add, played or held (R8.4), within the cap."""
+    cdef int64_t m0, mhi, bm0, bmh, b, c0, tlo, thi, olo, ohi, blo, bhi, mine, theirs, total
+    cdef int64_t cap = s.p.score_cap, best_lo = INT64_MAX, best_hi = INT64_MIN
+    cdef int i, k, n, t, first, sig
+    cdef int8_t orders[96]
+    cdef bint clamps
+    cdef SkState f
+    cdef SkScore sc
     mine = theirs = 0
     for t in range(4):
         if ((t ^ seat) & 1) == 0:
@@ -1761,6 +1760,37 @@ cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t
             best_lo = olo
         if ohi > best_hi:
             best_hi = ohi
+    lo[0] = best_lo
+    hi[0] = best_hi
+
+
+cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t* lo,
+                                 int32_t* hi) noexcept nogil:
+    """R8 bounds of any position for ``seat``'s team, bombs in hand included, in multiples
+    of ``s.unit`` (rounded outwards) and clipped to the search's values: ``sv_score_range``.
+    A finished deal's are its value; "base"'s are the finishing orders'. Cached by the
+    places, the bombs played, the team and what each hand's bombs can do (sv_hand_bombs)."""
+    cdef int64_t fm[4]
+    cdef int32_t cm[4]
+    cdef int64_t best_lo, best_hi
+    cdef uint64_t key = 0x6A09E667F3BCC909ULL + <uint64_t>(seat & 1) * 0x9E3779B97F4A7C15ULL
+    cdef int slot
+    if st.over:
+        lo[0] = hi[0] = sv_units(s, st, seat)
+        return
+    if s.objective == SV_OBJ_BASE:
+        sv_order_bounds(s, st, seat, lo, hi)
+        return
+    key = sv_places_key(st, sv_hands_bombs(s, st, fm, cm, key))
+    slot = <int>((key >> 40) & (SV_SCORE_SLOTS - 1))
+    if s.sb_key[slot] == key:
+        lo[0] = s.sb_lo[slot]
+        hi[0] = s.sb_hi[slot]
+        return
+    sv_score_range(s, st, seat, fm, cm, &best_lo, &best_hi)
+    if s.unit != 1:     # every value a multiple of it (sv_value_unit): rounded outwards
+        best_lo = _sv_floor_div(best_lo, s.unit)
+        best_hi = -_sv_floor_div(-best_hi, s.unit)
     if best_lo < 1 - SV_INF:    # beyond the search's values (a JJ deal's product bound)
         best_lo = 1 - SV_INF
     if best_hi > SV_INF - 1:
@@ -1770,6 +1800,46 @@ cdef inline void sv_score_bounds(Search* s, const SkState* st, int seat, int32_t
     s.sb_key[slot] = key
     s.sb_lo[slot] = lo[0]
     s.sb_hi[slot] = hi[0]
+
+
+cdef inline int64_t _sv_floor_div(int64_t a, int64_t b) noexcept nogil:
+    """``a // b`` rounded down (``b`` > 0; C's division truncates)."""
+    cdef int64_t q = a // b
+    return q - 1 if q * b > a else q
+
+
+cdef int64_t sv_value_unit(Search* s, const SkState* st) noexcept nogil:
+    """The unit of a search from root ``st`` (``Search.unit``): 1, but where R8.3 multiplies
+    over every bomb played (JJ, no cap; JJ has no contributions), so that every value of the
+    root's subtree is a multiple of the multiplier of the bombs played so far, and the root's
+    static bounds in units pass the search's values (±MAX_VALUE): then that multiplier (its
+    values divided by it are exact, and within the range unless the bombs still in hand can
+    multiply past it)."""
+    cdef int64_t fm[4]
+    cdef int32_t cm[4]
+    cdef int64_t lo, hi
+    cdef SkScore sc
+    if (s.p.mode != SK_MODE_JJ or s.objective != SV_OBJ_SCORE or s.p.score_cap > 0
+            or st.over or st.to_act < 0):
+        return 1
+    sk_score(&s.p, st, False, &sc)
+    if sc.multiplier == 1:
+        return 1
+    sv_hands_bombs(s, st, fm, cm, 0)
+    sv_score_range(s, st, st.to_act, fm, cm, &lo, &hi)
+    if lo > 1 - SV_INF and hi < SV_INF - 1:
+        return 1
+    return sc.multiplier
+
+
+cdef inline void sv_set_unit(Search* s, int64_t unit) noexcept nogil:
+    """``s.unit`` set, its caches of values in the old unit emptied where it changes (the
+    R8 bounds'; the table is the caller's)."""
+    if s.unit == unit:
+        return
+    s.unit = unit
+    memset(s.order_key, 0, sizeof(s.order_key))
+    memset(s.sb_key, 0, sizeof(s.sb_key))
 
 
 # -- the search ----------------------------------------------------------------------------------
@@ -2790,6 +2860,7 @@ cdef bint sv_helper_init(Search* h, const Search* s) noexcept nogil:
     memset(h, 0, sizeof(Search))
     h.p = s.p
     h.objective = s.objective
+    h.unit = s.unit
     h.features = s.features
     h.ways = s.ways
     h.tt_grow_at = SV_NEVER     # a helper never grows the table (its owner does, between searches)
@@ -2933,6 +3004,7 @@ cdef class Searcher:
         self.s.p = state.p
         self.rules = state.rules
         self.s.objective = obj
+        self.s.unit = 1
         self.s.evaluation = ev
         self.s.features = features
         self.s.pext = (features & SV_F_PEXT) != 0 and sv_cpu_bmi2()
@@ -2992,13 +3064,32 @@ cdef class Searcher:
             raise RuntimeError("the Searcher was not set up (__init__ was not called)")
 
     def set_position(self, State state):
-        """The root: a copy of ``state``'s position (a ``shuangkou.State`` of the same rules)."""
+        """The root: a copy of ``state``'s position (a ``shuangkou.State`` of the same rules).
+        Where its values' :attr:`unit` changes (a JJ position whose bombs multiply past the
+        search's range, docs/solver.md "Value"), the table is emptied: its values were in the
+        old unit."""
+        cdef int64_t unit
         self._ready()
         if state.rules != self.rules:
             raise ArgumentError("state: the position's rules are not the searcher's")
         with self.lock:
+            unit = sv_value_unit(&self.s, &state.st)
+            if unit != self.s.unit:
+                if not sv_tt_clear(&self.s, self.s.tt_bits, self.s.tt_max_bits):
+                    raise MemoryError(sv_table_too_big(
+                        self.s.tt_bits, ((<size_t>1) << self.s.tt_bits) * sizeof(TTEntry)))
+                sv_set_unit(&self.s, unit)
             self.root = state.st
             self.has_root = True
+
+    @property
+    def unit(self) -> int:
+        """The units of one step of the search's values (set by :meth:`set_position`): 1, but
+        for a JJ root whose bombs could multiply its value past ±MAX_VALUE units (R8.3:
+        every value of its subtree is then a multiple of the multiplier of the bombs played
+        so far, and the search holds values divided by it, docs/solver.md "Value"). Every
+        value this searcher takes or returns is in units all the same."""
+        return self.s.unit
 
     @property
     def hash(self) -> int:
@@ -3387,8 +3478,8 @@ cdef class Searcher:
             if w.lo == NULL:
                 low, high = lo, top
                 self.proven = False
-            self.lower = low
-            self.upper = min(high, w.top, top)
+            self.lower = low * s.unit
+            self.upper = min(high, w.top, top) * s.unit
         finally:
             free(j.words)
             free(j.tags)
@@ -3412,6 +3503,8 @@ cdef class Searcher:
         if optimal and picked is None:  # some moves' best need not be the root's value
             sv_store(s, key, values[optimal[0]], optimal[0] + 1,
                      depth if s.horizon else SV_TT_EXACT, SV_EXACT, s.budget.work)
+        if s.unit != 1:     # (the search's values are in multiples of it: ``unit``)
+            values = [None if x is None else x * s.unit for x in values]
         return moves, values, optimal, s.budget.work, stopped, bool(s.horizon)
 
     cdef int _parallel(self, RootJob* j, RootJob* rival, int helpers,
@@ -3446,6 +3539,7 @@ cdef class Searcher:
             h.own_order = own and (rival == NULL or k > 0)  # (k 0: the rival, sv_rival)
             if k < helpers:
                 h.budget = s.budget             # the same deadline
+                sv_set_unit(h, s.unit)          # the same values
                 h.tt = s.tt
                 h.bucket_mask = s.bucket_mask
                 h.budget.work = 0
@@ -3501,12 +3595,17 @@ cdef class Searcher:
         ``value`` (< ``bound``; fail-soft, so often less); ``None`` — a limit (``max_nodes``,
         ``time_limit`` seconds; 0: none) stopped it first. ``solve`` probes its static R8
         bounds this way on positions its first search did not finish (docs/solver.md
-        "Limits"). ``bound`` within ±``MAX_VALUE`` (its window's lower side above −MAX_VALUE).
+        "Limits"). ``bound`` within ±``MAX_VALUE`` :attr:`unit`\ s (its window's lower side
+        above −MAX_VALUE).
         """
-        cdef int32_t b = as_int(bound, "bound", 2 - SV_INF, SV_INF - 1)
+        cdef int32_t b
         self._ready()
-        with self.lock:
-            return self._probe(b, max_nodes, time_limit)
+        with self.lock:     # (the unit is the root's: the search's values are multiples of it)
+            unit = self.s.unit
+            # the least multiple of the unit at least ``bound``: the same test
+            b = -(-as_int(bound, "bound", (2 - SV_INF) * unit, (SV_INF - 1) * unit) // unit)
+            answer, value, move, nodes = self._probe(b, max_nodes, time_limit)
+            return answer, None if value is None else value * unit, move, nodes
 
     cdef _probe(self, int32_t bound, long long max_nodes, double time_limit):
         cdef Search* s = &self.s
@@ -3553,12 +3652,17 @@ cdef class Searcher:
 
     def principal_variation(self, int first, value, int max_length=1000):
         """The line from the root playing move ``first`` (an index of :meth:`root_values`),
-        whose exact value is ``value`` (within ±``MAX_VALUE``): at each later position a move
-        reaching that position's value (table move tried first, each checked by a
-        null-window search)."""
-        cdef int v = as_int(value, "value", 1 - SV_INF, SV_INF - 1)
+        whose exact value is ``value`` (within ±``MAX_VALUE`` :attr:`unit`\ s, a multiple of
+        it): at each later position a move reaching that position's value (table move tried
+        first, each checked by a null-window search)."""
+        cdef int v
         self._ready()
         with self.lock:
+            unit = self.s.unit
+            v = as_int(value, "value", (1 - SV_INF) * unit, (SV_INF - 1) * unit) // unit
+            if v * unit != value:
+                raise ArgumentError(f"value: every value of this position is a multiple of "
+                                    f"{unit:,} units (its unit, R8.3), and {value:,} is not")
             return self._principal_variation(first, v, max_length)
 
     cdef _principal_variation(self, int first, int value, int max_length):
@@ -3632,7 +3736,8 @@ def tt_key(Searcher searcher, State state) -> int:
 def order_bounds(Searcher searcher, State state) -> tuple | None:
     """``sv_order_bounds`` (tests): ``(lo, hi)`` bounding the value of ``state`` for its seat
     to act by the finishing orders still possible, or None when a seat can still play a bomb
-    (``sv_bomb_free``)."""
+    (``sv_bomb_free``); in units (a state of the subtree of the searcher's root, whose
+    values are multiples of its ``unit``)."""
     cdef int32_t lo = 0, hi = 0
     searcher._ready()
     if state.rules != searcher.rules:
@@ -3641,13 +3746,15 @@ def order_bounds(Searcher searcher, State state) -> tuple | None:
         if state.st.over or not sv_bomb_free(&searcher.s, &state.st):
             return None
         sv_order_bounds(&searcher.s, &state.st, state.st.to_act, &lo, &hi)
-    return lo, hi
+        return lo * searcher.s.unit, hi * searcher.s.unit
 
 
 def score_bounds(Searcher searcher, State state, seat=None) -> tuple:
     """``sv_score_bounds`` (tests): ``(lo, hi)`` bounding the final value of ``state`` for
     ``seat``'s team (default: the seat to act; a finished deal needs one, and gets its value)
-    by the finishing orders still possible and what the bombs in hand can add."""
+    by the finishing orders still possible and what the bombs in hand can add; in units (a
+    state of the subtree of the searcher's root, whose values are multiples of its ``unit``;
+    clipped at ±``MAX_VALUE`` of them)."""
     cdef int32_t lo = 0, hi = 0
     cdef int who
     searcher._ready()
@@ -3660,12 +3767,13 @@ def score_bounds(Searcher searcher, State state, seat=None) -> tuple:
         raise ArgumentError(f"seat must be 0..3, not {who}")
     with searcher.lock:     # the searcher's caches
         sv_score_bounds(&searcher.s, &state.st, who, &lo, &hi)
-    return lo, hi
+        return lo * searcher.s.unit, hi * searcher.s.unit
 
 
 def quick_bound(Searcher searcher, State state) -> int | None:
     """``sv_quick`` (tests): the quick tricks' lower bound on the value of ``state`` for its
-    seat to act (every line tried, no cut-off), or None when no line gives one."""
+    seat to act (every line tried, no cut-off), or None when no line gives one; in units (a
+    state of the subtree of the searcher's root, whose values are multiples of its ``unit``)."""
     cdef Search* s = &searcher.s
     cdef SkState st
     cdef SkUndo u
@@ -3687,4 +3795,4 @@ def quick_bound(Searcher searcher, State state) -> int | None:
         sk_save(&st, &u)
         v = sv_quick(s, &st, &u, st.to_act, 0, n, SV_INF)
         sv_fresh(s)
-    return None if v == -SV_INF else v
+        return None if v == -SV_INF else v * s.unit

@@ -605,9 +605,11 @@ def solve(
     "Threads"): the value, the optimal plays and every exact value are those of one thread,
     ``nodes`` counts every
     thread's (it varies from run to run with more than one), and ``max_nodes``,
-    ``time_limit`` and Ctrl-C bound all of them together. A position whose value may pass
-    ±:data:`~shuangkou._solve.MAX_VALUE` (a JJ deal whose bombs multiply past it) is refused
-    with :class:`~shuangkou.errors.ArgumentError`."""
+    ``time_limit`` and Ctrl-C bound all of them together. A JJ position whose bombs played
+    multiply its values past ±:data:`~shuangkou._solve.MAX_VALUE` units (R8.3) is searched
+    in steps of their multiplier (``Searcher.unit``), exactly; one whose bombs still in hand
+    could multiply its value past that many steps is refused with
+    :class:`~shuangkou.errors.ArgumentError` (docs/solver.md "Value")."""
     state = as_state(position)
     _choice(objective, "objective", ("score", "base"))
     nodes_left = _node_limit(max_nodes)
@@ -647,11 +649,12 @@ def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
     assert seat is not None  # as_state refuses finished deals
     s.set_position(state)
     lo, hi = _solve.score_bounds(s, state)
-    if lo <= -_solve.MAX_VALUE or hi >= _solve.MAX_VALUE:
+    reach = _solve.MAX_VALUE * s.unit   # (a JJ position's values: in steps of its unit)
+    if lo <= -reach or hi >= reach:
         raise ArgumentError(
-            f"position: its value may pass the solver's range of ±{_solve.MAX_VALUE:,} units "
-            "(its bombs, played and in hand, multiply its base: R8.3), so it cannot be solved "
-            "exactly; docs/solver.md \"Value\"")
+            f"position: its value may pass the solver's range of ±{reach:,} units (the "
+            "bombs still in hand can multiply its base past it: R8.3), so it cannot be "
+            "solved exactly; docs/solver.md \"Value\"")
     run = _Run(s, nodes, None if seconds is None else time.monotonic() + seconds,
                all_values, one, sum(state.card_counts))
     limited = nodes is not None or seconds is not None
