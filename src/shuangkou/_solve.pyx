@@ -2921,8 +2921,8 @@ MAX_THREADS = SV_MAX_THREADS
 """The most threads a root search may use."""
 MAX_VALUE = SV_INF - 1
 """The largest value a search can hold, either sign (32-bit values within its infinity,
-2^28): static R8 bounds beyond it are clipped to it (a JJ deal's bombs can multiply past it,
-R8.3)."""
+2^28), in steps of its ``Searcher.unit`` (a JJ root whose bombs multiply past it: R8.3):
+static R8 bounds beyond it are clipped to it."""
 OBJECTIVES = {"score": SV_OBJ_SCORE, "base": SV_OBJ_BASE}
 EVALUATIONS = {"hand_count": SV_EVAL_HAND_COUNT, "rollout": SV_EVAL_ROLLOUT}
 TECHNIQUES = {"bucket": SV_F_BUCKET, "relative": SV_F_RELATIVE, "mtdf": SV_F_MTDF,
