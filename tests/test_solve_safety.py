@@ -16,7 +16,16 @@ import numpy as np
 import pytest
 
 from shuangkou import (
-    PASS, Game, Hand, Play, Rules, State, _solve, classify, pimc_policy, solve,
+    PASS,
+    Game,
+    Hand,
+    Play,
+    Rules,
+    State,
+    _solve,
+    classify,
+    pimc_policy,
+    solve,
 )
 from shuangkou._reference_game import RefState
 from shuangkou.errors import ArgumentError, NotationError
