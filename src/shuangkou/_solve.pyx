@@ -1024,9 +1024,10 @@ cdef void sv_tt_grow_in_time(Search* s) noexcept nogil:
     the table as it is (full buckets replace their cheapest entry) and asks again once another
     sixteenth of the table has filled, so the clock is read at few stores."""
     cdef long long entries = (<long long>1) << s.tt_bits
+    cdef long long sixteenth = max(entries >> 4, 1)
     if s.budget.deadline != 0.0 and not sv_grow_fits(s, s.tt_bits + 1,
                                                      s.budget.deadline - sk_now()):
-        s.tt_grow_at = min(s.tt_grow_at + max(entries >> 4, 1), entries - max(entries >> 4, 1))
+        s.tt_grow_at = min(s.tt_grow_at + sixteenth, entries - sixteenth)
         return
     sv_tt_grow(s, s.tt_bits + 1, &s.budget)   # (dropped if the limit passes meanwhile)
 

@@ -775,13 +775,13 @@ class _Run:
         the doubling is predicted to take at most a quarter of the time left
         (``Searcher.grow_seconds``); else the round goes on in the table as it is."""
         found = None
-        while found is None and self.left():
+        while found is None and (left := self.left()) is not None:
             if workers == 1:
                 return self.exact(None, 1)
-            s, seconds, left = self.s, self.seconds, self.left()
-            if seconds is None or left is None or left[1] > seconds / 4:
+            s, seconds = self.s, self.seconds
+            if seconds is None or left[1] > seconds / 4:
                 s.grow(s.table_bits + FIRST_ROUND_BITS if self.first or seconds is not None
-                       else s.max_table_bits, 0.0 if left is None else left[1])
+                       else s.max_table_bits, left[1])
             self.first = False
             found = self.exact(1 << s.table_bits if s.table_bits < s.max_table_bits else None,
                                workers)
