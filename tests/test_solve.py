@@ -272,6 +272,13 @@ def test_cli_solve_and_hint(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.splitlines()[1].split()[:2] == ["3", "3"]
     assert main(["solve", "baibian 35/-/336/356 3 - 0 1"]) == 2
     assert "8 fields" in capsys.readouterr().err
+    # a hostile check's findings: a finished deal was "0 hints for seat None" (exit 0), and
+    # an unfinished one without a seat to act "to_act must be an integer, not NoneType"
+    for command in ("hint", "solve"):
+        assert main([command, "classic -/3/-/3 - - 0 02 -/-/-/- -"]) == 2
+        assert "the deal is over (no seat to act)" in capsys.readouterr().err
+        assert main([command, "classic -/3/3/3 - - 0 0 -/-/-/- -"]) == 2
+        assert "the deal is not over at this position (R7)" in capsys.readouterr().err
 
 
 def test_all_values_are_exact() -> None:

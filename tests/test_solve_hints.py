@@ -9,6 +9,7 @@ import pytest
 
 from shuangkou import Game, Hand, Play, Rules, State, _solve, hints, legal_plays
 from shuangkou._reference_game import RefState
+from shuangkou.errors import ArgumentError
 from tests.conftest import PRESET_NAMES, seeded_deal
 
 
@@ -236,3 +237,18 @@ def test_hint_order_checks_its_arguments() -> None:
         _solve.hint_order(1 << 63, rules.flags, True, [])
     assert _solve.hint_order(hand.packed, rules.flags, True, []) == []
     assert plays == legal_plays(hand, rules)  # the list given is left as it was
+
+
+def test_hints_of_the_seat_to_act_from_its_view() -> None:
+    """A hostile check's finding: ``hints(view)`` (a view is what a policy gets) raised a
+    TypeError. The seat to act's view gives that seat's hints, as its State and Game do;
+    another seat's view, which does not hold the hand, is refused by name."""
+    for preset in PRESET_NAMES:
+        state = State.deal(preset, 1)
+        game = Game(preset, seed=3)
+        for position in (state, game):
+            seat = position.to_act
+            assert seat is not None
+            assert hints(position.view(seat)) == hints(position)
+            with pytest.raises(ArgumentError, match=f"seat {seat} is to act"):
+                hints(position.view(seat ^ 1))

@@ -315,3 +315,53 @@ def test_exact_misses_lets_the_search_decide_with_worlds_unsolved() -> None:
     for bad in (-1, 5):
         with pytest.raises(ValueError, match="exact_misses must be in 0..4"):
             pimc(exact_misses=bad)
+
+
+def test_a_time_limit_bounds_the_sampling_too() -> None:
+    """A hostile check's finding: ``worlds`` were all drawn by one sampler call before the
+    clock was first read (100,000 worlds took 9.3 s under ``seconds=0.1``), and ``worlds``
+    past the sampler's MAX_SAMPLES failed at every decision. Now they are drawn WORLDS_CHUNK
+    at a time, the clock read before each draw: a sampler that takes 20 ms a call is called
+    until the limit passes, no more; a decision of more worlds than MAX_SAMPLES draws them
+    all, chunk by chunk, the first chunk with the decision's seed (what one call of at most
+    WORLDS_CHUNK worlds draws), each other its own."""
+    import time
+
+    from shuangkou.solve import MAX_SAMPLES, WORLDS_CHUNK
+
+    calls: list[tuple[int, int]] = []
+
+    def counting(game: object, seat: int, n: int, seed: int) -> list[Any]:
+        calls.append((n, seed))
+        return []
+
+    def slow(game: object, seat: int, n: int, seed: int) -> list[Any]:
+        time.sleep(0.02)
+        return counting(game, seat, n, seed)
+
+    game = Game(Rules.preset("baibian"), seed=2)
+    plays = game.legal_plays()
+    worlds = 2 * MAX_SAMPLES + 7
+    pimc_policy(worlds=worlds, sampler=counting)(game, plays, SplitMix64(1))
+    assert sum(n for n, _ in calls) == worlds and max(n for n, _ in calls) == WORLDS_CHUNK
+    assert calls[0][1] == SplitMix64(1).next() and len({s for _, s in calls}) == len(calls)
+    calls.clear()
+    pimc_policy(worlds=worlds, sampler=slow, seconds=0.1)(game, plays, SplitMix64(1))
+    assert 1 <= len(calls) <= 6     # about 0.1 s / 20 ms, where it was every chunk (782)
+    calls.clear()
+    pimc_policy(worlds=WORLDS_CHUNK, sampler=counting)(game, plays, SplitMix64(1))
+    assert calls == [(WORLDS_CHUNK, SplitMix64(1).next())]
+
+
+def test_a_decision_for_a_finished_deal_or_a_lead_without_plays_is_refused() -> None:
+    """A hostile check's finding: a bare AssertionError on a finished deal (an
+    ArgumentError about the seat under ``python -O``), and a pass returned on a lead given no
+    plays. Both are refused by name."""
+    pol = pimc_policy(worlds=2, max_nodes=500)
+    game = Game(Rules.preset("classic"), seed=3)
+    with pytest.raises(ArgumentError, match="plays: none on a lead"):
+        pol(game, [], None)
+    game.abandon(1)
+    for position in (game, game.view(0)):
+        with pytest.raises(ArgumentError, match="the deal is over"):
+            pol(position, [], None)

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from shuangkou import Game, Hand, Rules, sample_deals, sample_worlds, solve
+from shuangkou import Game, Hand, Rules, hints, sample_deals, sample_worlds, solve
 
 World = tuple[Hand, ...]
 
@@ -174,3 +174,35 @@ def test_a_seat_view_samples_rank_hands_uniformly_over_physical_deals() -> None:
     assert z_score(samples, expected) < 4.0
     with pytest.raises(ValueError, match="seat"):
         sample_deals(view, 1, 1, seed=0)
+
+
+class _Racing(Game):
+    """A Game another thread plays while a reader is half-way: its first ``hand`` read makes
+    a move first (as a thread acting between two of the reader's reads would)."""
+
+    raced = False
+
+    def hand(self, seat: int) -> list[int]:
+        if not self.raced:
+            self.raced = True
+            self.play(self.legal_plays()[0])
+        return super().hand(seat)
+
+
+def test_a_game_played_meanwhile_is_sampled_in_one_position() -> None:
+    """A hostile check's finding: ``sample_worlds`` read a Game field by field, so a move made
+    meanwhile by another thread gave worlds of no position (or a PositionError: 0.6% of the
+    calls under a thread playing and undoing moves). It now reads a copy taken under the
+    Game's lock: the worlds are of the position before the move, as is ``hints``."""
+    for preset in ("baibian", "qianbian"):
+        for read in ("worlds", "hints"):
+            game = _Racing(Rules.preset(preset), seed=11)
+            before = game.copy()
+            seat = before.to_act
+            assert seat is not None
+            if read == "hints":
+                assert hints(game) == hints(before)
+                continue
+            for world in sample_worlds(game, seat, 20, 1):
+                assert world.to_act == seat and world.hand(seat) == before.hand_ranks(seat)
+                assert world.card_counts == tuple(before.cards_left(s) for s in range(4))

@@ -199,6 +199,9 @@ cdef class State:
             s.st.over = 1
             s.st.to_act = -1
         else:
+            if to_act is None:
+                raise ValueError("the deal is not over at this position (R7): name the seat "
+                                 "to act (to_act)")
             s.st.to_act = <int8_t>_seat(to_act, "to_act")
             if s.st.ncards[s.st.to_act] == 0:
                 raise ValueError(f"seat {to_act} has no cards and cannot act")

@@ -465,6 +465,9 @@ def _solve(args: argparse.Namespace) -> int:
                          f"field ({str(position).split()[0]!r}); drop --rules or change that "
                          f"field")
     if args.command == "hint":
+        if position.to_act is None:
+            raise ValueError("position: the deal is over (no seat to act): there is nothing "
+                             "to hint; pass a position with a seat to act")
         found = hints(position)
         print(f"{len(found)} hints for seat {position.to_act}" + (":" if found else ""))
         for p in found:

@@ -15,7 +15,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -90,11 +90,18 @@ class Position(PositionFields, Protocol):
     def leader(self) -> int: ...
 
 
-def _ranks(position: Position, seat: int) -> Hand:
-    """A seat's rank multiset: ``hand_ranks`` on a Game (whose ``hand`` is card ids)."""
-    get = getattr(position, "hand_ranks", None) or position.hand  # type: ignore[attr-defined]
-    hand: Hand = get(seat)
-    return hand
+def _ranks(position: Position | SeatKnowledge, seat: int) -> Hand:
+    """A seat's rank multiset: ``hand_ranks`` on a Game (whose ``hand`` is card ids); a seat's
+    view holds its own hand only (its ``hand`` a property), else ArgumentError."""
+    get = getattr(position, "hand_ranks", None) or position.hand  # type: ignore[union-attr]
+    if callable(get):
+        hand: Hand = get(seat)
+        return hand
+    own: int = position.seat  # type: ignore[union-attr]
+    if seat != own:
+        raise ArgumentError(f"position: seat {own}'s view holds its own hand only, and seat "
+                            f"{seat} is to act: pass the State or Game, or that seat's view")
+    return get
 
 
 # -- hints (提示) ------------------------------------------------------------------------------
@@ -111,7 +118,7 @@ def _breaks(hand: Hand, plays: list[Play], rules: Rules) -> list[int]:
     ]
 
 
-def hints(position: Position | str) -> list[Play]:
+def hints(position: Position | SeatKnowledge | str) -> list[Play]:
     """What a 提示 button cycles through for the seat to act: every legal play, in the order
     of docs/solver.md ("Hints"); passing is never a hint (an empty list: nothing beats the
     table). The *damage* of a play is how much it spoils the rest of the hand (:func:`_breaks`:
@@ -125,19 +132,20 @@ def hints(position: Position | str) -> list[Play]:
     3..9 before a lone 3: it rids the hand of the same low card and six more); then the
     lowest top.
 
-    ``position`` is a ``State``, ``RefState``, :class:`~shuangkou.Game` or a position text
-    (docs/position.md: ``"baibian 55D/-/77/3 0 99@1 2 1 -/666666/-/- -"``, read with the
-    rules it names).
+    ``position`` is a ``State``, ``RefState``, :class:`~shuangkou.Game`, the seat to act's
+    view (``view(seat)`` of either: what a policy gets; another seat's view is refused) or a
+    position text (docs/position.md: ``"baibian 55D/-/77/3 0 99@1 2 1 -/666666/-/- -"``,
+    read with the rules it names).
 
     Milliseconds on any hand (the damages from one pass over the hand, the order in C, GIL
     released); safe from many threads at once."""
-    pos: Position = parse_position(position) if isinstance(position, str) else position
+    pos = parse_position(position) if isinstance(position, str) else _snapshot(position)
     if not all(hasattr(pos, a) for a in ("to_act", "rules", "table", "hand")) or (
         isinstance(pos, type)
     ):
         raise ArgumentError(
-            f"position must be a State, RefState, Game or a position text (docs/position.md), "
-            f"not {type(position).__name__}"
+            f"position must be a State, RefState, Game, a seat's view or a position text "
+            f"(docs/position.md), not {type(position).__name__}"
         )
     seat = pos.to_act
     if seat is None:
@@ -275,8 +283,21 @@ def sample_deals(
     (``view(seat)``, what ``simulate`` hands a policy) the rank-level facts only, over the full
     108-card deck. ``n`` is at most :data:`MAX_SAMPLES`; ``seed`` an int 0..2**64-1.
     Uniform and exact: :func:`shuangkou.inference.weighted_worlds` weighs these deals by how
-    likely each makes the plays seen."""
+    likely each makes the plays seen. A Game is read in one position (a copy under its lock:
+    another thread may be playing it)."""
     seat, n, seed = _check_sampling(game, seat, n, seed)
+    return _deals(_snapshot(game), seat, n, seed)
+
+
+def _snapshot(game: Any) -> Any:
+    """A Game copied under its lock (one position, whatever other threads play meanwhile: the
+    sampler reads many of its fields); a view as it is."""
+    return game.copy() if isinstance(game, Game) else game
+
+
+def _deals(game: Game | SeatKnowledge, seat: int, n: int, seed: int
+           ) -> list[tuple[Hand, ...]]:
+    """:func:`sample_deals` of a position no other thread changes (arguments checked)."""
     rng = random.Random(seed)
     if isinstance(game, Game):
         return _deal_game(game, seat, n, rng)
@@ -289,8 +310,8 @@ def sample_worlds(game: Game | SeatKnowledge, seat: int, n: int, seed: int) -> l
     """:func:`sample_deals` as positions: the current position of ``game`` (a Game or a seat's
     view) with the hidden hands replaced by each sample (ready for :func:`solve`); at most
     :data:`MAX_SAMPLES` of them."""
-    pos: Any = game
-    _check_sampling(game, seat, n, seed)
+    seat, n, seed = _check_sampling(game, seat, n, seed)
+    pos: Any = _snapshot(game)
     if pos.to_act is None:
         raise ValueError("the deal is over: there is no world to sample")
     bombs = [pos.bombs_played(s) for s in range(4)]
@@ -300,7 +321,7 @@ def sample_worlds(game: Game | SeatKnowledge, seat: int, n: int, seed: int) -> l
             passes=pos.passes, places=pos.places, bombs=bombs, leader=pos.leader,
             trick=pos.trick, hand_size=None,  # the seats' sizes are the position's own
         )
-        for hands in sample_deals(game, seat, n, seed)
+        for hands in _deals(pos, seat, n, seed)
     ]
 
 
@@ -882,8 +903,8 @@ def _warm_searcher(state: State, objective: str, bits: int, max_bits: int) -> _s
 def _own_searcher(s: object, state: State, objective: str) -> _solve.Searcher:
     """``solve``'s ``searcher`` argument: a Searcher of the position's rules and objective."""
     if not isinstance(s, _solve.Searcher):
-        raise ArgumentError(f"searcher must be a Searcher (shuangkou.solve.searcher) or None, "
-                            f"not {type(s).__name__}")
+        raise ArgumentError(f"searcher must be a Searcher (from shuangkou.solve import "
+                            f"searcher) or None, not {type(s).__name__}")
     if s.rules != state.rules or s.objective != objective:
         raise ArgumentError(f"searcher: its rules and objective ({s.rules.name}, "
                             f"{s.objective!r}) are not the call's ({state.rules.name}, "
@@ -909,6 +930,24 @@ def _choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
 
 # -- PIMC ----------------------------------------------------------------------------------------
 Values = tuple[list[tuple[int, int]], list[int]]
+
+WORLDS_CHUNK = 256
+""":func:`pimc_policy` draws a decision's worlds this many at a time (a draw takes ~60 µs a
+world from a 27-card Game), reading its clock before each draw: a time limit then bounds the
+sampling too, and ``worlds`` may pass :data:`MAX_SAMPLES`. The first chunk's seed is the
+decision's, so a decision of at most this many worlds draws what one call would."""
+
+
+def _drawn(draw: Callable[[Any, int, int, int], list[State]], game: Any, seat: int, n: int,
+           seed: int, deadline: float | None) -> Iterator[State]:
+    """``n`` worlds by ``draw(game, seat, k, seed)``, :data:`WORLDS_CHUNK` at a time (chunk
+    ``c`` seeded ``seed + c × 0x9E3779B97F4A7C15`` modulo 2**64), until ``deadline`` (a
+    ``time.monotonic()`` time; ``None``: none) passes: no chunk is drawn after it."""
+    for start in range(0, n, WORLDS_CHUNK):
+        if _seconds_left(deadline) is None:
+            return
+        chunk_seed = (seed + start // WORLDS_CHUNK * 0x9E3779B97F4A7C15) % 2**64
+        yield from draw(game, seat, min(WORLDS_CHUNK, n - start), chunk_seed)
 
 
 def _seconds_left(deadline: float | None) -> float | None:
@@ -1068,7 +1107,7 @@ def pimc_policy(
     world the limits stop leaves the fallback's move standing. ``mid_cards``: the midgame
     searches only once at most that many cards are left in the four hands (108: from the
     first trick); before that the fallback's move stands."""
-    worlds = as_int(worlds, "worlds", 1, 1 << 20)
+    worlds = as_int(worlds, "worlds", 1, 1 << 20)  # (drawn WORLDS_CHUNK at a time)
     max_nodes = as_int(max_nodes, "max_nodes", 1, 2**62)
     _choice(objective, "objective", ("score", "base"))
     max_depth = as_int(max_depth, "max_depth", 1, _solve.MAX_DEPTH)
@@ -1105,9 +1144,10 @@ def pimc_policy(
                  ) -> tuple[dict[tuple[int, int], float], bool]:
         """The moves' summed values over the worlds, and whether every world was exact."""
         total: dict[tuple[int, int], float] = {}
-        misses = 0
-        for i, world in enumerate(draw(game, seat, worlds, seed)):
-            s = search(world, i == 0)
+        misses = drawn = 0
+        for world in _drawn(draw, game, seat, worlds, seed, deadline):
+            s = search(world, drawn == 0)
+            drawn += 1
             if fallback is not None:
                 found = _exact_values(s, max_nodes, deadline)
                 if found is None:
@@ -1121,7 +1161,9 @@ def pimc_policy(
                     continue
             for move, v in zip(*found):
                 total[move] = total.get(move, 0.0) + v
-        return total, True
+        # (worlds left undrawn when the time ran out: the fallback's move, as for a world
+        # the clock stopped)
+        return total, fallback is None or drawn == worlds
 
     def midgame_move(mid: _Midgame, game: Game | SeatKnowledge, seat: int, seed: int,
                      deadline: float | None, plays: list[Play], prior: Play | None, left: int
@@ -1145,7 +1187,9 @@ def pimc_policy(
         only = None if candidates is plays else [mine, *options]
         total: dict[tuple[int, int], float] = {}
         s: _solve.Searcher | None = None
-        for world in sample_worlds(game, seat, n, seed):
+        drawn = 0
+        for world in _drawn(sample_worlds, game, seat, n, seed, deadline):
+            drawn += 1
             seconds = _seconds_left(deadline)
             if seconds is None:
                 return prior
@@ -1159,7 +1203,7 @@ def pimc_policy(
             for move, v in zip(moves, values):
                 if v is not None:  # every move has one once the search was not stopped
                     total[move] = total.get(move, 0.0) + v
-        if mine not in total:
+        if mine not in total or drawn < n:  # (the time ran out before every world was drawn)
             return prior
         found = [m for m in options if m in total]
         best = max(found, key=total.__getitem__, default=mine)
@@ -1171,10 +1215,15 @@ def pimc_policy(
         deadline = None if limit is None else time.monotonic() + limit
         pos: Any = game  # a Game (with_game) or the seat's view
         plays = list(plays)
+        seat = pos.to_act
+        if seat is None:
+            raise ArgumentError("position: the deal is over, so there is no seat to act "
+                                "for the policy to decide for")
+        if not plays and pos.table is None:
+            raise ArgumentError("plays: none on a lead, which always has a legal play: pass "
+                                "the seat's legal plays")
         if len(plays) + (pos.table is not None) == 1:
             return plays[0] if plays else None
-        seat = pos.to_act
-        assert seat is not None
         seed = rng.next() if hasattr(rng, "next") else 0
         prior: Play | None = None
         left = 0
