@@ -363,3 +363,113 @@ def test_values_that_bombs_in_hand_could_multiply_past_the_range_are_refused() -
     state = State.from_position(rules, hands, 0)
     with pytest.raises(ArgumentError, match="268,435,455 units"):
         solve(state, max_nodes=1000)
+
+
+def test_a_searcher_shared_by_threads_gives_each_call_its_own_position() -> None:
+    """A hostile check's finding: ``solve(searcher=shared)`` from two threads returned the
+    other thread's value and optimal plays (22 of 80 calls), or a RuntimeError: each of its
+    calls on the searcher took the lock, but another thread's ``set_position`` landed between
+    them. ``solve`` now holds the searcher for the whole call (``with searcher:``)."""
+    import threading
+
+    a, b = deal("baibian", 5, 0), deal("baibian", 5, 1)
+    expected = {id(p): solve(p, max_nodes=None, time_limit=None, threads=1) for p in (a, b)}
+    assert expected[id(a)].value != expected[id(b)].value
+    shared = searcher(a, "score", 16, max_tt_bits=20)
+    bad: list[object] = []
+
+    def work(position: State) -> None:
+        want = expected[id(position)]
+        for _ in range(30):
+            try:
+                got = solve(position, max_nodes=None, time_limit=None, threads=1,
+                            searcher=shared)
+            except Exception as e:  # noqa: BLE001 (a race's error is what this looks for)
+                bad.append(e)
+                continue
+            if got.value != want.value or set(got.best) != set(want.best):
+                bad.append((got.value, got.best))
+
+    workers = [threading.Thread(target=work, args=(p,)) for p in (a, b)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not bad, bad[:3]
+
+
+def test_holding_a_searcher_twice_on_one_thread_is_refused() -> None:
+    """A hostile check's finding: a signal handler solving with the searcher its thread was
+    searching with waited forever on the lock. A thread holding a searcher (``with``, as
+    ``solve`` does) cannot hold it again: a clear RuntimeError, where it would change the
+    position under the interrupted call; its own calls meanwhile run."""
+    state = deal("baibian", 3, 1)
+    s = searcher(state)
+    with s:
+        s.set_position(state)
+        assert s.root_values()[2]
+        with pytest.raises(RuntimeError, match="held by this thread already"):
+            solve(state, searcher=s)
+    assert solve(state, searcher=s).exact    # released: usable again
+
+
+@pytest.mark.usefixtures("sigint_raises")  # even when the suite runs with SIGINT ignored
+def test_ctrl_c_during_a_growth_is_a_keyboard_interrupt() -> None:
+    """A hostile check's finding: Ctrl-C landing in ``Searcher.grow`` (as ``solve``'s rounds
+    call it) became a SystemError ("__exit__ of _thread.lock returned a result with an
+    exception set"): the interrupt was raised after the lock's release. Now it is a
+    KeyboardInterrupt, the table as it was, the searcher usable."""
+    state = deal("baibian", 9, 3)
+    s = searcher(state, "score", 20, max_tt_bits=25)
+    s.set_position(state)
+    s.root_values(300_000)
+    assert interrupted_after(lambda: s.grow(25), 0.01) < 1.3
+    assert s.table_bits == 20
+    with pytest.raises(ArgumentError, match="time_limit"):
+        s.grow(25, math.nan)
+
+
+def test_a_node_limit_on_many_threads_ends_in_a_few_rounds() -> None:
+    """A hostile check's finding: ``solve(max_nodes=..., threads=4+)`` ran thousands of root
+    searches of one node each once fewer nodes were left than a chunk a thread (SV_CHUNK): a
+    helper thread with no chunk stopped the call. Now a search starts no more threads than
+    chunks are left: the limit's last nodes go in a few rounds, all of them searched."""
+    solve_mod = importlib.import_module("shuangkou.solve")
+    state = deal("classic", 8, 9)
+    real = solve_mod._Run.exact
+    for threads in (4, 8):
+        calls = 0
+
+        def counted(run: object, cap: int | None, workers: int) -> int | None:
+            nonlocal calls
+            calls += 1
+            return real(run, cap, workers)  # type: ignore[arg-type]
+
+        solve_mod._Run.exact = counted
+        try:
+            sol = solve(state, max_nodes=100_500, time_limit=None, threads=threads)
+        finally:
+            solve_mod._Run.exact = real
+        assert calls <= 2 + 100_500 // 1024 // 8, calls    # (2,124 and 15,913 before)
+        assert 100_000 <= sol.nodes <= 100_501
+
+
+def test_a_bots_search_past_the_range_ends_with_a_move() -> None:
+    """A hostile check's finding: a depth-limited search of a JJ position after twelve 8★
+    bombs (values past the range), as the bots run it, crashed the interpreter: no move's
+    value equalled the best, and the first optimal move was read from an empty list
+    unchecked (at depth 6 here). It now searches in steps of the bombs' multiplier
+    (``unit``), and values that could still pass the range in steps are clipped to
+    ±MAX_VALUE steps (no such position comes this close: ``solve`` refuses them): every
+    depth values every move and ends with one."""
+    state = State.parse(
+        "jj 2DD/22X/222/22X 3 - 0 - 33333333,77777777,JJJJJJJJ/44444444,88888888,QQQQQQQQ/"
+        "55555555,99999999,KKKKKKKK/66666666,TTTTTTTT,AAAAAAAA -", Rules.preset("jj"))
+    for evaluation in ("hand_count", "rollout"):
+        s = searcher(state, "score", 20, evaluation)
+        s.set_position(state)
+        assert s.unit == 4**12
+        for depth in range(1, 9):
+            _, values, optimal, _, stopped, _ = s.root_values(2_000, 0.0, depth, True)
+            assert stopped or optimal, (evaluation, depth)
+            assert all(abs(v) <= _solve.MAX_VALUE * s.unit for v in values if v is not None)

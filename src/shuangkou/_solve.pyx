@@ -1041,7 +1041,9 @@ cdef inline bint sv_grow_fits(const Search* s, int bits, double left) noexcept n
 # -- values and horizon evaluations --------------------------------------------------------------
 cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept nogil:
     """The value of a finished deal (or of ``st`` read as finished) for ``seat``'s team, in
-    multiples of ``s.unit`` (a position of the root's subtree: its value is one)."""
+    multiples of ``s.unit`` (a position of the root's subtree: its value is one), clipped to
+    ±MAX_VALUE: a JJ deal's bombs can multiply past them (``solve`` refuses such positions;
+    a bot's search then values them clipped, and still ends with a move)."""
     cdef SkScore sc
     cdef int t
     cdef int64_t v = 0, x
@@ -1051,7 +1053,7 @@ cdef inline int32_t sv_units(Search* s, const SkState* st, int seat) noexcept no
         v += x if ((t ^ seat) & 1) == 0 else -x
     if s.unit != 1:
         v //= s.unit
-    return <int32_t>v
+    return <int32_t>min(max(v, 1 - SV_INF), SV_INF - 1)
 
 
 cdef inline int sv_hand_plays(Search* s, Deco* d, uint64_t* hands, int8_t* plays,
@@ -2957,8 +2959,10 @@ cdef class Searcher:
     the same rules (the table keys are the positions' hashes).
 
     Thread-safety: an instance may be shared across threads; it holds a lock, so calls on one
-    instance run one at a time (a second thread waits). Searches on different instances run in
-    parallel without the GIL."""
+    instance run one at a time (a second thread waits), and ``with searcher:`` holds it for a
+    whole sequence of calls (``solve``'s: a position set, searched and its line read, none of
+    another thread's calls between them). Searches on different instances run in parallel
+    without the GIL."""
 
     cdef Search s
     cdef Search* helpers        # the helper threads' searches over the same table (lazily)
@@ -2969,7 +2973,8 @@ cdef class Searcher:
     cdef SkState root
     cdef bint has_root
     cdef readonly object rules
-    cdef object lock
+    cdef object lock            # an RLock: each call takes it, ``with searcher:`` holds it
+    cdef object holder          # the thread holding it by ``with`` (its ident; None: none)
     cdef object lower           # the last root search's bounds on the root's value (None:
     cdef object upper           # no search yet) and the move it would play (``bounds``)
     cdef int pick
@@ -3001,7 +3006,7 @@ cdef class Searcher:
             features = 0
             for name in techniques:
                 features |= _choice(name, "technique", TECHNIQUES)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.s.p = state.p
         self.rules = state.rules
         self.s.objective = obj
@@ -3064,6 +3069,25 @@ cdef class Searcher:
         if self.lock is None:
             raise RuntimeError("the Searcher was not set up (__init__ was not called)")
 
+    def __enter__(self):
+        """Hold the searcher for a whole sequence of calls: another thread's calls wait until
+        the ``with`` block ends; this thread's run meanwhile, but it may not hold it again (a
+        call from within a call on it, such as a signal handler's, would change the position
+        under the call it interrupted: RuntimeError)."""
+        self._ready()
+        me = threading.get_ident()
+        if self.holder == me:
+            raise RuntimeError("the searcher is held by this thread already (a call from "
+                               "within a call on it, such as a signal handler's): use "
+                               "another searcher there")
+        self.lock.acquire()
+        self.holder = me
+        return self
+
+    def __exit__(self, *exc):
+        self.holder = None
+        self.lock.release()
+
     def set_position(self, State state):
         """The root: a copy of ``state``'s position (a ``shuangkou.State`` of the same rules).
         Where its values' :attr:`unit` changes (a JJ position whose bombs multiply past the
@@ -3116,11 +3140,15 @@ cdef class Searcher:
         cdef SkBudget budget
         self._ready()
         budget_init(&budget, 0, time_limit)
+        if not time_limit >= 0.0:
+            raise ArgumentError(f"time_limit must be >= 0 (0: none), not {time_limit}")
         with self.lock:
             with nogil:
                 if time_limit <= 0.0 or sv_grow_fits(&self.s, bits, time_limit):
                     sv_tt_grow(&self.s, bits, &budget)
-        budget_raise(&budget)
+            # (raised within the block: a Ctrl-C pending past the lock's release would make
+            # its __exit__ a SystemError)
+            budget_raise(&budget)
 
     def reset(self, tt_bits, max_tt_bits):
         """Search from now on as a new ``Searcher`` of its rules, objective, evaluation and
@@ -3404,6 +3432,11 @@ cdef class Searcher:
                 with nogil:  # only where they pay: where they found the root's static bound
                     fitted = not sv_rival_passes(s, &r)     # or its whole tree
                 self.rival_ran = not s.stopped and (fitted or r.best >= j.top or r.best <= lo)
+            if max_nodes > 0:   # a thread claims SV_CHUNK nodes at a time, and one that gets
+                # none stops the call (sv_root_helper): no more threads than chunks are left
+                # (else a call's last nodes went a node a round: issue #33's hostile check)
+                helpers = min(helpers, max(0, (max_nodes - s.budget.work - 1) // SV_CHUNK))
+                self.rival_ran = self.rival_ran and helpers > 0
             if s.stopped:   # (the passes took every node, or the time limit came)
                 helpers = 0
             elif helpers > 0:   # (after the passes the exact search takes no move from the
@@ -3473,6 +3506,9 @@ cdef class Searcher:
             else:
                 high = SV_INF
             if not stopped:
+                if not optimal:     # (cannot happen: values are within ±MAX_VALUE, sv_units;
+                    raise RuntimeError(  # this module indexes lists unchecked)
+                        "root search: no move reaches the best value")
                 low = high = w.best
                 self.pick = optimal[0]
                 self.proven = True
@@ -3601,6 +3637,8 @@ cdef class Searcher:
         """
         cdef int32_t b
         self._ready()
+        if max_nodes < 0 or not time_limit >= 0:
+            raise ArgumentError("probe: max_nodes and time_limit must be >= 0 (0: none)")
         with self.lock:     # (the unit is the root's: the search's values are multiples of it)
             unit = self.s.unit
             # the least multiple of the unit at least ``bound``: the same test

@@ -665,7 +665,15 @@ def solve(
 def _search(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
             seconds: float | None, all_values: bool, one: bool, workers: int) -> Solution:
     """:func:`solve`'s search of ``state`` with ``s`` (its arguments checked): ``nodes`` and
-    ``seconds`` the limits (``None``: none)."""
+    ``seconds`` the limits (``None``: none). ``s`` is held for the whole call: another
+    thread's calls on a shared searcher wait (each would set its own position)."""
+    with s:
+        return _searched(s, state, objective, nodes, seconds, all_values, one, workers)
+
+
+def _searched(s: _solve.Searcher, state: State, objective: str, nodes: int | None,
+              seconds: float | None, all_values: bool, one: bool, workers: int) -> Solution:
+    """:func:`_search`'s work, ``s`` held."""
     seat = state.to_act
     assert seat is not None  # as_state refuses finished deals
     s.set_position(state)
