@@ -699,3 +699,21 @@ def test_train_dmc_plays_on_vecenv_the_arenas_deals() -> None:
     want = duel("heuristic", "greedy", "classic", 7, seed=5, processes=1)
     assert got["margin"] == pytest.approx(float(want.margins.mean()))
     assert got["first"] == pytest.approx(float(want.first.mean()))
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "pimc", "default"])
+def test_a_bot_handed_another_seats_view_names_the_seats(name: str) -> None:
+    """A hostile check's finding: a bot handed the view of a seat that is not to act, with
+    the plays of the seat that is, failed deep in the kernel ("words[0] = 0x… is not part
+    of the hand 0x…"). It now refuses by name; a finished deal's view still gets None."""
+    from shuangkou.errors import ArgumentError
+
+    game = Game(Rules.preset("baibian"), seed=1)
+    bot = bots.make(name, "baibian")
+    seat = game.to_act
+    assert seat is not None
+    with pytest.raises(ArgumentError, match=f"seat to act, {seat}, .* seat {seat ^ 1}'s"):
+        bot(game.view(seat ^ 1), game.legal_plays(), SplitMix64(1))
+    assert bot(game.view(seat), game.legal_plays(), SplitMix64(1)) in game.legal_plays()
+    game.abandon(0)
+    assert bot(game.view(1), [], SplitMix64(1)) is None

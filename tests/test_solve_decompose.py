@@ -234,3 +234,18 @@ def test_house_rules_equal_the_reference_search() -> None:
             n, cost, words, tags = _solve.decompose_split(hand.packed, flags, kb)
             assert cost == want == _solve.decompose_cost(hand.packed, flags, kb), (flags, str(hand))
             assert sum(words) == hand.packed and all(tags) and n == len(words)
+
+
+def test_keep_bombs_takes_numpys_bools_as_solve_does() -> None:
+    """A hostile check's finding: ``keep_bombs=np.True_`` was refused where ``solve``'s
+    flags take numpy's bools; "yes" and 1 are still refused."""
+    import numpy as np
+
+    from shuangkou import decompose
+    from shuangkou.errors import ArgumentError
+
+    assert decompose("7 7 7 7 3", "baibian", keep_bombs=np.True_) == decompose(
+        "7 7 7 7 3", "baibian", keep_bombs=True)
+    for bad in ("yes", 1):
+        with pytest.raises(ArgumentError, match="keep_bombs"):
+            decompose("3", "baibian", keep_bombs=bad)  # type: ignore[arg-type]

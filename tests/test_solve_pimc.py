@@ -353,15 +353,15 @@ def test_a_time_limit_bounds_the_sampling_too() -> None:
     assert calls == [(WORLDS_CHUNK, SplitMix64(1).next())]
 
 
-def test_a_decision_for_a_finished_deal_or_a_lead_without_plays_is_refused() -> None:
-    """A hostile check's finding: a bare AssertionError on a finished deal (an
+def test_a_finished_deal_gets_no_move_and_a_lead_without_plays_is_refused() -> None:
+    """A hostile check's findings: a bare AssertionError on a finished deal (an
     ArgumentError about the seat under ``python -O``), and a pass returned on a lead given no
-    plays. Both are refused by name."""
+    plays. A finished deal now gets None (no move), as from every bot; a lead without plays
+    is refused by name."""
     pol = pimc_policy(worlds=2, max_nodes=500)
     game = Game(Rules.preset("classic"), seed=3)
     with pytest.raises(ArgumentError, match="plays: none on a lead"):
         pol(game, [], None)
     game.abandon(1)
     for position in (game, game.view(0)):
-        with pytest.raises(ArgumentError, match="the deal is over"):
-            pol(position, [], None)
+        assert pol(position, [], None) is None

@@ -160,6 +160,10 @@ class Bot:
     def __call__(self, view: Any, plays: Any, rng: Any) -> Play | None:
         if view.rules is not self.rules:  # the same preset object: no comparison needed
             _check_view(self, view)
+        seat = getattr(view, "seat", None)  # (a view; a Game, under sim.with_game, has none)
+        if seat is not None and view.to_act not in (seat, None):
+            raise ArgumentError(f"{_label(self)} decides for the seat to act, {view.to_act}, "
+                                f"from that seat's view: this is seat {seat}'s")
         choice: Play | None = self._policy(view, plays, rng)
         return choice
 

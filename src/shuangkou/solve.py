@@ -68,9 +68,8 @@ def decompose(hand: Hand | str, rules: Rules | str, *, keep_bombs: bool = False)
     Ctrl-C stops it (``KeyboardInterrupt``)."""
     h = _as_hand(hand)
     r = as_rules(rules)
-    if not isinstance(keep_bombs, bool):  # "yes" or 0.0 must not pick a split silently
-        raise ArgumentError(f"keep_bombs must be True or False, not {keep_bombs!r}")
-    count, _, words, tags = _solve.decompose_split(h.packed, r.flags, keep_bombs)
+    keep = _flag(keep_bombs, "keep_bombs")  # "yes" or 0.0 must not pick a split silently
+    count, _, words, tags = _solve.decompose_split(h.packed, r.flags, keep)
     plays = tuple(
         sorted(
             (Play._from_codes(w, t) for w, t in zip(words, tags)),
@@ -128,7 +127,8 @@ def hints(position: Position | SeatKnowledge | str) -> list[Play]:
     (over the partner's play a bomb is never offered before a plain answer); each part by
     least damage, then wild-free before wild-using, then the smallest (the lowest top; bombs
     in R5 order). Leading: least damage first; plain before bombs; wild-free first; then the
-    play holding the lowest rank, and of those the one shedding the most cards (a straight
+    play whose reading starts lowest (a rank a wild stands for counts), and of those the one
+    shedding the most cards (a straight
     3..9 before a lone 3: it rids the hand of the same low card and six more); then the
     lowest top.
 
@@ -1224,9 +1224,8 @@ def pimc_policy(
         pos: Any = game  # a Game (with_game) or the seat's view
         plays = list(plays)
         seat = pos.to_act
-        if seat is None:
-            raise ArgumentError("position: the deal is over, so there is no seat to act "
-                                "for the policy to decide for")
+        if seat is None:    # the deal is over: no move, as every bot answers there
+            return None
         if not plays and pos.table is None:
             raise ArgumentError("plays: none on a lead, which always has a legal play: pass "
                                 "the seat's legal plays")
