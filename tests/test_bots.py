@@ -717,3 +717,18 @@ def test_a_bot_handed_another_seats_view_names_the_seats(name: str) -> None:
     assert bot(game.view(seat), game.legal_plays(), SplitMix64(1)) in game.legal_plays()
     game.abandon(0)
     assert bot(game.view(1), [], SplitMix64(1)) is None
+
+
+@pytest.mark.parametrize("name", ["pimc", "default-2026.12"])
+def test_midgame_options_without_a_midgame_are_checked_all_the_same(name: str) -> None:
+    """A hostile check's finding: with ``mid_worlds`` 0 (no midgame search) a NaN margin or
+    a negative shortlist, mid_cards, mid_nodes or mid_depth were ignored silently (the
+    default bot refused them). They are refused by name."""
+    import math
+
+    from shuangkou.errors import ArgumentError
+
+    for option, value in [("margin", math.nan), ("shortlist", -1), ("mid_cards", -1),
+                          ("mid_nodes", 0), ("mid_depth", 0)]:
+        with pytest.raises(ArgumentError, match=option):
+            bots.make(name, "baibian", mid_worlds=0, **{option: value})

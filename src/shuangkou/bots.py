@@ -425,6 +425,9 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     margin."""
     if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
+    else:           # (checked all the same: a wrong one is refused, never ignored)
+        as_int(mid_nodes, "mid_nodes", 1, 2**62)
+        as_int(mid_depth, "mid_depth", 1, _solve.MAX_DEPTH)
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
     from .inference import named_model, weighted_worlds  # inference builds on solve, as this

@@ -1046,7 +1046,13 @@ class _Midgame:
 
 def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
              fallback: object) -> _Midgame | None:
-    """``pimc_policy``'s midgame arguments, checked."""
+    """``pimc_policy``'s midgame arguments, checked (``margin``, ``shortlist`` and
+    ``cards`` without a midgame too: a wrong one is refused, never ignored)."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (
+            0 <= margin < math.inf):
+        raise ArgumentError(f"margin must be a number >= 0, not {margin!r}")
+    k = as_int(shortlist, "shortlist", 0, 1 << 20)
+    mid_cards = as_int(cards, "mid_cards", 0, 108)
     if midgame is None:
         return None
     if fallback is None:
@@ -1058,11 +1064,7 @@ def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
     n = as_int(midgame[0], "midgame's worlds", 1, MAX_SAMPLES)
     nodes = as_int(midgame[1], "midgame's nodes", 1, 2**62)
     depth = as_int(midgame[2], "midgame's depth", 1, _solve.MAX_DEPTH)
-    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not (
-            0 <= margin < math.inf):
-        raise ArgumentError(f"margin must be a number >= 0, not {margin!r}")
-    k = as_int(shortlist, "shortlist", 0, 1 << 20)
-    return _Midgame(n, nodes, depth, float(margin), k, as_int(cards, "mid_cards", 0, 108))
+    return _Midgame(n, nodes, depth, float(margin), k, mid_cards)
 
 
 def pimc_policy(
