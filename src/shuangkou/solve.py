@@ -429,7 +429,8 @@ def searcher(
     ``2**tt_bits`` entries of 16 bytes, growing as it fills up to ``2**max_tt_bits``: None,
     it stays as it is); ``evaluation`` scores the horizon of depth-limited searches. Pass it
     to :func:`solve` (``searcher=``) to keep its table warm from call to call. One instance
-    may be shared by threads: its calls run one at a time (it holds a lock); searches on
+    may be shared by threads: its calls run one at a time (it holds a lock; ``with
+    searcher:`` holds it for several, as :func:`solve` does for a whole call); searches on
     separate instances run in parallel."""
     if not isinstance(state, State):
         raise ArgumentError(f"state must be a State, not {type(state).__name__}")
