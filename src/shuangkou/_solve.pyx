@@ -3139,9 +3139,9 @@ cdef class Searcher:
         passes meanwhile; Ctrl-C drops it too (``KeyboardInterrupt``)."""
         cdef SkBudget budget
         self._ready()
-        budget_init(&budget, 0, time_limit)
         if not time_limit >= 0.0:
             raise ArgumentError(f"time_limit must be >= 0 (0: none), not {time_limit}")
+        budget_init(&budget, 0, time_limit)
         with self.lock:
             with nogil:
                 if time_limit <= 0.0 or sv_grow_fits(&self.s, bits, time_limit):

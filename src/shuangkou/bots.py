@@ -82,7 +82,7 @@ from .learned import (
 from .plays import Kind, Play, classify
 from .rules import Rules, as_rules
 from .sim import greedy_policy, random_policy
-from .solve import _breaks, pimc_policy
+from .solve import _breaks, _mid_search, pimc_policy
 
 __all__ = ["BASELINE", "BOTS", "DEFAULT", "UNTIMED", "Bot", "HeuristicBot", "LearnedBot",
            "check_rules", "make", "parse_spec", "register", "resolve", "seat_bots"]
@@ -426,8 +426,7 @@ def _pimc(name: str, rules: Rules, worlds: int = 8, max_nodes: int = 50_000,
     if mid_worlds:  # the midgame search (pimc_policy's midgame), named by scalars for specs
         options["midgame"] = (mid_worlds, mid_nodes, mid_depth)
     else:           # (checked all the same: a wrong one is refused, never ignored)
-        as_int(mid_nodes, "mid_nodes", 1, 2**62)
-        as_int(mid_depth, "mid_depth", 1, _solve.MAX_DEPTH)
+        _mid_search(mid_nodes, mid_depth, ("mid_nodes", "mid_depth"))
     if sampler not in ("uniform", "weighted"):
         raise ValueError(f"sampler must be 'uniform' or 'weighted', not {sampler!r}")
     from .inference import named_model, weighted_worlds  # inference builds on solve, as this

@@ -1045,6 +1045,12 @@ class _Midgame:
     cards: int
 
 
+def _mid_search(nodes: object, depth: object, names: tuple[str, str]) -> tuple[int, int]:
+    """A midgame search's node limit and depth, checked (``names``: the caller's names for
+    them in its messages: ``pimc_policy``'s tuple, the PIMC bot's options)."""
+    return (as_int(nodes, names[0], 1, 2**62), as_int(depth, names[1], 1, _solve.MAX_DEPTH))
+
+
 def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
              fallback: object) -> _Midgame | None:
     """``pimc_policy``'s midgame arguments, checked (``margin``, ``shortlist`` and
@@ -1063,8 +1069,7 @@ def _midgame(midgame: object, margin: object, shortlist: object, cards: object,
         raise ArgumentError(f"midgame must be a tuple (worlds, nodes, depth) or None, not "
                             f"{midgame!r}")
     n = as_int(midgame[0], "midgame's worlds", 1, MAX_SAMPLES)
-    nodes = as_int(midgame[1], "midgame's nodes", 1, 2**62)
-    depth = as_int(midgame[2], "midgame's depth", 1, _solve.MAX_DEPTH)
+    nodes, depth = _mid_search(midgame[1], midgame[2], ("midgame's nodes", "midgame's depth"))
     return _Midgame(n, nodes, depth, float(margin), k, mid_cards)
 
 
