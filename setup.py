@@ -104,7 +104,11 @@ class parallel_build_ext(build_ext):
         try:
             self.build_only(stale, [f"-fprofile-generate={profile}"], ["-fprofile-generate"])
             self.train(self.extensions)
-            found = len(list(Path(profile).glob("*.gcda")))
+            # GCC names a profile by its object's path: mangled into one name ("#" for "/")
+            # where the object path is relative, as in a build from the checkout, and the
+            # absolute path below the folder where it is absolute, as in pip's editable
+            # build (its temporary build folder): the profiles are searched for in both
+            found = len(list(Path(profile).rglob("*.gcda")))
             if found != len(stale):
                 sys.exit(f"setup.py: the training wrote {found} profiles for {len(stale)} "
                          "extensions (each must import)")
