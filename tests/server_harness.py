@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from shuangkou.server import app as server_app
 from shuangkou.server import table as server_table
 from shuangkou.server.app import handler_args
 from shuangkou.server.client import TableClient
+from shuangkou.server.cluster import free_port  # noqa: F401 (the tests' and benchmarks' too)
 from shuangkou.server.ownership import Ownership
 from shuangkou.server.protocol import encode
 
@@ -104,12 +104,6 @@ async def play_one(clients: list[TableClient]) -> None:
             if await c.receive() is None:
                 raise ConnectionError("closed while waiting for an update")
         assert not c.errors, c.errors
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 UNLIMITED_ADDRESS = ["--limit", "create_rate=0", "--limit", "tables_per_address=0",

@@ -17,6 +17,9 @@ import os
 import random
 import shutil
 import signal
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -307,3 +310,39 @@ def test_the_cluster_gives_haproxy_no_more_than_the_descriptors_allow() -> None:
     if allowed < 10**7:
         with pytest.raises(ValueError, match="file descriptor limit"):
             proxy_maxconn(2, 2000, allowed + 1)
+
+
+def test_free_port_draws_below_the_ephemeral_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ports the cluster (and these tests) pick for processes started later lie below the
+    range the kernel gives outgoing connections, so no connection made meanwhile can take one
+    (HAProxy exited on a port the kernel had handed out so), and each is free when drawn;
+    where the range starts too low to draw from, the kernel's choice."""
+    from shuangkou.server import cluster as cl
+
+    low = cl._ephemeral_low()
+    ports = [cl.free_port() for _ in range(50)]
+    if low > cl.PORTS_FROM + 1000:
+        assert all(cl.PORTS_FROM <= p < low for p in ports), (low, ports)
+        assert len(set(ports)) > 40  # drawn, not a fixed port
+    for p in ports[:10]:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", p))
+    monkeypatch.setattr(cl, "_ephemeral_low", lambda: cl.PORTS_FROM)
+    assert 0 < cl.free_port() < 65536
+
+
+def test_cluster_on_a_taken_port_is_one_line(tmp_path: Path) -> None:
+    """``shuangkou cluster --port P`` where something listens on P: a one-line error naming
+    the port (exit 2) before PostgreSQL or any node starts, not HAProxy's exit later."""
+    require(program="haproxy", apt="haproxy")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "shuangkou", "cluster", "--nodes", "1", "--port", str(port),
+             "--data", str(tmp_path / "c")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "c").exists()  # nothing started

@@ -48,8 +48,8 @@ from typing import Any
 from .limits import Limits
 from .ownership import Ownership
 
-__all__ = ["CONNECTIONS_PER_TABLE", "HAProxyRouter", "PgOwnership", "haproxy_config",
-           "max_connections", "proxy_maxconn", "run_cluster", "table_key"]
+__all__ = ["CONNECTIONS_PER_TABLE", "HAProxyRouter", "PORTS_FROM", "PgOwnership", "free_port",
+           "haproxy_config", "max_connections", "proxy_maxconn", "run_cluster", "table_key"]
 
 log: logging.Logger = logging.getLogger("shuangkou.server")
 
@@ -273,7 +273,39 @@ def haproxy_config(port: int, nodes: list[tuple[str, int]], socket_path: str,
 
 
 # -- shuangkou cluster --------------------------------------------------------------------------
-def _free_port() -> int:
+PORTS_FROM = 10_000
+"""The lowest port :func:`free_port` hands out."""
+
+
+def _ephemeral_low() -> int:
+    """The lowest port the system gives an outgoing connection (Linux's
+    ``ip_local_port_range``; elsewhere IANA's dynamic range, from 49152)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 49152
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a process started later.
+
+    Drawn below the system's ephemeral range (from :data:`PORTS_FROM`): a port the kernel
+    chose (``bind`` to port 0) lies inside that range, and in the seconds before the process
+    that is to listen there starts, the kernel may give the same port to an outgoing
+    connection (a node's to PostgreSQL, a health check), and the listener's bind then fails
+    (the likely cause of HAProxy exiting at a cluster test's start). Ports below the range
+    are never given out that way; one is checked free by binding it. Falls back to the
+    kernel's choice where the range starts too low to draw from."""
+    low = _ephemeral_low()
+    rng = random.SystemRandom()  # two processes drawing at once must not share a sequence
+    for _ in range(100 if low > PORTS_FROM + 1000 else 0):
+        port = rng.randrange(PORTS_FROM, low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -295,7 +327,7 @@ class _Postgres:
 
     def __init__(self, data: Path) -> None:
         self.data = data
-        self.port = _free_port()
+        self.port = free_port()
         self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
     def _run(self, *args: str) -> None:
@@ -327,11 +359,16 @@ class _Postgres:
         self._run(_pg_bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
 
 
-def _wait_http(port: int, proc: subprocess.Popen[bytes], what: str, seconds: float = 60) -> None:
+def _wait_http(port: int, proc: subprocess.Popen[bytes], what: str, log: Path,
+               seconds: float = 60) -> None:
+    """Wait until ``proc`` answers ``GET /api`` on ``port``; if it exits first, raise with
+    the end of its ``log`` (why it stopped: a port taken, a bad configuration)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
+            tail = log.read_text(errors="replace")[-600:].strip() if log.exists() else ""
+            raise RuntimeError(f"{what} exited with {proc.returncode}"
+                               + (f"; the end of {log}:\n{tail}" if tail else ""))
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
                 s.sendall(b"GET /api HTTP/1.0\r\n\r\n")
@@ -356,11 +393,18 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str],
         raise ValueError("--nodes must be >= 1")
     if shutil.which("haproxy") is None:
         raise ValueError("cluster needs HAProxy: apt-get install haproxy")
+    with socket.socket() as s:  # the proxy's port, before anything starts (HAProxy would exit)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as HAProxy binds it
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as e:
+            raise ValueError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e} (another"
+                             " server there? choose another --port)") from None
     root = Path(data).resolve()
     root.mkdir(parents=True, exist_ok=True)
     pg = _Postgres(root / "pg")
     names = [f"node{i + 1}" for i in range(nodes)]
-    ports = [_free_port() for _ in names]
+    ports = [free_port() for _ in names]
     sock, map_file = root / "haproxy.sock", root / "tables.map"
     map_file.write_text("")
     (root / "haproxy.cfg").write_text(
@@ -399,9 +443,9 @@ def run_cluster(nodes: int, port: int, data: str, serve_args: list[str],
         for name, node_port in zip(names, ports):
             procs[name] = start_node(name, node_port)
         for name, node_port in zip(names, ports):
-            _wait_http(node_port, procs[name], name)
+            _wait_http(node_port, procs[name], name, logs / f"{name}.log")
         haproxy = start_haproxy()  # after the nodes: its first health checks find them up
-        _wait_http(port, haproxy, "haproxy")
+        _wait_http(port, haproxy, "haproxy", logs / "haproxy.log")
         print(json.dumps({"proxy": port, "nodes": [
             {"pid": procs[n].pid, "port": p, "name": n} for n, p in zip(names, ports)],
             "postgres_pid": pg_pid, "haproxy_pid": haproxy.pid}), flush=True)
