@@ -315,8 +315,8 @@ def test_the_cluster_gives_haproxy_no_more_than_the_descriptors_allow() -> None:
 def test_free_port_draws_below_the_ephemeral_range(monkeypatch: pytest.MonkeyPatch) -> None:
     """The ports the cluster (and these tests) pick for processes started later lie below the
     range the kernel gives outgoing connections, so no connection made meanwhile can take one
-    (HAProxy exited on a port the kernel had handed out so), and each is free when drawn;
-    where the range starts too low to draw from, the kernel's choice."""
+    (the likely cause of HAProxy exiting at a cluster test's start), and each is free when
+    drawn; where the range starts too low to draw from, the kernel's choice."""
     from shuangkou.server import cluster as cl
 
     low = cl._ephemeral_low()
